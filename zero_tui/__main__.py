@@ -1,0 +1,3 @@
+from zero_tui.cli import main
+
+raise SystemExit(main())

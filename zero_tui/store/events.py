@@ -1,0 +1,322 @@
+"""Reading events.jsonl exactly as Zero's ReadEvents does (store-format §5.2), and rehydration."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from zero_tui.store import gojson
+from zero_tui.store.errors import StoreError
+from zero_tui.store.gojson import GoJSONError, JSONObject
+from zero_tui.store.gotext import decode_utf8, trim_space_bytes
+from zero_tui.store.models import Event
+
+# A line exactly as Go writes it, with no escapes in the header strings: the common case,
+# decoded without building the whole object in Python.
+_CANONICAL_LINE = re.compile(
+    rb'\{"id":"([^"\\\x00-\x1f]*)","sessionId":"([^"\\\x00-\x1f]*)",'
+    rb'"sequence":(-?(?:0|[1-9][0-9]{0,18})),"type":"([^"\\\x00-\x1f]*)",'
+    rb'"createdAt":"([^"\\\x00-\x1f]*)"(?:,"payload":(.*))?\}\Z',
+    re.DOTALL,
+)
+_INTEGER_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+_EVENT_FIELDS = {
+    "id": "id",
+    "sessionId": "sessionid",
+    "sequence": "sequence",
+    "type": "type",
+    "createdAt": "createdat",
+    "payload": "payload",
+}
+_JSON_SPACE = " \t\n\r"
+
+
+def events_file_error(session_id: str, line_number: int, detail: str) -> StoreError:
+    return StoreError(
+        f"invalid json in zero session {session_id} events.jsonl at line {line_number}: {detail}"
+    )
+
+
+def decode_line(line: bytes, session_id: str, line_number: int) -> Event:
+    """Decode one trimmed, non-empty log line with Go's rules; raises StoreError."""
+    try:
+        return _decode(line)
+    except GoJSONError as error:
+        raise events_file_error(session_id, line_number, str(error)) from None
+
+
+def _decode(line: bytes) -> Event:
+    match = _CANONICAL_LINE.match(line)
+    if match is not None:
+        sequence = int(match.group(3))
+        if -(2**63) <= sequence < 2**63:
+            payload = match.group(6)
+            value: Any = None
+            if payload is not None:
+                # validates the payload, and keeps the decoded value for later; a failure may
+                # only mean more keys follow the payload, which the general decoder handles
+                try:
+                    value = gojson.loads(payload)
+                except GoJSONError:
+                    return _decode_general(line)
+            event = Event(
+                decode_utf8(match.group(1)),
+                decode_utf8(match.group(2)),
+                sequence,
+                decode_utf8(match.group(4)),
+                decode_utf8(match.group(5)),
+                payload,
+            )
+            if payload is not None:
+                event._payload = value
+                event._payload_decoded = True
+            return event
+    return _decode_general(line)
+
+
+def _decode_general(line: bytes) -> Event:
+    # surrogateescape keeps a 1:1 map between characters and invalid bytes, so the payload's
+    # source bytes can be recovered from character offsets.
+    text = line.decode("utf-8", "surrogateescape")
+    value, end = gojson.raw_decode(text, 0) if not text.startswith("{") else (None, 0)
+    if not text.startswith("{"):
+        if text[end:].strip(_JSON_SPACE):
+            raise GoJSONError(f"invalid character {text[end:][0]!r} after top-level value")
+        if value is None:
+            return Event()
+        raise GoJSONError(
+            f"cannot unmarshal {gojson.go_type_name(value)} into Go value of type sessions.Event"
+        )
+    event = Event()
+    payload_span: tuple[int, int] | None = None
+    index = _skip_space(text, 1)
+    if text[index : index + 1] == "}":
+        index += 1
+    else:
+        while True:
+            if text[index : index + 1] != '"':
+                raise GoJSONError(f"invalid character {text[index : index + 1]!r} looking for key")
+            key, index = gojson.raw_decode(text, index)
+            index = _skip_space(text, index)
+            if text[index : index + 1] != ":":
+                raise GoJSONError("invalid character after object key")
+            index = _skip_space(text, index + 1)
+            start = index
+            value, index = gojson.raw_decode(text, index)
+            _assign(event, key, value, text[start:index])
+            if _field_for(key) == "payload":
+                payload_span = (start, index)
+            index = _skip_space(text, index)
+            separator = text[index : index + 1]
+            index += 1
+            if separator == "}":
+                break
+            if separator != ",":
+                raise GoJSONError("invalid character after object key:value pair")
+            index = _skip_space(text, index)
+    if text[index:].strip(_JSON_SPACE):
+        raise GoJSONError(f"invalid character {text[index:][0]!r} after top-level value")
+    if payload_span is not None:
+        event.payload_raw = text[payload_span[0] : payload_span[1]].encode(
+            "utf-8", "surrogateescape"
+        )
+    event.id = _clean_text(event.id)
+    event.session_id = _clean_text(event.session_id)
+    event.type = _clean_text(event.type)
+    event.created_at = _clean_text(event.created_at)
+    return event
+
+
+def _clean_text(text: str) -> str:
+    # invalid bytes arrived as surrogates; Go's string decoding makes them U+FFFD
+    return decode_utf8(text.encode("utf-8", "surrogateescape"))
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in _JSON_SPACE:
+        index += 1
+    return index
+
+
+def _field_for(key: str) -> str | None:
+    if key in _EVENT_FIELDS:
+        return key
+    folded = gojson.fold_key(key)
+    for name, name_folded in _EVENT_FIELDS.items():
+        if folded == name_folded:
+            return name
+    return None
+
+
+def _assign(event: Event, key: str, value: Any, source: str) -> None:
+    name = _field_for(key)
+    where = f"Event.{name}"
+    if name == "id":
+        event.id = gojson.as_go_string(value, where, event.id)
+    elif name == "sessionId":
+        event.session_id = gojson.as_go_string(value, where, event.session_id)
+    elif name == "type":
+        event.type = gojson.as_go_string(value, where, event.type)
+    elif name == "createdAt":
+        event.created_at = gojson.as_go_string(value, where, event.created_at)
+    elif name == "sequence":
+        if value is not None and not _INTEGER_LITERAL.match(source):
+            raise GoJSONError(
+                f"cannot unmarshal {gojson.go_type_name(value)} {source} into Go struct field "
+                "Event.sequence of type int"
+            )
+        event.sequence = gojson.as_go_int(value, where, event.sequence)
+    elif name == "payload":
+        event._payload_decoded = False
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One piece of the log between newlines: where it sits and whether it ended with `\\n`."""
+
+    number: int
+    start: int
+    end: int
+    content: bytes
+    terminated: bool
+
+
+def iter_pieces(data: bytes) -> Iterator[LogLine]:
+    """Split on '\\n' only (1-based line numbers), trimmed with Go's TrimSpace; blanks skipped."""
+    start = 0
+    number = 0
+    size = len(data)
+    while start < size:
+        newline = data.find(b"\n", start)
+        end = size if newline < 0 else newline
+        number += 1
+        piece = data[start:end]
+        if piece and (piece[0] in b"{n" and piece[-1] in b"}l"):
+            content = piece
+        else:
+            content = trim_space_bytes(piece)
+        if content:
+            yield LogLine(number, start, end, content, newline >= 0)
+        if newline < 0:
+            break
+        start = newline + 1
+
+
+def parse_log(data: bytes, session_id: str) -> list[Event]:
+    """Zero's ReadEvents over a whole log's bytes: only a torn last line is forgiven."""
+    torn_tail_possible = bool(data) and not data.endswith(b"\n")
+    events: list[Event] = []
+    pending_error: StoreError | None = None
+    for piece in iter_pieces(data):
+        if pending_error is not None:
+            raise pending_error
+        try:
+            events.append(decode_line(piece.content, session_id, piece.number))
+        except StoreError as error:
+            if not torn_tail_possible:
+                raise
+            pending_error = error
+    return events
+
+
+# --- rehydration (store-format §10.4) ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionPlan:
+    event_id: str
+    skip_ids: frozenset[str]
+    through_sequence: int
+
+    @property
+    def cutoff_mode(self) -> bool:
+        return not self.skip_ids and self.through_sequence > 0
+
+    def compacts(self, event_id: str, sequence: int) -> bool:
+        if self.cutoff_mode:
+            return sequence <= self.through_sequence
+        return event_id in self.skip_ids
+
+
+def compaction_plan(event: Event) -> CompactionPlan:
+    """Decode a session_compaction payload with Go's rules; StoreError when it is unusable."""
+    prefix = f"decode compaction payload seq {event.sequence}"
+    try:
+        decoded = None if event.payload_raw is None else gojson.loads_pairs(event.payload_raw)
+        if decoded is None:
+            raise StoreError(f"{prefix}: summary is required")
+        if not isinstance(decoded, JSONObject):
+            raise GoJSONError(
+                f"cannot unmarshal {gojson.go_type_name(decoded)} into Go value of type "
+                "sessions.CompactionRecord"
+            )
+        fields = {
+            "summary": "summary",
+            "compactedThroughSequence": "compactedthroughsequence",
+            "compactableEvents": "compactableevents",
+        }
+        matched = gojson.match_fields(decoded, fields, "CompactionRecord")
+        summary = gojson.as_go_string(
+            matched.get("summary", (None, ""))[0], "CompactionRecord.summary", ""
+        )
+        through = gojson.as_go_int(
+            matched.get("compactedThroughSequence", (None, ""))[0],
+            "CompactionRecord.compactedThroughSequence",
+            0,
+        )
+        refs = matched.get("compactableEvents", (None, ""))[0]
+        skip: set[str] = set()
+        if refs is not None:
+            if not isinstance(refs, list) or isinstance(refs, JSONObject):
+                raise GoJSONError(
+                    f"cannot unmarshal {gojson.go_type_name(refs)} into Go struct field "
+                    "CompactionRecord.compactableEvents of type []sessions.EventRef"
+                )
+            for ref in refs:
+                if ref is None:
+                    continue
+                if not isinstance(ref, JSONObject):
+                    raise GoJSONError(
+                        f"cannot unmarshal {gojson.go_type_name(ref)} into Go struct field "
+                        "CompactionRecord.compactableEvents of type sessions.EventRef"
+                    )
+                ref_fields = gojson.match_fields(
+                    ref, {"id": "id", "sequence": "sequence"}, "EventRef"
+                )
+                ref_id = gojson.as_go_string(ref_fields.get("id", (None, ""))[0], "EventRef.id", "")
+                gojson.as_go_int(ref_fields.get("sequence", (None, ""))[0], "EventRef.sequence", 0)
+                if ref_id:
+                    skip.add(ref_id)
+    except GoJSONError as error:
+        raise StoreError(f"{prefix}: {error}") from None
+    if not summary.strip():
+        raise StoreError(f"{prefix}: summary is required")
+    return CompactionPlan(event.id, frozenset(skip), through)
+
+
+def rehydrate(events: list[Event]) -> list[Event]:
+    """The compaction-aware view Zero resumes from; StoreError when the latest is broken."""
+    latest: Event | None = None
+    for event in reversed(events):
+        if event.type == "session_compaction":
+            latest = event
+            break
+    if latest is None:
+        return list(events)
+    plan = compaction_plan(latest)
+    result: list[Event] = []
+    summary_placed = False
+    for event in events:
+        if event.id == plan.event_id:
+            continue
+        if plan.compacts(event.id, event.sequence):
+            if not summary_placed:
+                result.append(latest)
+                summary_placed = True
+            continue
+        result.append(event)
+    if not summary_placed:
+        result.insert(0, latest)
+    return result

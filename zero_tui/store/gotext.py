@@ -1,0 +1,194 @@
+"""Go string semantics the store and the transcript depend on.
+
+Zero is written in Go; where Go and Python disagree (whitespace sets, path cleaning,
+integer parsing, number formatting, invalid UTF-8) these functions give Go's answer.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+from decimal import Decimal
+
+# unicode.IsSpace: what strings.TrimSpace / bytes.TrimSpace remove (store-format §12.4).
+GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+_ASCII_SPACE_BYTES = b"\t\n\v\f\r "
+_MULTIBYTE_SPACES = tuple(ch.encode("utf-8") for ch in GO_SPACE if ord(ch) > 0x7F)
+
+_ATOI = re.compile(r"[+-]?[0-9]+")
+_INT64_MAX = 2**63 - 1
+
+
+def _go_replace(error: UnicodeError) -> tuple[str, int]:
+    # Go's decoders replace each invalid byte with U+FFFD; Python's "replace" would
+    # collapse a truncated multi-byte sequence into a single U+FFFD.
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return "\ufffd" * (error.end - error.start), error.end
+
+
+codecs.register_error("zero_tui_go_replace", _go_replace)
+
+
+def decode_utf8(data: bytes) -> str:
+    """Decode bytes as Go does when it turns them into a string: one U+FFFD per bad byte."""
+    return data.decode("utf-8", "zero_tui_go_replace")
+
+
+def trim_space(text: str) -> str:
+    """Go strings.TrimSpace (unlike str.strip it keeps U+001C..U+001F)."""
+    return text.strip(GO_SPACE)
+
+
+def trim_space_bytes(data: bytes) -> bytes:
+    """Go bytes.TrimSpace on UTF-8 bytes."""
+    while True:
+        stripped = data.strip(_ASCII_SPACE_BYTES)
+        for space in _MULTIBYTE_SPACES:
+            if stripped.startswith(space):
+                stripped = stripped[len(space) :]
+            if stripped.endswith(space):
+                stripped = stripped[: -len(space)]
+        if stripped == data:
+            return stripped
+        data = stripped
+
+
+def collapse_space(text: str) -> str:
+    """Go strings.Join(strings.Fields(text), " ")."""
+    return " ".join(_split_fields(text))
+
+
+def _split_fields(text: str) -> list[str]:
+    fields: list[str] = []
+    current: list[str] = []
+    for ch in text:
+        if ch in GO_SPACE:
+            if current:
+                fields.append("".join(current))
+                current = []
+        else:
+            current.append(ch)
+    if current:
+        fields.append("".join(current))
+    return fields
+
+
+def truncate_utf8(text: str, max_bytes: int) -> str:
+    """Cut text to at most max_bytes of UTF-8, never inside a code point."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) <= max_bytes:
+        return text
+    cut = max_bytes
+    while cut > 0 and (encoded[cut] & 0xC0) == 0x80:
+        cut -= 1
+    return encoded[:cut].decode("utf-8", "surrogatepass")
+
+
+def atoi(text: str) -> int | None:
+    """Go strconv.Atoi: optional sign, ASCII digits only, must fit int64."""
+    if not _ATOI.fullmatch(text):
+        return None
+    value = int(text)
+    if value > _INT64_MAX or value < -_INT64_MAX - 1:
+        return None
+    return value
+
+
+def clean_path(path: str, *, windows: bool = False) -> str:
+    """Go path/filepath.Clean (POSIX rules; with windows=True, '/' becomes '\\' first)."""
+    sep = "\\" if windows else "/"
+    if windows:
+        path = path.replace("/", "\\")
+    volume = ""
+    if windows and len(path) >= 2 and path[1] == ":":
+        volume, path = path[:2], path[2:]
+    if path == "":
+        return volume + "."
+    rooted = path.startswith(sep)
+    parts: list[str] = []
+    for part in path.split(sep):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts and parts[-1] != "..":
+                parts.pop()
+            elif not rooted:
+                parts.append("..")
+            continue
+        parts.append(part)
+    cleaned = sep.join(parts)
+    if rooted:
+        cleaned = sep + cleaned
+    if cleaned == "":
+        cleaned = "."
+    return volume + cleaned
+
+
+def format_go_float(value: float) -> str:
+    """Go encoding/json's float64 spelling (shortest digits, 'e' form outside [1e-6, 1e21))."""
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError(f"json: unsupported value: {value!r}")
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    magnitude = abs(value)
+    sign, digits, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)
+    digit_text = "".join(map(str, digits)).rstrip("0") or "0"
+    # exponent of the leading digit in scientific notation
+    point = len(digits) + exponent - 1
+    prefix = "-" if sign else ""
+    if magnitude < 1e-6 or magnitude >= 1e21:
+        mantissa = digit_text[0] + ("." + digit_text[1:] if len(digit_text) > 1 else "")
+        exp_sign = "-" if point < 0 else "+"
+        exp_digits = str(abs(point))
+        if exp_sign == "+" and len(exp_digits) < 2:
+            exp_digits = "0" + exp_digits
+        return f"{prefix}{mantissa}e{exp_sign}{exp_digits}"
+    if point >= 0:
+        integer_part = digit_text[: point + 1].ljust(point + 1, "0")
+        fraction = digit_text[point + 1 :]
+    else:
+        integer_part = "0"
+        fraction = "0" * (-point - 1) + digit_text
+    return f"{prefix}{integer_part}" + (f".{fraction}" if fraction else "")
+
+
+def format_go_sprint_float(value: float) -> str:
+    """Go fmt.Sprint of a float64: shortest digits, exponent form when exp < -4 or exp >= 6."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign, digits, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)
+    digit_text = "".join(map(str, digits)).rstrip("0") or "0"
+    point = len(digits) + exponent - 1
+    if point < -4 or point >= 6:
+        mantissa = digit_text[0] + ("." + digit_text[1:] if len(digit_text) > 1 else "")
+        exp_digits = str(abs(point)).rjust(2, "0")
+        return f"{'-' if sign else ''}{mantissa}e{'-' if point < 0 else '+'}{exp_digits}"
+    return format_go_float(value)
+
+
+def go_sprint(value: object) -> str:
+    """A decoded JSON value as Zero's TUI turns it into text (fmt.Sprint; objects as JSON)."""
+    from zero_tui.store.gojson import marshal
+
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        # encoding/json decodes every number into a float64 before fmt.Sprint sees it
+        return format_go_sprint_float(float(value))
+    return marshal(value).decode("utf-8")

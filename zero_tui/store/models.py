@@ -1,0 +1,274 @@
+"""Session metadata and events, with Zero's exact bytes on the way out (store-format §4, §5)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from zero_tui.store import gojson
+from zero_tui.store.gojson import GoJSONError, JSONObject, encode_string
+
+# (python attribute, JSON key, kind) in Go struct declaration order; kind "s" = string
+# with omitempty, "i" = int with omitempty, "S"/"I" = never omitted.
+_METADATA_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("session_id", "sessionId", "S"),
+    ("session_kind", "sessionKind", "s"),
+    ("title", "title", "s"),
+    ("cwd", "cwd", "s"),
+    ("model_id", "modelId", "s"),
+    ("provider", "provider", "s"),
+    ("tag", "tag", "s"),
+    ("depth", "depth", "i"),
+    ("parent_session_id", "parentSessionId", "s"),
+    ("root_session_id", "rootSessionId", "s"),
+    ("agent_name", "agentName", "s"),
+    ("task_id", "taskId", "s"),
+    ("forked_from_event_id", "forkedFromEventId", "s"),
+    ("forked_from_sequence", "forkedFromSequence", "i"),
+    ("spawned_from_event_id", "spawnedFromEventId", "s"),
+    ("spawned_from_sequence", "spawnedFromSequence", "i"),
+    ("spec_id", "specId", "s"),
+    ("spec_file_path", "specFilePath", "s"),
+    ("spec_status", "specStatus", "s"),
+    ("spec_draft_model_id", "specDraftModelId", "s"),
+    ("spec_draft_reasoning", "specDraftReasoning", "s"),
+    ("spec_user_comment", "specUserComment", "s"),
+    ("spec_reject_reason", "specRejectReason", "s"),
+    ("spec_source_session_id", "specSourceSessionId", "s"),
+    ("spec_impl_session_id", "specImplSessionId", "s"),
+    ("goal", "goal", "g"),
+    ("created_at", "createdAt", "S"),
+    ("updated_at", "updatedAt", "S"),
+    ("event_count", "eventCount", "I"),
+    ("last_event_type", "lastEventType", "s"),
+)
+
+_GOAL_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("objective", "objective", "S"),
+    ("status", "status", "S"),
+    ("status_reason", "statusReason", "s"),
+    ("token_budget", "tokenBudget", "i"),
+    ("tokens_used", "tokensUsed", "i"),
+    ("continuation_count", "continuationCount", "i"),
+    ("continuation_limit", "continuationLimit", "i"),
+    ("created_at", "createdAt", "S"),
+    ("updated_at", "updatedAt", "S"),
+)
+
+RESUMABLE_KINDS = frozenset({"", "fork"})
+
+
+@dataclass(frozen=True, slots=True)
+class Goal:
+    objective: str = ""
+    status: str = ""
+    status_reason: str = ""
+    token_budget: int = 0
+    tokens_used: int = 0
+    continuation_count: int = 0
+    continuation_limit: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Metadata:
+    """One session's metadata.json (Go struct sessions.Metadata)."""
+
+    session_id: str = ""
+    session_kind: str = ""
+    title: str = ""
+    cwd: str = ""
+    model_id: str = ""
+    provider: str = ""
+    tag: str = ""
+    depth: int = 0
+    parent_session_id: str = ""
+    root_session_id: str = ""
+    agent_name: str = ""
+    task_id: str = ""
+    forked_from_event_id: str = ""
+    forked_from_sequence: int = 0
+    spawned_from_event_id: str = ""
+    spawned_from_sequence: int = 0
+    spec_id: str = ""
+    spec_file_path: str = ""
+    spec_status: str = ""
+    spec_draft_model_id: str = ""
+    spec_draft_reasoning: str = ""
+    spec_user_comment: str = ""
+    spec_reject_reason: str = ""
+    spec_source_session_id: str = ""
+    spec_impl_session_id: str = ""
+    goal: Goal | None = None
+    created_at: str = ""
+    updated_at: str = ""
+    event_count: int = 0
+    last_event_type: str = ""
+
+    @property
+    def is_resumable_kind(self) -> bool:
+        return self.session_kind in RESUMABLE_KINDS
+
+    def replace(self, **changes: Any) -> Metadata:
+        return dataclasses.replace(self, **changes)
+
+    def to_json_bytes(self) -> bytes:
+        """Exactly Zero's metadata.json: json.MarshalIndent(meta, "", "  ") plus a newline."""
+        lines = _indented_object(self, _METADATA_FIELDS, "")
+        return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The metadata as Zero's JSON object (omitted fields left out), for scripts."""
+        result: dict[str, Any] = {}
+        for attribute, key, kind in _METADATA_FIELDS:
+            value = getattr(self, attribute)
+            if kind == "g":
+                if value is not None:
+                    result[key] = {
+                        goal_key: getattr(value, goal_attr)
+                        for goal_attr, goal_key, goal_kind in _GOAL_FIELDS
+                        if goal_kind.isupper() or getattr(value, goal_attr)
+                    }
+            elif kind.isupper() or value:
+                result[key] = value
+        return result
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Metadata:
+        """Decode metadata.json with Go's rules; raises GoJSONError."""
+        decoded = gojson.loads_pairs(data)
+        if decoded is None:
+            return cls()
+        if not isinstance(decoded, JSONObject):
+            raise GoJSONError(
+                f"cannot unmarshal {gojson.go_type_name(decoded)} into Go value of type "
+                "sessions.Metadata"
+            )
+        values = _decode_struct(decoded, _METADATA_FIELDS, "Metadata")
+        return cls(**values)
+
+
+def _scalar_json(value: object) -> str:
+    if isinstance(value, str):
+        return encode_string(value)
+    return str(value)
+
+
+def _indented_object(
+    obj: object, fields: tuple[tuple[str, str, str], ...], indent: str
+) -> list[str]:
+    inner = indent + "  "
+    entries: list[list[str]] = []
+    for attribute, key, kind in fields:
+        value = getattr(obj, attribute)
+        if kind == "g":
+            if value is None:
+                continue
+            nested = _indented_object(value, _GOAL_FIELDS, inner)
+            entries.append([f"{inner}{encode_string(key)}: {nested[0]}", *nested[1:]])
+            continue
+        if kind.islower() and not value:
+            continue
+        entries.append([f"{inner}{encode_string(key)}: {_scalar_json(value)}"])
+    if not entries:
+        return ["{}"]
+    lines = ["{"]
+    for index, entry in enumerate(entries):
+        if index < len(entries) - 1:
+            entry = [*entry[:-1], entry[-1] + ","]
+        lines.extend(entry)
+    lines.append(indent + "}")
+    return lines
+
+
+def _decode_struct(
+    pairs: JSONObject, fields: tuple[tuple[str, str, str], ...], struct: str
+) -> dict[str, Any]:
+    names = {key: gojson.fold_key(key) or key for _, key, _ in fields}
+    matched = gojson.match_fields(pairs, names, struct)
+    values: dict[str, Any] = {}
+    for attribute, key, kind in fields:
+        if key not in matched:
+            continue
+        value, _ = matched[key]
+        where = f"{struct}.{key}"
+        if kind == "g":
+            if value is None:
+                values[attribute] = None
+            elif isinstance(value, JSONObject):
+                values[attribute] = Goal(**_decode_struct(value, _GOAL_FIELDS, "Goal"))
+            else:
+                raise GoJSONError(
+                    f"cannot unmarshal {gojson.go_type_name(value)} into Go struct field "
+                    f"{where} of type sessions.Goal"
+                )
+        elif kind in "sS":
+            values[attribute] = gojson.as_go_string(value, where, "")
+        else:
+            values[attribute] = gojson.as_go_int(value, where, 0)
+    return values
+
+
+@dataclass(slots=True)
+class Event:
+    """One line of events.jsonl. `payload_raw` keeps the payload's exact source bytes."""
+
+    id: str = ""
+    session_id: str = ""
+    sequence: int = 0
+    type: str = ""
+    created_at: str = ""
+    payload_raw: bytes | None = None
+    _payload: Any = field(default=None, repr=False, compare=False)
+    _payload_decoded: bool = field(default=False, repr=False, compare=False)
+
+    @property
+    def has_payload(self) -> bool:
+        return self.payload_raw is not None
+
+    @property
+    def payload(self) -> Any:
+        """The decoded payload (None when absent or JSON null); decoded once, on demand."""
+        if not self._payload_decoded:
+            self._payload = None if self.payload_raw is None else gojson.loads(self.payload_raw)
+            self._payload_decoded = True
+        return self._payload
+
+    def payload_object(self) -> dict[str, Any]:
+        """The payload as an object, or {} when absent, null, not an object or undecodable."""
+        try:
+            payload = self.payload
+        except GoJSONError:
+            return {}
+        return payload if isinstance(payload, dict) else {}
+
+    def to_json_line(self) -> bytes:
+        """Zero's line for this event (json.Marshal of the Go struct) with its newline."""
+        head = (
+            '{"id":'
+            + encode_string(self.id)
+            + ',"sessionId":'
+            + encode_string(self.session_id)
+            + ',"sequence":'
+            + str(self.sequence)
+            + ',"type":'
+            + encode_string(self.type)
+            + ',"createdAt":'
+            + encode_string(self.created_at)
+        ).encode("utf-8", "surrogateescape")
+        if self.payload_raw is None:
+            return head + b"}\n"
+        return head + b',"payload":' + gojson.compact_raw(self.payload_raw) + b"}\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI's `show --json` shape: payload decoded, absent payload as null."""
+        return {
+            "id": self.id,
+            "sessionId": self.session_id,
+            "sequence": self.sequence,
+            "type": self.type,
+            "createdAt": self.created_at,
+            "payload": self.payload,
+        }

@@ -1,0 +1,158 @@
+"""The resume picker's list: Zero's filters, plus the counts of what each one hid."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from zero_tui.store.errors import StoreError
+from zero_tui.store.events import decode_line
+from zero_tui.store.gotext import atoi, go_sprint, trim_space, trim_space_bytes
+from zero_tui.store.models import Event, Metadata
+from zero_tui.store.store import SessionStore, sort_sessions
+from zero_tui.store.workspace import forget_directory_identities, workspace_matches
+
+_NO_PROGRESS = re.compile(
+    r"Agent stopped after (\S+) turns with no output \(no visible text and no tool calls\) "
+    r"to avoid consuming tokens without making progress\.",
+    re.DOTALL,
+)
+_READ_CHUNK = 64 * 1024
+
+
+def is_no_progress_answer(content: str) -> bool:
+    """The agent's no-progress guard answer, exactly (its count must pass strconv.Atoi)."""
+    match = _NO_PROGRESS.fullmatch(trim_space(content))
+    return match is not None and atoi(match.group(1)) is not None
+
+
+def _field_text(payload: dict[str, Any], key: str) -> str:
+    return go_sprint(payload.get(key))
+
+
+def event_shows_progress(event: Event) -> bool:
+    """A tool call/result, or a non-user message with real content (tui-behaviour §1.2.3)."""
+    if event.type in ("tool_call", "tool_result"):
+        return True
+    if event.type != "message":
+        return False
+    payload = event.payload_object()
+    if _field_text(payload, "role").lower() == "user":
+        return False
+    content = _field_text(payload, "content")
+    return bool(trim_space(content)) and not is_no_progress_answer(content)
+
+
+def has_resumable_content(store: SessionStore, session_id: str) -> bool:
+    """Whether the log holds real progress, reading only as far as the first such event.
+
+    Gives Zero's answer without parsing whole logs: a log Zero's reader would reject, or
+    one that cannot be read, keeps the session (fail open).
+    """
+    try:
+        handle = open(store.events_path(session_id), "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    with handle:
+        undecodable_line = False  # forgiven only as a torn last line
+        line_number = 0
+        ends_with_newline = False
+        carry = b""
+        while True:
+            try:
+                chunk = handle.read(_READ_CHUNK)
+            except OSError:
+                return True
+            at_end = not chunk
+            if not at_end:
+                ends_with_newline = chunk.endswith(b"\n")
+            lines = (carry + chunk).split(b"\n")
+            carry = b"" if at_end else lines.pop()
+            for line in lines:
+                line_number += 1
+                content = trim_space_bytes(line)
+                if not content:
+                    continue
+                if undecodable_line:
+                    return True  # a bad line before another line: Zero's read fails
+                try:
+                    event = decode_line(content, session_id, line_number)
+                except StoreError:
+                    undecodable_line = True
+                    continue
+                if event_shows_progress(event):
+                    return True
+            if at_end:
+                # a bad last line is a torn tail (dropped) unless the file ends in "\n"
+                return undecodable_line and ends_with_newline
+
+
+@dataclass(slots=True)
+class ResumeList:
+    """The picker's sessions, in Zero's order, and how many each filter hid."""
+
+    sessions: list[Metadata] = field(default_factory=list)
+    other_workspace: int = 0
+    empty_runs: int = 0
+    not_resumable: int = 0
+
+    @property
+    def hidden(self) -> int:
+        return self.other_workspace + self.empty_runs
+
+
+def filter_resumable(
+    store: SessionStore,
+    workspace: str,
+    *,
+    all_workspaces: bool = False,
+    include_empty: bool = False,
+    sessions: Iterable[Metadata] | None = None,
+) -> ResumeList:
+    """Zero's workspace-scoped resume list (tui-behaviour §1.2) with counts of what it hid.
+
+    Filters in Zero's order: resumable kind, workspace, eventCount > 0, resumable content.
+    A session hidden by one filter is counted there and not checked further.
+    """
+    forget_directory_identities()
+    candidates = sort_sessions(list(sessions)) if sessions is not None else store.list()
+    result = ResumeList()
+    for meta in candidates:
+        if not meta.is_resumable_kind:
+            result.not_resumable += 1
+            continue
+        if not all_workspaces and not workspace_matches(meta.cwd, workspace):
+            result.other_workspace += 1
+            continue
+        if not include_empty and (
+            meta.event_count <= 0 or not has_resumable_content(store, meta.session_id)
+        ):
+            result.empty_runs += 1
+            continue
+        result.sessions.append(meta)
+    return result
+
+
+def resolve_resume_target(
+    store: SessionStore, argument: str, workspace: str
+) -> tuple[Metadata | None, str | None]:
+    """`/resume latest` or `/resume <id>` (tui-behaviour §1.6, §1.7): the session or a message."""
+    target = trim_space(argument)
+    if target.lower() == "latest":
+        listed = filter_resumable(store, workspace).sessions
+        if not listed:
+            return None, "no zero sessions available to resume"
+        return listed[0], None
+    try:
+        meta = store.get(target)
+    except StoreError as error:
+        return None, str(error)
+    if meta is None:
+        return None, f"zero session not found: {target}"
+    if not meta.is_resumable_kind:
+        return None, f"zero session is not resumable: {target}"
+    return meta, None

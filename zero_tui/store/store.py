@@ -1,0 +1,580 @@
+"""SessionStore: Zero's session store, shared byte for byte and lock for lock with the Go agent."""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import os
+import re
+import secrets
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import filelock
+
+from zero_tui.store import gojson
+from zero_tui.store.errors import SessionBusyError, StoreError
+from zero_tui.store.events import decode_line, parse_log, rehydrate
+from zero_tui.store.gojson import GoJSONError
+from zero_tui.store.gotext import clean_path, trim_space, trim_space_bytes
+from zero_tui.store.models import Event, Metadata
+
+METADATA_FILE = "metadata.json"
+EVENTS_FILE = "events.jsonl"
+LOCK_FILE = "session.lock"
+
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+_TAIL_WINDOW = 64 * 1024
+DEFAULT_LOCK_TIMEOUT = 30.0
+
+Clock = Callable[[], datetime]
+EventInput = tuple[str, object]
+
+
+def valid_session_id(session_id: str) -> bool:
+    """Zero's ValidSessionID: the trimmed id fully matches ^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$."""
+    return _SESSION_ID.fullmatch(trim_space(session_id)) is not None
+
+
+def go_quote(text: str) -> str:
+    """Go's %q quoting, for error messages that name the user's input."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in "\a\b\f\n\r\t\v":
+            out.append(repr(ch)[1:-1] if ch not in "\a\v" else {"\a": "\\a", "\v": "\\v"}[ch])
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\x{code - 0xDC00:02x}" if code >= 0xDC80 else "\\ufffd")
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def invalid_id_error(session_id: str) -> StoreError:
+    return StoreError(f"invalid zero session id {go_quote(session_id)}")
+
+
+def format_timestamp(moment: datetime) -> str:
+    """RFC 3339, UTC, whole seconds, always Z (store-format §6)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def default_root(env: Mapping[str, str] | None = None) -> Path:
+    """Zero's DefaultRoot: $XDG_DATA_HOME/zero/sessions, else $HOME/.local/share/zero/sessions."""
+    environ = os.environ if env is None else env
+    data_home = trim_space(environ.get("XDG_DATA_HOME", ""))
+    home = trim_space(environ.get("HOME", ""))
+    if not home:
+        try:
+            import pwd
+
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except (ImportError, KeyError, OSError):
+            home = ""
+    base = data_home or os.path.join(home, ".local", "share")
+    return Path(clean_path(os.path.join(base, "zero", "sessions")))
+
+
+@dataclass(frozen=True, slots=True)
+class LogTail:
+    """What the end of events.jsonl says, found by reading only the tail."""
+
+    keep_length: int  # the log is cut back to this length before appending
+    needs_newline: bool  # the last accepted line lacks its "\n"
+    last_sequence: int | None  # of the last complete event; None when unknown
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_dir(path: Path) -> None:
+    if os.name == "nt":
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class SessionStore:
+    """Zero's session store (store-format.md) with the Python names of design.md §2."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        clock: Clock | None = None,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
+        given = trim_space(os.fspath(root)) if root is not None else ""
+        self.root = Path(given) if given else default_root()
+        self._clock = clock or _system_clock
+        self.lock_timeout = lock_timeout
+        self._counter = itertools.count(1)
+        self._mutexes: dict[str, threading.Lock] = {}
+        self._mutexes_guard = threading.Lock()
+
+    # --- paths ---------------------------------------------------------------------
+
+    def session_dir(self, session_id: str) -> Path:
+        return self.root / session_id
+
+    def metadata_path(self, session_id: str) -> Path:
+        return self.root / session_id / METADATA_FILE
+
+    def events_path(self, session_id: str) -> Path:
+        return self.root / session_id / EVENTS_FILE
+
+    def lock_path(self, session_id: str) -> Path:
+        return self.root / session_id / LOCK_FILE
+
+    def now(self) -> str:
+        return format_timestamp(self._clock())
+
+    def _check_id(self, session_id: str) -> None:
+        if not valid_session_id(session_id):
+            raise invalid_id_error(session_id)
+
+    # --- reading -------------------------------------------------------------------
+
+    def _read_metadata(self, session_id: str) -> Metadata:
+        """Metadata of a session; FileNotFoundError when it has none."""
+        path = self.metadata_path(session_id)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise
+        except OSError as error:
+            raise StoreError(f"read zero session metadata {session_id}: {error.strerror}") from None
+        try:
+            return Metadata.from_json(data)
+        except GoJSONError as error:
+            raise StoreError(f"invalid zero session metadata {session_id}: {error}") from None
+
+    def get(self, session_id: str) -> Metadata | None:
+        """Zero's Get: None when the session has no metadata; StoreError when it is invalid."""
+        self._check_id(session_id)
+        try:
+            return self._read_metadata(session_id)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def iter_session_dirs(self) -> Iterator[str]:
+        """Names of the root's entries that are real directories (not symlinks) with valid ids."""
+        try:
+            entries = list(os.scandir(self.root))
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            raise StoreError(f"read zero session root: {error.strerror}: {self.root}") from None
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and valid_session_id(entry.name):
+                yield entry.name
+
+    def list(self) -> builtins.list[Metadata]:
+        """Zero's List: every session with readable metadata, newest activity first.
+
+        Unlike Go, listing never creates the root: a browser should not leave directories
+        behind when pointed at the wrong place.
+        """
+        sessions: builtins.list[Metadata] = []
+        for name in self.iter_session_dirs():
+            try:
+                sessions.append(self._read_metadata(name))
+            except (OSError, StoreError):
+                continue
+        return sort_sessions(sessions)
+
+    def list_resumable(self) -> builtins.list[Metadata]:
+        return [meta for meta in self.list() if meta.is_resumable_kind]
+
+    def latest_resumable(self) -> Metadata | None:
+        resumable = self.list_resumable()
+        return resumable[0] if resumable else None
+
+    def read_log_bytes(self, session_id: str) -> bytes:
+        self._check_id(session_id)
+        try:
+            return self.events_path(session_id).read_bytes()
+        except FileNotFoundError:
+            return b""
+        except OSError as error:
+            raise StoreError(f"read zero session events: {error.strerror}") from None
+
+    def read_events(self, session_id: str) -> builtins.list[Event]:
+        """Zero's ReadEvents: every event; a torn last line is dropped, any other bad line fails."""
+        return parse_log(self.read_log_bytes(session_id), session_id)
+
+    def read_rehydrated_events(self, session_id: str) -> builtins.list[Event]:
+        """The compaction-aware view (store-format §10.4); StoreError if the latest is broken."""
+        return rehydrate(self.read_events(session_id))
+
+    def read_events_for_display(self, session_id: str) -> tuple[builtins.list[Event], str | None]:
+        """Rehydrated events, or the raw ones with the reason when rehydration fails."""
+        events = self.read_events(session_id)
+        try:
+            return rehydrate(events), None
+        except StoreError as error:
+            return events, f"showing the raw log: {error}"
+
+    # --- creating ------------------------------------------------------------------
+
+    def _generate_id(self) -> str:
+        moment = self._clock().astimezone(UTC)
+        nanos = int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+        return f"zero_{moment.strftime('%Y%m%d%H%M%S')}_{nanos}_{next(self._counter)}"
+
+    def create(self, session_id: str | None = None, **fields: Any) -> Metadata:
+        """Zero's Create: a new session directory with its metadata and an empty log."""
+        given = session_id or ""
+        sid = trim_space(given) or self._generate_id()
+        if not valid_session_id(sid):
+            raise invalid_id_error(given)
+        depth = int(fields.get("depth", 0))
+        if depth < 0:
+            raise StoreError(f"invalid zero session depth {depth}")
+        unknown = set(fields) - set(Metadata.__dataclass_fields__)
+        if unknown:
+            raise TypeError(f"unknown metadata fields: {', '.join(sorted(unknown))}")
+        values: dict[str, Any] = {}
+        for name, value in fields.items():
+            if name in ("session_kind", "goal") or not isinstance(value, str):
+                values[name] = value
+            else:
+                values[name] = trim_space(value)
+        if "spec_status" in values:
+            status = values["spec_status"].lower()
+            values["spec_status"] = status if status in ("draft", "approved", "rejected") else ""
+        timestamp = self.now()
+        values.update(session_id=sid, created_at=timestamp, updated_at=timestamp, event_count=0)
+        values.pop("last_event_type", None)
+        meta = Metadata(**values)
+        try:
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"create zero session root: {error.strerror}: {self.root}") from None
+        directory = self.session_dir(sid)
+        try:
+            directory.mkdir(mode=0o700)
+        except FileExistsError:
+            raise StoreError(f"zero session already exists: {sid}") from None
+        except OSError as error:
+            raise StoreError(f"create zero session directory: {error.strerror}") from None
+        self._write_metadata(sid, meta)
+        try:
+            fd = os.open(self.events_path(sid), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as error:
+            raise StoreError(f"create zero session events file: {error.strerror}") from None
+        os.close(fd)
+        return meta
+
+    # --- locking -------------------------------------------------------------------
+
+    def _mutex(self, session_id: str) -> threading.Lock:
+        with self._mutexes_guard:
+            mutex = self._mutexes.get(session_id)
+            if mutex is None:
+                mutex = self._mutexes[session_id] = threading.Lock()
+            return mutex
+
+    @contextmanager
+    def locked(self, session_id: str) -> Iterator[None]:
+        """Zero's session lock: the in-process mutex, then flock on <session>/session.lock."""
+        self._check_id(session_id)
+        mutex = self._mutex(session_id)
+        busy = SessionBusyError(
+            f"session {session_id} is busy: another process (the Zero agent?) has held its "
+            f"lock for {self.lock_timeout:g}s; try again when it finishes"
+        )
+        if not mutex.acquire(timeout=self.lock_timeout if self.lock_timeout >= 0 else -1):
+            raise busy
+        try:
+            path = self.lock_path(session_id)
+            if not path.parent.is_dir():
+                raise StoreError(f"open zero session lock: open {path}: no such file or directory")
+            file_lock = filelock.FileLock(
+                path,
+                mode=0o600,
+                timeout=self.lock_timeout,
+                thread_local=False,
+                fallback_to_soft=False,
+            )
+            try:
+                file_lock.acquire()
+            except filelock.Timeout:
+                raise busy from None
+            except OSError as error:
+                raise StoreError(f"open zero session lock: {error.strerror}: {path}") from None
+            try:
+                yield
+            finally:
+                file_lock.release()
+        finally:
+            mutex.release()
+
+    # --- writing -------------------------------------------------------------------
+
+    def _write_atomic(self, target: Path, content: bytes) -> None:
+        """Temp file, fsync, rename over the target, fsync the directory (store-format §8)."""
+        temp = target.with_name(
+            f"{target.name}.tmp-{os.getpid()}-{next(self._counter)}-{secrets.token_hex(4)}"
+        )
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                _write_all(fd, content)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(temp, target)
+        except OSError as error:
+            with suppress(OSError):
+                temp.unlink()
+            raise StoreError(f"write {target.name}: {error.strerror}: {target}") from None
+        _fsync_dir(target.parent)
+
+    def _write_metadata(self, session_id: str, meta: Metadata) -> None:
+        self._write_atomic(self.metadata_path(session_id), meta.to_json_bytes())
+
+    def _metadata_for_update(self, session_id: str) -> Metadata:
+        try:
+            return self._read_metadata(session_id)
+        except FileNotFoundError:
+            raise StoreError(f"zero session not found: {session_id}") from None
+
+    @staticmethod
+    def _prepare(events: Sequence[EventInput]) -> builtins.list[tuple[str, bytes | None]]:
+        prepared: builtins.list[tuple[str, bytes | None]] = []
+        for event_type, payload in events:
+            if not trim_space(event_type):
+                raise StoreError("zero session event type is required")
+            raw: bytes | None
+            if payload is None:
+                raw = None
+            elif isinstance(payload, bytes | bytearray | memoryview):
+                trimmed = trim_space_bytes(bytes(payload))
+                if not trimmed:
+                    raw = None
+                else:
+                    try:
+                        gojson.loads(trimmed)
+                    except GoJSONError:
+                        raise StoreError("invalid raw JSON payload") from None
+                    raw = gojson.compact_raw(trimmed)
+            else:
+                try:
+                    raw = gojson.marshal(payload)
+                except (TypeError, ValueError) as error:
+                    raise StoreError(f"encode zero session payload: {error}") from None
+            prepared.append((event_type, raw))
+        return prepared
+
+    def append_events(self, session_id: str, events: Sequence[EventInput]) -> builtins.list[Event]:
+        """Zero's AppendEvents: one locked write of the batch, then metadata.
+
+        Beyond Go (design §3.3): a torn tail is cut back to the end of the last line the
+        reader accepts before the batch is written, so the log stays readable.
+        """
+        self._check_id(session_id)
+        prepared = self._prepare(events)
+        if not prepared:
+            return []
+        with self.locked(session_id):
+            meta = self._metadata_for_update(session_id)
+            path = self.events_path(session_id)
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError as error:
+                raise StoreError(f"append zero session event: {error.strerror}: {path}") from None
+            try:
+                tail = self._scan_tail(fd, session_id)
+                next_sequence = meta.event_count + 1
+                if tail.last_sequence is not None and tail.last_sequence >= next_sequence:
+                    next_sequence = tail.last_sequence + 1
+                new_events: builtins.list[Event] = []
+                lines: builtins.list[bytes] = [b"\n"] if tail.needs_newline else []
+                for index, (event_type, raw) in enumerate(prepared):
+                    sequence = next_sequence + index
+                    event = Event(
+                        f"{session_id}:{sequence}",
+                        session_id,
+                        sequence,
+                        event_type,
+                        self.now(),
+                        raw,
+                    )
+                    lines.append(event.to_json_line())
+                    new_events.append(event)
+                size = os.fstat(fd).st_size
+                if tail.keep_length < size:
+                    os.ftruncate(fd, tail.keep_length)
+                os.lseek(fd, 0, os.SEEK_END)
+                _write_all(fd, b"".join(lines))
+                os.fsync(fd)
+            except OSError as error:
+                raise StoreError(f"append zero session event: {error.strerror}: {path}") from None
+            finally:
+                os.close(fd)
+            last = new_events[-1]
+            self._write_metadata(
+                session_id,
+                meta.replace(
+                    updated_at=last.created_at,
+                    event_count=last.sequence,
+                    last_event_type=last.type,
+                ),
+            )
+            return new_events
+
+    def _scan_tail(self, fd: int, session_id: str) -> LogTail:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return LogTail(0, False, 0)
+        window = _TAIL_WINDOW
+        while True:
+            window = min(window, size)
+            start = size - window
+            data = os.pread(fd, window, start)
+            tail = _read_tail(data, start, size, session_id)
+            if tail is not None:
+                return tail
+            window *= 2
+
+    def last_complete_sequence(self, session_id: str) -> int:
+        """The sequence of the log's last complete event (0 when there is none)."""
+        self._check_id(session_id)
+        try:
+            fd = os.open(self.events_path(session_id), os.O_RDONLY)
+        except FileNotFoundError:
+            return 0
+        except OSError as error:
+            raise StoreError(f"read zero session events: {error.strerror}") from None
+        try:
+            return self._scan_tail(fd, session_id).last_sequence or 0
+        finally:
+            os.close(fd)
+
+    def next_sequence(self, session_id: str) -> int:
+        """The sequence the next append would get."""
+        meta = self._metadata_for_update(session_id)
+        return max(meta.event_count, self.last_complete_sequence(session_id)) + 1
+
+    def update_title(self, session_id: str, title: str) -> Metadata:
+        """Zero's UpdateTitle: trimmed, non-empty; updatedAt untouched; no write when unchanged."""
+        meta, _ = self._update_title(session_id, None, title)
+        return meta
+
+    def update_title_if_current(
+        self, session_id: str, expected: str, title: str
+    ) -> tuple[Metadata, bool]:
+        """Zero's UpdateTitleIfCurrent: renames only while the title is still `expected`."""
+        return self._update_title(session_id, expected, title)
+
+    def _update_title(
+        self, session_id: str, expected: str | None, title: str
+    ) -> tuple[Metadata, bool]:
+        self._check_id(session_id)
+        trimmed = trim_space(title)
+        if not trimmed:
+            raise StoreError("zero session title is required")
+        with self.locked(session_id):
+            meta = self._metadata_for_update(session_id)
+            if expected is not None and meta.title != trim_space(expected):
+                return meta, False
+            if meta.title == trimmed:
+                return meta, True
+            meta = meta.replace(title=trimmed)
+            self._write_metadata(session_id, meta)
+            return meta, True
+
+    def update_model(self, session_id: str, model_id: str) -> Metadata:
+        """Zero's UpdateModel: trimmed; empty clears it; no write when unchanged."""
+        self._check_id(session_id)
+        model = trim_space(model_id)
+        with self.locked(session_id):
+            meta = self._metadata_for_update(session_id)
+            if meta.model_id == model:
+                return meta
+            meta = meta.replace(model_id=model)
+            self._write_metadata(session_id, meta)
+            return meta
+
+
+def sort_sessions(sessions: list[Metadata]) -> list[Metadata]:
+    """Zero's List order: updatedAt descending (as strings), ties by session id ascending."""
+    sessions.sort(key=lambda meta: meta.session_id)
+    sessions.sort(key=lambda meta: meta.updated_at, reverse=True)
+    return sessions
+
+
+def _read_tail(data: bytes, start: int, size: int, session_id: str) -> LogTail | None:
+    """Interpret the last `len(data)` bytes of a log; None when the window is too small."""
+    whole_file = start == 0
+    torn = not data.endswith(b"\n")
+    keep_length = size
+    needs_newline = False
+    end = len(data)
+    settled_keep = not torn
+    # Walk pieces from the end: (piece_start, piece_end, terminated)
+    while True:
+        newline = data.rfind(b"\n", 0, end)
+        if newline < 0 and not whole_file:
+            return None
+        piece_start = newline + 1
+        terminated = end < len(data)  # a piece before the last "\n" of the window
+        content = trim_space_bytes(data[piece_start:end])
+        if content:
+            try:
+                sequence = decode_line(content, session_id, 0).sequence
+            except StoreError:
+                if not settled_keep:
+                    # the reader drops this torn line: cut back to where it starts
+                    keep_length = start + piece_start
+                    settled_keep = True
+                    if newline < 0:
+                        return LogTail(keep_length, False, 0)
+                    end = newline
+                    continue
+                # a complete line that does not decode: the log is corrupt; leave the
+                # bytes alone and let the metadata count decide the sequence
+                return LogTail(keep_length, needs_newline, None)
+            if not settled_keep:
+                if terminated:
+                    keep_length = start + end + 1
+                else:
+                    needs_newline = True
+            return LogTail(keep_length, needs_newline, sequence)
+        if newline < 0:
+            # reached the start of the file without a complete event
+            return LogTail(0 if not settled_keep else keep_length, False, 0)
+        end = newline
