@@ -45,8 +45,13 @@ def trim_space(text: str) -> str:
     return text.strip(GO_SPACE)
 
 
+_NOT_SPACE_EDGE = frozenset(range(0x21, 0x7F))
+
+
 def trim_space_bytes(data: bytes) -> bytes:
     """Go bytes.TrimSpace on UTF-8 bytes."""
+    if data and data[0] in _NOT_SPACE_EDGE and data[-1] in _NOT_SPACE_EDGE:
+        return data
     while True:
         stripped = data.strip(_ASCII_SPACE_BYTES)
         for space in _MULTIBYTE_SPACES:

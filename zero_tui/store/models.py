@@ -183,16 +183,29 @@ def _indented_object(
     return lines
 
 
+_FOLDED_NAMES: dict[int, dict[str, str]] = {}
+
+
 def _decode_struct(
     pairs: JSONObject, fields: tuple[tuple[str, str, str], ...], struct: str
 ) -> dict[str, Any]:
-    names = {key: gojson.fold_key(key) or key for _, key, _ in fields}
-    matched = gojson.match_fields(pairs, names, struct)
+    names = _FOLDED_NAMES.get(id(fields))
+    if names is None:
+        names = _FOLDED_NAMES[id(fields)] = {
+            key: gojson.fold_key(key) or key for _, key, _ in fields
+        }
+    if all(key in names for key, _ in pairs):
+        matched = {key: (value, key) for key, value in pairs}  # the common, canonical case
+    else:
+        matched = gojson.match_fields(pairs, names, struct)
     values: dict[str, Any] = {}
     for attribute, key, kind in fields:
         if key not in matched:
             continue
-        value, _ = matched[key]
+        value = matched[key][0]
+        if kind in "sS" and isinstance(value, str):
+            values[attribute] = value
+            continue
         where = f"{struct}.{key}"
         if kind == "g":
             if value is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -11,7 +12,7 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
 from zero_tui.store.gotext import atoi, go_sprint, trim_space, trim_space_bytes
 from zero_tui.store.models import Event, Metadata
-from zero_tui.store.store import SessionStore, sort_sessions
+from zero_tui.store.store import EVENTS_FILE, SessionStore, sort_sessions
 from zero_tui.store.workspace import forget_directory_identities, workspace_matches
 
 _NO_PROGRESS = re.compile(
@@ -19,6 +20,7 @@ _NO_PROGRESS = re.compile(
     r"to avoid consuming tokens without making progress\.",
     re.DOTALL,
 )
+_FIRST_READ = 4 * 1024
 _READ_CHUNK = 64 * 1024
 
 
@@ -52,7 +54,7 @@ def has_resumable_content(store: SessionStore, session_id: str) -> bool:
     one that cannot be read, keeps the session (fail open).
     """
     try:
-        handle = open(store.events_path(session_id), "rb")  # noqa: SIM115
+        handle = open(os.path.join(store.root, session_id, EVENTS_FILE), "rb")  # noqa: SIM115
     except FileNotFoundError:
         return False
     except OSError:
@@ -62,9 +64,11 @@ def has_resumable_content(store: SessionStore, session_id: str) -> bool:
         line_number = 0
         ends_with_newline = False
         carry = b""
+        chunk_size = _FIRST_READ  # the deciding event is usually among the first lines
         while True:
             try:
-                chunk = handle.read(_READ_CHUNK)
+                chunk = handle.read(chunk_size)
+                chunk_size = _READ_CHUNK
             except OSError:
                 return True
             at_end = not chunk

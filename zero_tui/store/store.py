@@ -165,9 +165,9 @@ class SessionStore:
 
     def _read_metadata(self, session_id: str) -> Metadata:
         """Metadata of a session; FileNotFoundError when it has none."""
-        path = self.metadata_path(session_id)
         try:
-            data = path.read_bytes()
+            with open(os.path.join(self.root, session_id, METADATA_FILE), "rb") as handle:
+                data = handle.read()
         except FileNotFoundError:
             raise
         except OSError as error:

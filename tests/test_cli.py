@@ -1,0 +1,275 @@
+"""The scriptable CLI (design §2): `zero-tui sessions` and `zero-tui show`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from zero_tui.cli import main
+from zero_tui.store import SessionStore
+
+
+def ticking_clock(start: datetime) -> Iterator[datetime]:
+    moment = start
+    while True:
+        yield moment
+        moment += timedelta(seconds=1)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    ticks = ticking_clock(datetime(2026, 7, 4, 9, 0, 0, tzinfo=UTC))
+    return SessionStore(tmp_path / "sessions", clock=lambda: next(ticks))
+
+
+def add_session(
+    store: SessionStore,
+    session_id: str,
+    *,
+    cwd: str,
+    title: str = "",
+    answer: str | None = "done",
+    **fields: str,
+) -> None:
+    store.create(session_id, title=title, cwd=cwd, **fields)
+    events: list[tuple[str, object]] = [("message", {"role": "user", "content": "please"})]
+    if answer is not None:
+        events.append(("message", {"role": "assistant", "content": answer}))
+    store.append_events(session_id, events)
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> str:
+    path = tmp_path / "proj"
+    path.mkdir()
+    return str(path)
+
+
+def test_sessions_json_lists_the_workspace_in_picker_order(
+    store: SessionStore, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_session(store, "older", cwd=workspace, title="Fix parser", model_id="gpt-4.1")
+    add_session(store, "elsewhere", cwd="/some/other/place", title="Other")
+    add_session(store, "newer", cwd=workspace, title="Add tests", provider="openai")
+    add_session(store, "empty", cwd=workspace, answer=None)
+
+    code, out, err = run_cli(
+        ["sessions", "--json", "--store", str(store.root), "--cwd", workspace], capsys
+    )
+
+    assert (code, err) == (0, "")
+    listed = json.loads(out)
+    assert [item["sessionId"] for item in listed] == ["newer", "older"]
+    assert listed[1]["title"] == "Fix parser"
+    assert listed[1]["modelId"] == "gpt-4.1"
+    assert listed[0]["provider"] == "openai"
+    for key in ("sessionId", "title", "cwd", "updatedAt", "eventCount", "modelId", "provider"):
+        assert key in listed[0]
+    assert listed[0]["eventCount"] == 2
+    assert listed[0]["sessionKind"] == ""
+
+
+def test_sessions_flags_widen_scope_and_show_empty_runs(
+    store: SessionStore, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_session(store, "here", cwd=workspace)
+    add_session(store, "there", cwd="/elsewhere")
+    add_session(store, "empty", cwd=workspace, answer=None)
+    base = ["sessions", "--json", "--store", str(store.root), "--cwd", workspace]
+
+    def ids(*extra: str) -> set[str]:
+        code, out, _ = run_cli([*base, *extra], capsys)
+        assert code == 0
+        return {item["sessionId"] for item in json.loads(out)}
+
+    assert ids() == {"here"}
+    assert ids("--all") == {"here", "there"}
+    assert ids("--include-empty") == {"here", "empty"}
+    assert ids("--all", "--include-empty") == {"here", "there", "empty"}
+
+
+def test_sessions_table_says_what_it_hides(
+    store: SessionStore, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_session(store, "here", cwd=workspace, title="Visible [bold]title[/bold]\x1b[31m")
+    add_session(store, "there", cwd="/elsewhere")
+    add_session(store, "empty", cwd=workspace, answer=None)
+
+    code, out, _ = run_cli(["sessions", "--store", str(store.root), "--cwd", workspace], capsys)
+
+    assert code == 0
+    lines = out.splitlines()
+    assert "here" in lines[0]
+    assert "Visible [bold]title[/bold]" in lines[0]
+    assert "\x1b" not in out
+    assert lines[-1] == "1 shown · 1 in other workspaces (--all) · 1 empty runs (--include-empty)"
+
+
+def test_store_and_cwd_are_accepted_before_the_subcommand(
+    store: SessionStore, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_session(store, "here", cwd=workspace)
+    code, out, _ = run_cli(
+        ["--store", str(store.root), "--cwd", workspace, "sessions", "--json"], capsys
+    )
+    assert code == 0
+    assert [item["sessionId"] for item in json.loads(out)] == ["here"]
+
+
+def test_cwd_need_not_exist(store: SessionStore, capsys: pytest.CaptureFixture[str]) -> None:
+    add_session(store, "gone", cwd="/projects/deleted-long-ago")
+    code, out, _ = run_cli(
+        ["sessions", "--json", "--store", str(store.root), "--cwd", "/projects/deleted-long-ago"],
+        capsys,
+    )
+    assert code == 0
+    assert [item["sessionId"] for item in json.loads(out)] == ["gone"]
+
+
+def test_show_json_prints_rehydrated_events(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.create("s", cwd="/w")
+    store.append_events(
+        "s",
+        [
+            ("message", {"role": "user", "content": "alpha"}),
+            ("message", {"role": "assistant", "content": "beta"}),
+            ("message", {"role": "user", "content": "gamma"}),
+            ("provider_usage", None),
+        ],
+    )
+    store.append_events(
+        "s",
+        [
+            (
+                "session_compaction",
+                {
+                    "summary": "early summary",
+                    "compactedThroughSequence": 2,
+                    "compactableEvents": [
+                        {"id": "s:1", "sequence": 1, "type": "message"},
+                        {"id": "s:2", "sequence": 2, "type": "message"},
+                    ],
+                },
+            )
+        ],
+    )
+
+    code, out, _ = run_cli(["show", "s", "--json", "--store", str(store.root)], capsys)
+    assert code == 0
+    events = json.loads(out)
+    assert [event["id"] for event in events] == ["s:5", "s:3", "s:4"]
+    assert events[0]["payload"]["summary"] == "early summary"
+    assert events[2]["payload"] is None
+    assert set(events[1]) == {"id", "sessionId", "sequence", "type", "createdAt", "payload"}
+
+    code, out, _ = run_cli(["show", "s", "--json", "--raw", "--store", str(store.root)], capsys)
+    assert code == 0
+    assert [event["sequence"] for event in json.loads(out)] == [1, 2, 3, 4, 5]
+
+
+def test_show_falls_back_to_raw_events_and_says_so(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.create("s", cwd="/w")
+    store.append_events(
+        "s",
+        [
+            ("message", {"role": "user", "content": "alpha"}),
+            ("session_compaction", {"summary": ""}),
+        ],
+    )
+    code, out, err = run_cli(["show", "s", "--json", "--store", str(store.root)], capsys)
+    assert code == 0
+    assert [event["id"] for event in json.loads(out)] == ["s:1", "s:2"]
+    assert "summary is required" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_show_human_transcript(store: SessionStore, capsys: pytest.CaptureFixture[str]) -> None:
+    add_session(store, "s", cwd="/w", title="Readable", answer="Here is **the** answer")
+    code, out, _ = run_cli(["show", "s", "--store", str(store.root)], capsys)
+    assert code == 0
+    assert "Readable" in out
+    assert "you: please" in out
+    assert "zero: Here is **the** answer" in out
+
+
+def test_show_errors_are_one_line_with_exit_1(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_session(store, "good", cwd="/w")
+    store.create("bad", cwd="/w")
+    store.events_path("bad").write_bytes(b'{"sequence":1}\nnot json\n{"sequence":3}\n')
+
+    code, out, err = run_cli(["show", "missing", "--store", str(store.root)], capsys)
+    assert (code, out) == (1, "")
+    assert err == "zero-tui: zero session not found: missing\n"
+
+    code, _, err = run_cli(["show", "bad", "--store", str(store.root)], capsys)
+    assert code == 1
+    assert "events.jsonl at line 2" in err
+    assert len(err.splitlines()) == 1
+
+    code, _, err = run_cli(["show", "../escape", "--store", str(store.root)], capsys)
+    assert code == 1
+    assert err == 'zero-tui: invalid zero session id "../escape"\n'
+
+
+def test_usage_errors_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["show"], capsys)
+    assert (code, out) == (2, "")
+    assert len(err.splitlines()) == 1
+    assert err.startswith("zero-tui: ")
+
+    code, _, err = run_cli(["sessions", "--no-such-flag"], capsys)
+    assert code == 2
+    assert len(err.splitlines()) == 1
+
+
+def test_installed_console_script_runs_without_textual(store: SessionStore, workspace: str) -> None:
+    add_session(store, "here", cwd=workspace, title="From the console script")
+    script = shutil.which("zero-tui", path=os.path.dirname(sys.executable))
+    command = [script] if script else [sys.executable, "-m", "zero_tui"]
+    result = subprocess.run(
+        [*command, "sessions", "--json", "--store", str(store.root), "--cwd", workspace],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)[0]["title"] == "From the console script"
+
+
+def test_default_cwd_is_the_shell_spelling(
+    store: SessionStore,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    add_session(store, "via-link", cwd=str(link))
+    monkeypatch.chdir(real)
+    monkeypatch.setenv("PWD", str(link))
+    code, out, _ = run_cli(["sessions", "--json", "--store", str(store.root)], capsys)
+    assert code == 0
+    assert [item["cwd"] for item in json.loads(out)] == [str(link)]

@@ -1,0 +1,219 @@
+"""The `zero-tui` command: the TUI by default, and scriptable subcommands on the same layers.
+
+Textual is imported only when the TUI starts, so the subcommands stay quick and
+usable without a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from zero_tui import __version__
+from zero_tui.store import SessionStore, StoreError
+from zero_tui.store.models import Metadata
+from zero_tui.store.resumable import filter_resumable
+from zero_tui.store.workspace import resolve_workspace
+
+PROG = "zero-tui"
+EXIT_OK = 0
+EXIT_DATA_ERROR = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad command-line usage: one line on stderr, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _common_options(parser: argparse.ArgumentParser, *, at_top: bool) -> None:
+    # `--store` and `--cwd` are accepted before or after the subcommand; SUPPRESS keeps a
+    # value given before the subcommand from being reset by the subparser's default.
+    default: Any = None if at_top else argparse.SUPPRESS
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        default=default,
+        help="session store root (default: Zero's, $XDG_DATA_HOME/zero/sessions)",
+    )
+    parser.add_argument(
+        "--cwd",
+        metavar="DIR",
+        default=default,
+        help="workspace to scope to (default: the shell's working directory; need not exist)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Browse, search, resume, read and export the sessions of the Zero agent.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    _common_options(parser, at_top=True)
+    parser.add_argument("--all", action="store_true", help="list every workspace's sessions")
+    parser.add_argument(
+        "--resume", metavar="ID", help="open a session's transcript: an id, or 'latest'"
+    )
+    parser.add_argument(
+        "--demo", action="store_true", help="write a sample store to a temp dir and open it"
+    )
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+
+    sessions = commands.add_parser("sessions", help="the resume picker's list")
+    _common_options(sessions, at_top=False)
+    sessions.add_argument("--all", action="store_true", help="every workspace")
+    sessions.add_argument(
+        "--include-empty", action="store_true", help="also sessions with no answer or tool use"
+    )
+    sessions.add_argument("--json", action="store_true", help="print a JSON array")
+
+    show = commands.add_parser("show", help="a session's events, compaction-aware")
+    _common_options(show, at_top=False)
+    show.add_argument("session_id", metavar="ID")
+    show.add_argument("--raw", action="store_true", help="the raw log, without rehydration")
+    show.add_argument("--json", action="store_true", help="print a JSON array of events")
+    return parser
+
+
+def _store(args: argparse.Namespace) -> SessionStore:
+    return SessionStore(getattr(args, "store", None))
+
+
+def _workspace(args: argparse.Namespace) -> str:
+    return resolve_workspace(getattr(args, "cwd", None))
+
+
+def _write_json(value: object, out: TextIO) -> None:
+    json.dump(value, out, ensure_ascii=False, indent=2)
+    out.write("\n")
+
+
+def session_summary(meta: Metadata) -> dict[str, Any]:
+    """The stable JSON shape of one session for scripts (`sessions --json`)."""
+    return {
+        "sessionId": meta.session_id,
+        "title": meta.title,
+        "cwd": meta.cwd,
+        "createdAt": meta.created_at,
+        "updatedAt": meta.updated_at,
+        "eventCount": meta.event_count,
+        "lastEventType": meta.last_event_type,
+        "modelId": meta.model_id,
+        "provider": meta.provider,
+        "sessionKind": meta.session_kind,
+        "parentSessionId": meta.parent_session_id,
+    }
+
+
+def hidden_summary(shown: int, other_workspace: int, empty_runs: int) -> str:
+    parts = [f"{shown:,} shown"]
+    if other_workspace:
+        parts.append(f"{other_workspace:,} in other workspaces (--all)")
+    if empty_runs:
+        parts.append(f"{empty_runs:,} empty runs (--include-empty)")
+    return " · ".join(parts)
+
+
+def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
+    from zero_tui.search.rows import display_title, time_label
+    from zero_tui.transcript.sanitize import sanitize_line
+
+    store = _store(args)
+    workspace = _workspace(args)
+    listing = filter_resumable(
+        store, workspace, all_workspaces=args.all, include_empty=args.include_empty
+    )
+    if args.json:
+        _write_json([session_summary(meta) for meta in listing.sessions], out)
+        return EXIT_OK
+    now = datetime.now(UTC)
+    for meta in listing.sessions:
+        when = time_label(meta.updated_at, now) or ""
+        model = sanitize_line(meta.model_id) or "-"
+        marker = "⑂ " if meta.session_kind == "fork" else ""
+        title = marker + sanitize_line(display_title(meta.title))
+        line = f"{when:<12}  {meta.event_count:>6}  {model[:22]:<22}  {meta.session_id}  {title}"
+        if args.all:
+            line += f"  ({sanitize_line(meta.cwd) or 'no workspace'})"
+        out.write(line + "\n")
+    if not listing.sessions:
+        out.write(f"no sessions for {workspace or 'this workspace'} in {store.root}\n")
+    out.write(hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs))
+    out.write("\n")
+    return EXIT_OK
+
+
+def _require_session(store: SessionStore, session_id: str) -> Metadata:
+    meta = store.get(session_id)
+    if meta is None:
+        raise StoreError(f"zero session not found: {session_id}")
+    return meta
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    store = _store(args)
+    meta = _require_session(store, args.session_id)
+    if args.raw:
+        events = store.read_events(args.session_id)
+    else:
+        events, notice = store.read_events_for_display(args.session_id)
+        if notice:
+            err.write(f"{PROG}: {notice}\n")
+    if args.json:
+        _write_json([event.to_dict() for event in events], out)
+        return EXIT_OK
+    from zero_tui.transcript.render_text import render_transcript_text
+    from zero_tui.transcript.rows import collapse_for_display, rows_from_events
+
+    out.write(render_transcript_text(meta, collapse_for_display(rows_from_events(events))))
+    return EXIT_OK
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    from zero_tui.app import run_app
+
+    store = getattr(args, "store", None)
+    return run_app(
+        store_root=Path(store) if store else None,
+        cwd=_workspace(args),
+        all_workspaces=args.all,
+        resume=args.resume,
+        demo=args.demo,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    out, err = sys.stdout, sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as error:
+        err.write(f"{PROG}: {error} (see {PROG} --help)\n")
+        return EXIT_USAGE
+    handlers: dict[str | None, Callable[[], int]] = {
+        "sessions": lambda: cmd_sessions(args, out),
+        "show": lambda: cmd_show(args, out, err),
+        None: lambda: run_tui(args),
+    }
+    try:
+        return handlers[args.command]()
+    except StoreError as error:
+        err.write(f"{PROG}: {error}\n")
+        return EXIT_DATA_ERROR
+    except BrokenPipeError:
+        # the reader (`| head`) went away: not an error worth a traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
