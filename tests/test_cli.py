@@ -24,6 +24,13 @@ def ticking_clock(start: datetime) -> Iterator[datetime]:
         moment += timedelta(seconds=1)
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ZERO_TUI_CACHE_DIR", str(cache))
+    return cache
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> SessionStore:
     ticks = ticking_clock(datetime(2026, 7, 4, 9, 0, 0, tzinfo=UTC))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from zero_tui import __version__
+from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.models import Metadata
 from zero_tui.store.resumable import filter_resumable
@@ -131,9 +132,16 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
 
     store = _store(args)
     workspace = _workspace(args)
+    catalog = SessionCatalog(store)
     listing = filter_resumable(
-        store, workspace, all_workspaces=args.all, include_empty=args.include_empty
+        store,
+        workspace,
+        all_workspaces=args.all,
+        include_empty=args.include_empty,
+        sessions=catalog.refresh(),
+        content_check=catalog.has_content,
     )
+    catalog.save()
     if args.json:
         _write_json([session_summary(meta) for meta in listing.sessions], out)
         return EXIT_OK

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,12 +116,16 @@ def filter_resumable(
     all_workspaces: bool = False,
     include_empty: bool = False,
     sessions: Iterable[Metadata] | None = None,
+    content_check: Callable[[str], bool] | None = None,
 ) -> ResumeList:
     """Zero's workspace-scoped resume list (tui-behaviour §1.2) with counts of what it hid.
 
     Filters in Zero's order: resumable kind, workspace, eventCount > 0, resumable content.
     A session hidden by one filter is counted there and not checked further.
+    `sessions` replaces `store.list()`; `content_check(session_id)` replaces reading the
+    log (a catalog passes its remembered verdicts).
     """
+    check = content_check or (lambda session_id: has_resumable_content(store, session_id))
     forget_directory_identities()
     candidates = sort_sessions(list(sessions)) if sessions is not None else store.list()
     result = ResumeList()
@@ -132,9 +136,7 @@ def filter_resumable(
         if not all_workspaces and not workspace_matches(meta.cwd, workspace):
             result.other_workspace += 1
             continue
-        if not include_empty and (
-            meta.event_count <= 0 or not has_resumable_content(store, meta.session_id)
-        ):
+        if not include_empty and (meta.event_count <= 0 or not check(meta.session_id)):
             result.empty_runs += 1
             continue
         result.sessions.append(meta)
