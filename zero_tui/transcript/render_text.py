@@ -1,0 +1,124 @@
+"""A readable plain-text transcript for the terminal (`zero-tui show ID`).
+
+Not Zero's export format (that one drops tool cards): this one keeps every row it is given
+(normally the rows left by the display collapse), with a clear prefix per kind, and cuts long
+tool output to a few lines.
+All session text passes through `sanitize_text`, so nothing in it can drive the terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from zero_tui.store.models import Metadata
+from zero_tui.transcript.rows import Row, RowKind
+from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
+
+TOOL_OUTPUT_PREVIEW_LINES = 6
+_INDENT = "    "
+
+
+def render_transcript_text(meta: Metadata, rows: Sequence[Row]) -> str:
+    """Header with the session facts, a blank line, then one block per row.
+
+    The rows are rendered as given: pass `collapse_for_display(rows)` for what a transcript
+    shows (the collapse is not idempotent, so it is not applied a second time here).
+    """
+    blocks = ["\n".join(_header_lines(meta))]
+    blocks += [block for block in (_render_row(row) for row in rows) if block]
+    return "\n\n".join(blocks) + "\n"
+
+
+def _header_lines(meta: Metadata) -> list[str]:
+    lines = [f"session {sanitize_line(meta.session_id)}"]
+    facts = [
+        ("title", meta.title or "untitled"),
+        ("kind", meta.session_kind),
+        ("cwd", meta.cwd),
+        ("model", meta.model_id),
+        ("provider", meta.provider),
+        ("parent", meta.parent_session_id),
+        ("created", meta.created_at),
+        ("updated", meta.updated_at),
+        ("events", str(meta.event_count)),
+    ]
+    if meta.goal is not None:
+        facts.append(("goal", f"{meta.goal.status} — {meta.goal.objective}"))
+    lines += [f"  {name}: {sanitize_line(value)}" for name, value in facts if value]
+    return lines
+
+
+def _indent(text: str, prefix: str = _INDENT) -> str:
+    return "\n".join(prefix + line if line else line for line in text.split("\n"))
+
+
+def _prefixed(prefix: str, text: str) -> str:
+    """`prefix` on the first line, continuation lines indented to line up under the text."""
+    first, _, rest = sanitize_text(text).rstrip("\n").partition("\n")
+    if not rest:
+        return prefix + first
+    return prefix + first + "\n" + _indent(rest, " " * len(prefix))
+
+
+def _output_preview(text: str) -> str:
+    lines = sanitize_text(text).strip("\n").split("\n")
+    if lines == [""]:
+        return ""
+    shown = lines[:TOOL_OUTPUT_PREVIEW_LINES]
+    if len(lines) > len(shown):
+        shown.append(f"… ({len(lines) - len(shown)} more lines)")
+    return _indent("\n".join(shown))
+
+
+def _render_tool(row: Row) -> str:
+    info = row.tool_info
+    name = sanitize_line(row.tool or "unknown")
+    if row.kind is RowKind.TOOL_CALL:
+        status = "no result"
+        target = row.detail
+        secondary = row.arg
+        body = ""
+    else:
+        status = row.status or "ok"
+        target = info.target if info else ""
+        secondary = info.secondary if info else ""
+        body = row.detail
+    head = f"tool {name} [{sanitize_line(status)}]"
+    if target:
+        head += " " + sanitize_line(target)
+    if secondary:
+        head += f"  ({sanitize_line(secondary)})"
+    parts = [head]
+    if info is not None and info.changed_files:
+        parts.append(
+            _INDENT + "changed: " + ", ".join(sanitize_line(f) for f in info.changed_files)
+        )
+    preview = _output_preview(body)
+    if preview:
+        parts.append(preview)
+    return "\n".join(parts)
+
+
+def _render_row(row: Row) -> str:
+    if row.kind is RowKind.USER:
+        text = _prefixed("you: ", row.text)
+        if not row.attachments.empty:
+            text += "\n" + _INDENT + row.attachments.label()
+        return text
+    if row.kind is RowKind.ASSISTANT:
+        return _prefixed("zero: ", row.text)
+    if row.kind is RowKind.ERROR:
+        return _prefixed("error: ", row.text)
+    if row.kind in (RowKind.TOOL_CALL, RowKind.TOOL_RESULT):
+        return _render_tool(row)
+    if row.kind is RowKind.PERMISSION:
+        text = sanitize_line(row.text)
+        return text + (f"  ({sanitize_line(row.detail)})" if row.detail else "")
+    if row.kind in (RowKind.ASK_USER, RowKind.SPECIALIST):
+        text = sanitize_line(row.text)
+        return text + ("\n" + _indent(sanitize_text(row.detail)) if row.detail else "")
+    if row.kind is RowKind.SYSTEM and row.is_summary:
+        return "· summary of earlier conversation:\n" + _indent(sanitize_text(row.text).strip("\n"))
+    if not row.text.strip():
+        return ""
+    return _prefixed("· ", row.text)

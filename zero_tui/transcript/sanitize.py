@@ -1,0 +1,26 @@
+"""Make session text safe to put in front of a terminal.
+
+Session text is data: an escape sequence in it must never reach the terminal, an export or
+the clipboard. This module has no Textual or Rich import so every layer can use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except TAB (0x09) and LF (0x0A), DEL, and the C1 controls 0x80-0x9F
+# (0x9B is a one-byte CSI on some terminals).
+_UNSAFE_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def sanitize_text(text: str) -> str:
+    """Remove every control character that a terminal could act on, keeping \\n and \\t.
+
+    CR goes too, so `"x\\r\\ny"` becomes `"x\\ny"` and a bare CR cannot overwrite a line.
+    """
+    return _UNSAFE_CONTROLS.sub("", text)
+
+
+def sanitize_line(text: str) -> str:
+    """Like `sanitize_text`, then fold line breaks and tabs to spaces (for one-line labels)."""
+    return sanitize_text(text).replace("\n", " ").replace("\t", " ")
