@@ -10,7 +10,7 @@ from typing import Any
 from zero_tui.store import gojson
 from zero_tui.store.errors import StoreError
 from zero_tui.store.gojson import GoJSONError, JSONObject
-from zero_tui.store.gotext import decode_utf8, trim_space_bytes
+from zero_tui.store.gotext import decode_utf8, trim_space, trim_space_bytes
 from zero_tui.store.models import Event
 
 # A line exactly as Go writes it, with no escapes in the header strings: the common case,
@@ -122,16 +122,7 @@ def _decode_general(line: bytes) -> Event:
         event.payload_raw = text[payload_span[0] : payload_span[1]].encode(
             "utf-8", "surrogateescape"
         )
-    event.id = _clean_text(event.id)
-    event.session_id = _clean_text(event.session_id)
-    event.type = _clean_text(event.type)
-    event.created_at = _clean_text(event.created_at)
     return event
-
-
-def _clean_text(text: str) -> str:
-    # invalid bytes arrived as surrogates; Go's string decoding makes them U+FFFD
-    return decode_utf8(text.encode("utf-8", "surrogateescape"))
 
 
 def _skip_space(text: str, index: int) -> int:
@@ -291,7 +282,7 @@ def compaction_plan(event: Event) -> CompactionPlan:
                     skip.add(ref_id)
     except GoJSONError as error:
         raise StoreError(f"{prefix}: {error}") from None
-    if not summary.strip():
+    if not trim_space(summary):
         raise StoreError(f"{prefix}: summary is required")
     return CompactionPlan(event.id, frozenset(skip), through)
 

@@ -70,7 +70,11 @@ def compact_raw(raw: bytes) -> bytes:
 
 
 def _sort_key(key: str) -> bytes:
-    return key.encode("utf-8", "surrogateescape")
+    # Go sorts keys by their bytes: an invalid byte (surrogateescape) sorts as that byte
+    try:
+        return key.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return key.encode("utf-8", "surrogatepass")
 
 
 def _encode_into(value: object, out: list[str]) -> None:
@@ -89,9 +93,10 @@ def _encode_into(value: object, out: list[str]) -> None:
     elif isinstance(value, Mapping):
         out.append("{")
         first = True
-        for key in sorted(value, key=_sort_key):
+        for key in value:
             if not isinstance(key, str):
                 raise TypeError(f"json: unsupported map key type {type(key).__name__}")
+        for key in sorted(value, key=_sort_key):
             if not first:
                 out.append(",")
             first = False
@@ -136,6 +141,28 @@ _pairs_decoder = json.JSONDecoder(object_pairs_hook=JSONObject, parse_constant=_
 _plain_decoder = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+# A surrogate in decoded text came from an unpaired \\uD800-\\uDFFF escape or, in text
+# decoded with surrogateescape, from an invalid byte: Go's decoder makes both U+FFFD.
+_SURROGATE_SOURCE = re.compile("[\ud800-\udfff]|\\\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, JSONObject):
+        return JSONObject((_replace_surrogates(k), _replace_surrogates(v)) for k, v in value)
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_surrogates(item) for item in value]
+    return value
+
+
+def _go_strings(value: Any, source: str) -> Any:
+    return _replace_surrogates(value) if _SURROGATE_SOURCE.search(source) else value
+
+
 def _describe(error: json.JSONDecodeError) -> str:
     return f"{error.msg} (column {error.colno})"
 
@@ -144,7 +171,7 @@ def loads_pairs(data: bytes | str) -> Any:
     """Decode JSON keeping objects as JSONObject pairs (for struct-style field matching)."""
     text = decode_utf8(data) if isinstance(data, bytes) else data
     try:
-        return _pairs_decoder.decode(text)
+        return _go_strings(_pairs_decoder.decode(text), text)
     except json.JSONDecodeError as error:
         raise GoJSONError(_describe(error)) from None
     except RecursionError:
@@ -155,7 +182,7 @@ def loads(data: bytes | str) -> Any:
     """Decode JSON the way Go decodes into `any` (objects become dicts, last key wins)."""
     text = decode_utf8(data) if isinstance(data, bytes) else data
     try:
-        return _plain_decoder.decode(text)
+        return _go_strings(_plain_decoder.decode(text), text)
     except json.JSONDecodeError as error:
         raise GoJSONError(_describe(error)) from None
     except RecursionError:
@@ -165,7 +192,8 @@ def loads(data: bytes | str) -> Any:
 def raw_decode(text: str, index: int) -> tuple[Any, int]:
     """Decode one value starting at text[index]; returns (value, end index)."""
     try:
-        return _plain_decoder.raw_decode(text, index)
+        value, end = _plain_decoder.raw_decode(text, index)
+        return _go_strings(value, text[index:end]), end
     except json.JSONDecodeError as error:
         raise GoJSONError(_describe(error)) from None
     except RecursionError:

@@ -84,6 +84,28 @@ def _split_fields(text: str) -> list[str]:
     return fields
 
 
+_FOLD_ALONE = frozenset("\u0130\u0131")  # dotted/dotless I: not in i's fold orbit in Go
+
+
+def _simple_fold(ch: str) -> str:
+    if ch in _FOLD_ALONE:
+        return ch
+    upper = ch.upper()
+    if len(upper) != 1:
+        return ch.lower() if len(ch.lower()) == 1 else ch
+    lower = upper.lower()
+    return lower if len(lower) == 1 else upper
+
+
+def equal_fold(left: str, right: str) -> bool:
+    """Go strings.EqualFold: equal under simple Unicode case folding (not str.casefold)."""
+    if len(left) != len(right):
+        return False
+    if left.isascii() and right.isascii():
+        return left.lower() == right.lower()
+    return all(_simple_fold(a) == _simple_fold(b) for a, b in zip(left, right, strict=True))
+
+
 def truncate_utf8(text: str, max_bytes: int) -> str:
     """Cut text to at most max_bytes of UTF-8, never inside a code point."""
     encoded = text.encode("utf-8", "surrogatepass")

@@ -10,9 +10,9 @@ from typing import Any
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
-from zero_tui.store.gotext import atoi, go_sprint, trim_space, trim_space_bytes
+from zero_tui.store.gotext import atoi, equal_fold, go_sprint, trim_space, trim_space_bytes
 from zero_tui.store.models import Event, Metadata
-from zero_tui.store.store import EVENTS_FILE, SessionStore, sort_sessions
+from zero_tui.store.store import EVENTS_FILE, SessionStore, sort_sessions, valid_session_id
 from zero_tui.store.workspace import forget_directory_identities, workspace_matches
 
 _NO_PROGRESS = re.compile(
@@ -41,7 +41,7 @@ def event_shows_progress(event: Event) -> bool:
     if event.type != "message":
         return False
     payload = event.payload_object()
-    if _field_text(payload, "role").lower() == "user":
+    if equal_fold(_field_text(payload, "role"), "user"):
         return False
     content = _field_text(payload, "content")
     return bool(trim_space(content)) and not is_no_progress_answer(content)
@@ -53,6 +53,8 @@ def has_resumable_content(store: SessionStore, session_id: str) -> bool:
     Gives Zero's answer without parsing whole logs: a log Zero's reader would reject, or
     one that cannot be read, keeps the session (fail open).
     """
+    if not valid_session_id(session_id):
+        return True  # Zero's ReadEvents fails on it, and a failed read keeps the session
     try:
         handle = open(os.path.join(store.root, session_id, EVENTS_FILE), "rb")  # noqa: SIM115
     except FileNotFoundError:
@@ -148,7 +150,7 @@ def resolve_resume_target(
 ) -> tuple[Metadata | None, str | None]:
     """`/resume latest` or `/resume <id>` (tui-behaviour §1.6, §1.7): the session or a message."""
     target = trim_space(argument)
-    if target.lower() == "latest":
+    if equal_fold(target, "latest"):
         listed = filter_resumable(store, workspace).sessions
         if not listed:
             return None, "no zero sessions available to resume"

@@ -8,6 +8,7 @@ import os
 import re
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -316,6 +317,7 @@ class SessionStore:
             f"session {session_id} is busy: another process (the Zero agent?) has held its "
             f"lock for {self.lock_timeout:g}s; try again when it finishes"
         )
+        started = time.monotonic()
         if not mutex.acquire(timeout=self.lock_timeout if self.lock_timeout >= 0 else -1):
             raise busy
         try:
@@ -325,7 +327,11 @@ class SessionStore:
             file_lock = filelock.FileLock(
                 path,
                 mode=0o600,
-                timeout=self.lock_timeout,
+                timeout=(
+                    max(0.0, self.lock_timeout - (time.monotonic() - started))
+                    if self.lock_timeout >= 0
+                    else -1
+                ),
                 thread_local=False,
                 fallback_to_soft=False,
             )
@@ -486,6 +492,7 @@ class SessionStore:
 
     def next_sequence(self, session_id: str) -> int:
         """The sequence the next append would get."""
+        self._check_id(session_id)
         meta = self._metadata_for_update(session_id)
         return max(meta.event_count, self.last_complete_sequence(session_id)) + 1
 
