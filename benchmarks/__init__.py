@@ -1,0 +1,1 @@
+"""Benchmarks for the budgets in design.md section 4."""

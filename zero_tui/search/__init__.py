@@ -1,0 +1,1 @@
+"""Fuzzy ranking of picker rows and the full-text catalog (no Textual import)."""

@@ -1,0 +1,817 @@
+"""Picker ranking: a faithful port of Zero's Go fuzzy ranking plus a typo-tolerant tier.
+
+Go (`internal/tui/picker.go`): `applyQuery`, `scorePickerItem`, `fuzzySubsequenceGap`.
+The straight ports (`score_picker_item`, `apply_query`, `fuzzy_subsequence_gap`) are kept as
+the reference; `RankedIndex` gives the same order for the Go tiers, but does its work in
+C-level loops (`map`/`compress` over pre-lowered haystacks, `str.find` continuing each row's
+greedy walk from the previous keystroke) so a keystroke over 10,000 rows takes milliseconds.
+After every Go match it appends a typo tier scored with rapidfuzz.
+
+No textual or rich import here: the UI turns `Match.positions` into highlight spans.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+import threading
+from bisect import bisect_right
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from functools import lru_cache
+from itertools import compress, repeat
+from typing import overload
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Indel
+
+# Go's unicode.IsSpace: Python's str.strip() also strips \x1c-\x1f, Go does not.
+GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# Python's lower() is not one code point per code point for these two, Go's ToLower is:
+# U+0130 lowers to "i" + U+0307 in Python, and a final capital sigma becomes "ς".
+_GO_LOWER_FIXUPS = str.maketrans({"\u0130": "i", "\u03a3": "\u03c3"})
+
+TYPO_MIN_QUERY_LENGTH = 3
+# rapidfuzz similarity (0-100) a row needs to enter the typo tier: about one typo per four
+# characters ("exprot" vs "export" scores 83, "snnet" vs "sonnet" 80-91).
+TYPO_SIMILARITY_CUTOFF = 75.0
+# A query word and a row word this similar make the row a typo-tier candidate.
+_WORD_SIMILARITY_CUTOFF = 75.0
+_TERM_CACHE_SIZE = 256
+# Go rankings remembered per index, for recent queries and for one-character queries
+# apart (typing extends one, backspace returns to one).
+_REMEMBERED_QUERIES = 16
+_WORD_PATTERN = re.compile(r"\w+")
+# Padding for rapidfuzz's partial_ratio (see _Vocabulary): a noncharacter no one types.
+_PAD = "\uffff" * 8
+
+
+class Tier(IntEnum):
+    """How an item matched; lower tiers rank first. The Go score of each is in `GO_SCORES`."""
+
+    EXACT = 0
+    LABEL_PREFIX = 1
+    LABEL_CONTAINS = 2
+    HAY_PREFIX = 3
+    HAY_CONTAINS = 4
+    SUBSEQUENCE = 5
+    TYPO = 6
+    UNFILTERED = 7  # empty query: every item, original order
+
+
+GO_SCORES = {
+    Tier.EXACT: 0,
+    Tier.LABEL_PREFIX: 20,
+    Tier.LABEL_CONTAINS: 40,
+    Tier.HAY_PREFIX: 60,
+    Tier.HAY_CONTAINS: 80,
+    Tier.SUBSEQUENCE: 120,  # plus the gap
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PickerItem:
+    """One picker row, as Go's pickerItem: `label` is shown, `value` is what selecting returns."""
+
+    label: str
+    value: str = ""
+    group: str = ""
+    meta: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One ranked row.
+
+    `index` is the item's position in the list given to `RankedIndex`. `score` is Go's score
+    (lower is better) for the Go tiers, the rapidfuzz similarity 0-100 (higher is better) for
+    `Tier.TYPO`, and 0 for `Tier.UNFILTERED`. `positions` are the code-point indices of the
+    label to highlight, ascending.
+    """
+
+    index: int
+    tier: Tier
+    score: float
+    positions: tuple[int, ...]
+
+
+def go_lower(text: str) -> str:
+    """Go's strings.ToLower: one code point per code point, no final-sigma rule."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(_GO_LOWER_FIXUPS).lower()
+
+
+def normalize_query(query: str) -> str:
+    """Go's `strings.ToLower(strings.TrimSpace(query))`."""
+    return go_lower(query.strip(GO_SPACE))
+
+
+def haystack(item: PickerItem) -> str:
+    """Go's `strings.Join([]string{Group, Label, Value, Meta}, " ")`, lowered."""
+    return go_lower(f"{item.group} {item.label} {item.value} {item.meta}")
+
+
+def fuzzy_subsequence_gap(value: str, query: str) -> int | None:
+    """Go's fuzzySubsequenceGap: greedy earliest match of each query code point in order.
+
+    Returns the sum of the skipped code points between consecutive matches, or None when
+    `query` is not a subsequence of `value`. Case is folded by the caller.
+    """
+    positions = _greedy_positions(value, query)
+    if positions is None:
+        return None
+    if not positions:
+        return 0
+    return positions[-1] - positions[0] - (len(positions) - 1)
+
+
+def score_picker_item(item: PickerItem, query: str) -> int | None:
+    """Go's scorePickerItem for an already normalized query; None when it does not match."""
+    label = go_lower(item.label)
+    hay = haystack(item)
+    if label == query:
+        return 0
+    if label.startswith(query):
+        return 20
+    if query in label:
+        return 40
+    if hay.startswith(query):
+        return 60
+    if query in hay:
+        return 80
+    gap = fuzzy_subsequence_gap(hay, query)
+    if gap is None:
+        return None
+    return 120 + gap
+
+
+def apply_query(items: Sequence[PickerItem], query: str) -> list[int]:
+    """Go's applyQuery, row by row: the indices of `items` in ranked order (Go tiers only)."""
+    normalized = normalize_query(query)
+    if not normalized:
+        return list(range(len(items)))
+    group_first: dict[str, int] = {}
+    group_best: dict[str, int] = {}
+    entries: list[tuple[str, int, int]] = []
+    for index, item in enumerate(items):
+        score = score_picker_item(item, normalized)
+        if score is None:
+            continue
+        group_first.setdefault(item.group, index)
+        if item.group not in group_best or score < group_best[item.group]:
+            group_best[item.group] = score
+        entries.append((item.group, score, index))
+    entries.sort(key=lambda e: (group_best[e[0]], group_first[e[0]], e[1], e[2]))
+    return [index for _, _, index in entries]
+
+
+def selection_after_query(selected: int, query: str, count: int) -> int:
+    """The picker's selection after (re)applying `query` to a list now `count` rows long.
+
+    Go keeps the selection (clamped) for an empty query and resets it to 0 otherwise.
+    """
+    if normalize_query(query):
+        return 0
+    return max(0, min(selected, count - 1))
+
+
+def _greedy_positions(value: str, query: str) -> list[int] | None:
+    positions: list[int] = []
+    start = 0
+    for char in query:
+        found = value.find(char, start)
+        if found < 0:
+            return None
+        positions.append(found)
+        start = found + 1
+    return positions
+
+
+@lru_cache(maxsize=64)
+def _subsequence_pattern(query: str) -> re.Pattern[str]:
+    """`^[^a]*+(a)[^b]*+b...`: the greedy walk as a regex that can never backtrack.
+
+    Group 1 is the first matched code point and the match ends just after the last one.
+    Used for a query typed (or pasted) from scratch; keystrokes extend an earlier walk.
+    """
+    parts = []
+    for position, char in enumerate(query):
+        escaped = re.escape(char)
+        matched = f"({escaped})" if position == 0 else escaped
+        parts.append(f"[^{escaped}]*+{matched}")
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _step(
+    char: str, rows: list[int], hays: list[str], anchors: list[int], nexts: list[int]
+) -> tuple[list[int], list[str], list[int], list[int]]:
+    """Advance greedy walks by one code point, dropping the haystacks that run out."""
+    ends = list(map(str.find, hays, repeat(char), nexts))
+    keep = list(map(operator.ge, ends, repeat(0)))
+    return (
+        list(compress(rows, keep)),
+        list(compress(hays, keep)),
+        list(compress(anchors, keep)),
+        list(map(operator.add, compress(ends, keep), repeat(1))),
+    )
+
+
+def _label_positions(start: int, stop: int, label_offset: int, label_length: int) -> range:
+    """The part of hay[start:stop] that falls inside the label, as label indices."""
+    return range(max(start - label_offset, 0), min(stop - label_offset, label_length))
+
+
+@dataclass(frozen=True, slots=True)
+class _Walk:
+    """The rows a query matched, with where each haystack's greedy walk went.
+
+    `rows` (ascending) contain the query, first at `occurrences`; `loose_rows` (any order)
+    hold it only as a subsequence. Per row: the haystack, one past where the walk matched
+    the last code point (`nexts`), and `anchors` = index - count * (where it matched the
+    first), so that next * count + anchor = (gap + length) * count + index sorts the
+    subsequence tier by gap, then index.
+    """
+
+    query: str
+    rows: list[int]
+    hays: list[str]
+    anchors: list[int]
+    nexts: list[int]
+    occurrences: list[int]
+    loose_rows: list[int]
+    loose_hays: list[str]
+    loose_anchors: list[int]
+    loose_nexts: list[int]
+
+
+class _KeyedScores(Sequence[float]):
+    """Subsequence scores decoded from the sort keys (gap * count + index) only when read."""
+
+    __slots__ = ("_base", "_count", "_keys")
+
+    def __init__(self, keys: list[int], count: int, base: int) -> None:
+        self._keys = keys
+        self._count = count
+        self._base = base
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    @overload
+    def __getitem__(self, position: int) -> float: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[float]: ...
+
+    def __getitem__(self, position: int | slice) -> float | list[float]:
+        if isinstance(position, slice):
+            return [self[p] for p in range(*position.indices(len(self._keys)))]
+        return self._keys[position] // self._count + self._base
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """A stretch of a ranking matched by one tier; `scores` is one score or one per row."""
+
+    end: int
+    tier: Tier
+    scores: float | Sequence[float]
+
+
+@dataclass(frozen=True, slots=True)
+class _Remembered:
+    """A query's walk and its Go ranking (never mutated: callers copy the lists)."""
+
+    walk: _Walk
+    indices: list[int]
+    runs: list[_Run]
+
+
+class RankedIndex:
+    """Items prepared once for ranking; `rank(query)` is then called per keystroke.
+
+    Holds the lowered labels and haystacks, an exact-label table and a word vocabulary for
+    the typo tier (built here, or on the first typo search with `build_vocabulary=False`).
+    The walks and Go rankings of recent queries are kept: a query that equals one (backspace)
+    reuses it, and one that extends one (typing) starts from it, because every Go tier
+    implies a subsequence match of the haystack, so only the rows matched before can match
+    the longer query.
+    """
+
+    def __init__(self, items: Sequence[PickerItem], *, build_vocabulary: bool = True) -> None:
+        self._count = len(items)
+        self._labels = [go_lower(item.label) for item in items]
+        self._values = [go_lower(item.value) for item in items]
+        self._hays = [haystack(item) for item in items]
+        self._groups = [item.group for item in items]
+        self._label_offsets = [len(group) + 1 for group in self._groups]
+        self._label_ends = list(map(operator.add, self._label_offsets, map(len, self._labels)))
+        self._grouped = len(set(self._groups)) > 1
+        self._plain = not any(self._groups)
+        self._by_label: dict[str, list[int]] = {}
+        for index, label in enumerate(self._labels):
+            self._by_label.setdefault(label, []).append(index)
+        self._vocabulary: _Vocabulary | None = None
+        if build_vocabulary:
+            self._vocabulary = _Vocabulary(self._labels, self._values)
+        # Every search starts with one character: those are remembered apart, so typing
+        # other queries does not push them out.
+        self._first_chars: OrderedDict[str, _Remembered] = OrderedDict()
+        self._recent: OrderedDict[str, _Remembered] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def rank(self, query: str) -> Ranking:
+        """Rank every item against `query` (trimmed and lowered here, as Go does)."""
+        normalized = normalize_query(query)
+        if not normalized:
+            end = self._count
+            return Ranking(self, normalized, list(range(end)), [_Run(end, Tier.UNFILTERED, 0)])
+        entry = self._go_ranking(normalized)
+        indices = list(entry.indices)
+        runs = list(entry.runs)
+        if len(normalized) >= TYPO_MIN_QUERY_LENGTH:
+            typo_rows, typo_scores = self._rank_typos(normalized, entry.walk)
+            if typo_rows:
+                indices += typo_rows
+                runs.append(_Run(len(indices), Tier.TYPO, typo_scores))
+        return Ranking(self, normalized, indices, runs)
+
+    def _go_ranking(self, query: str) -> _Remembered:
+        """The Go tiers for `query`, remembered, and continued from the longest remembered
+        prefix of it when there is one."""
+        with self._lock:
+            cache = self._first_chars if len(query) == 1 else self._recent
+            remembered = cache.get(query)
+            if remembered is not None:
+                cache.move_to_end(query)
+                return remembered
+            start: _Walk | None = None
+            for length in range(len(query) - 1, 0, -1):
+                prefix = query[:length]
+                cached = (self._first_chars if length == 1 else self._recent).get(prefix)
+                if cached is not None:
+                    start = cached.walk
+                    break
+        if start is not None:
+            walk = self._extend(start, query[len(start.query) :])
+        elif len(query) <= 2:
+            walk = self._extend(self._walk_first(query[0]), query[1:])
+        else:
+            walk = self._walk_fresh(query)
+        indices, runs = self._order_go(walk)
+        remembered = _Remembered(walk, indices, runs)
+        with self._lock:
+            cache[query] = remembered
+            while len(cache) > _REMEMBERED_QUERIES:
+                cache.popitem(last=False)
+        return remembered
+
+    def _walk_first(self, char: str) -> _Walk:
+        """The walk of a one-character query: every haystack holding `char`."""
+        found = list(map(str.find, self._hays, repeat(char)))
+        holds = list(map(operator.ge, found, repeat(0)))
+        occurrences = list(compress(found, holds))
+        nexts = list(map(operator.add, occurrences, repeat(1)))
+        rows = list(compress(range(self._count), holds))
+        hays = list(compress(self._hays, holds))
+        anchors = self._anchors(rows, occurrences)
+        return _Walk(char, rows, hays, anchors, nexts, occurrences, [], [], [], [])
+
+    def _anchors(self, rows: list[int], firsts: list[int]) -> list[int]:
+        return list(map(operator.sub, rows, map(operator.mul, firsts, repeat(self._count))))
+
+    def _walk_fresh(self, query: str) -> _Walk:
+        """The walk of a longer query from scratch: one possessive regex per haystack."""
+        walks = list(map(_subsequence_pattern(query).match, self._hays))
+        hits = list(filter(None, walks))
+        rows = list(compress(range(self._count), walks))
+        hays = list(compress(self._hays, walks))
+        firsts = list(map(re.Match.start, hits, repeat(1)))
+        nexts = list(map(re.Match.end, hits))
+        anchors = self._anchors(rows, firsts)
+        walk = _Walk(query, rows, hays, anchors, nexts, firsts, [], [], [], [])
+        return self._split(walk, query)
+
+    def _extend(self, walk: _Walk, suffix: str) -> _Walk:
+        """The walk of `walk.query + suffix`, visiting only the rows `walk` matched.
+
+        The greedy walk of a longer query continues the walk of its prefix, and a haystack
+        containing the longer query contains the prefix, from the prefix's first occurrence on.
+        """
+        if not suffix:
+            return walk
+        rows, hays, anchors, nexts = walk.rows, walk.hays, walk.anchors, walk.nexts
+        occurrences = walk.occurrences
+        loose = (walk.loose_rows, walk.loose_hays, walk.loose_anchors, walk.loose_nexts)
+        for char in suffix[:-1]:
+            ends = list(map(str.find, hays, repeat(char), nexts))
+            keep = list(map(operator.ge, ends, repeat(0)))
+            rows = list(compress(rows, keep))
+            hays = list(compress(hays, keep))
+            anchors = list(compress(anchors, keep))
+            occurrences = list(compress(occurrences, keep))
+            nexts = list(map(operator.add, compress(ends, keep), repeat(1)))
+            loose = _step(char, *loose)
+        # The last code point: step the walks and re-check containment in one go.
+        char = suffix[-1]
+        query = walk.query + suffix
+        loose = _step(char, *loose)
+        ends = list(map(str.find, hays, repeat(char), nexts))
+        keep = list(map(operator.ge, ends, repeat(0)))
+        if keep.count(False) * 4 > len(keep):
+            # Many walks ran out: drop them first, so the search below skips their haystacks.
+            rows = list(compress(rows, keep))
+            hays = list(compress(hays, keep))
+            anchors = list(compress(anchors, keep))
+            occurrences = list(compress(occurrences, keep))
+            ends = list(compress(ends, keep))
+            keep = [True] * len(ends)
+        found = list(map(str.find, hays, repeat(query), occurrences))
+        inside = list(map(operator.ge, found, repeat(0)))
+        # Containing the query implies the walk went through, so this is "walk only".
+        moving = list(map(operator.xor, keep, inside))
+        return _Walk(
+            query,
+            list(compress(rows, inside)),
+            list(compress(hays, inside)),
+            list(compress(anchors, inside)),
+            list(map(operator.add, compress(ends, inside), repeat(1))),
+            list(compress(found, inside)),
+            loose[0] + list(compress(rows, moving)),
+            loose[1] + list(compress(hays, moving)),
+            loose[2] + list(compress(anchors, moving)),
+            loose[3] + list(map(operator.add, compress(ends, moving), repeat(1))),
+        )
+
+    @staticmethod
+    def _split(walk: _Walk, query: str) -> _Walk:
+        """Re-sort `walk`'s contained rows for `query`: still contained, or now loose."""
+        found = list(map(str.find, walk.hays, repeat(query), walk.occurrences))
+        inside = list(map(operator.ge, found, repeat(0)))
+        outside = list(map(operator.not_, inside))
+        return _Walk(
+            query,
+            list(compress(walk.rows, inside)),
+            list(compress(walk.hays, inside)),
+            list(compress(walk.anchors, inside)),
+            list(compress(walk.nexts, inside)),
+            list(compress(found, inside)),
+            walk.loose_rows + list(compress(walk.rows, outside)),
+            walk.loose_hays + list(compress(walk.hays, outside)),
+            walk.loose_anchors + list(compress(walk.anchors, outside)),
+            walk.loose_nexts + list(compress(walk.nexts, outside)),
+        )
+
+    def _order_go(self, walk: _Walk) -> tuple[list[int], list[_Run]]:
+        """Go's order of the rows `walk` matched, as item indices and tier runs."""
+        query = walk.query
+        length = len(query)
+        rows = walk.rows
+        if self._plain:
+            # No groups: every haystack is " <label> ..." and the trimmed query cannot start
+            # with a space, so the first occurrence is at 1 or later and an occurrence inside
+            # the label, if any, is the first one: it alone decides the label tiers.
+            limits = map(operator.sub, map(self._label_ends.__getitem__, rows), repeat(length))
+            in_label = list(map(operator.le, walk.occurrences, limits))
+            label_rows = list(compress(rows, in_label))
+            at_start = list(map(operator.eq, compress(walk.occurrences, in_label), repeat(1)))
+            hay_prefix_rows: list[int] = []
+            hay_contains_rows = list(compress(rows, map(operator.not_, in_label)))
+        else:
+            labels = list(map(self._labels.__getitem__, rows))
+            in_label = list(map(operator.contains, labels, repeat(query)))
+            label_rows = list(compress(rows, in_label))
+            at_start = list(map(str.startswith, compress(labels, in_label), repeat(query)))
+            outside_rows = list(compress(rows, map(operator.not_, in_label)))
+            outside_hays = map(self._hays.__getitem__, outside_rows)
+            hay_starts = list(map(str.startswith, outside_hays, repeat(query)))
+            hay_prefix_rows = list(compress(outside_rows, hay_starts))
+            hay_contains_rows = list(compress(outside_rows, map(operator.not_, hay_starts)))
+        prefix_rows = list(compress(label_rows, at_start))
+        contains_rows = list(compress(label_rows, map(operator.not_, at_start)))
+        exact_rows: list[int] = []
+        exact = self._by_label.get(query)
+        if exact:
+            exact_set = set(exact)
+            exact_rows = [row for row in prefix_rows if row in exact_set]
+            prefix_rows = [row for row in prefix_rows if row not in exact_set]
+
+        # Subsequence rows by (gap, index): one integer key per row sorts both at C speed.
+        # key = (next - first) * count + index, and next - first = gap + length.
+        count = self._count
+        nexts = map(operator.mul, walk.loose_nexts, repeat(count))
+        keys = sorted(map(operator.add, nexts, walk.loose_anchors))
+        subsequence_rows = list(map(operator.mod, keys, repeat(count)))
+        subsequence_scores = _KeyedScores(keys, count, GO_SCORES[Tier.SUBSEQUENCE] - length)
+
+        if self._grouped:
+            return self._order_groups(
+                [
+                    (Tier.EXACT, exact_rows, None),
+                    (Tier.LABEL_PREFIX, prefix_rows, None),
+                    (Tier.LABEL_CONTAINS, contains_rows, None),
+                    (Tier.HAY_PREFIX, hay_prefix_rows, None),
+                    (Tier.HAY_CONTAINS, hay_contains_rows, None),
+                    (Tier.SUBSEQUENCE, subsequence_rows, list(subsequence_scores)),
+                ]
+            )
+        indices: list[int] = []
+        runs: list[_Run] = []
+        for tier, block in (
+            (Tier.EXACT, exact_rows),
+            (Tier.LABEL_PREFIX, prefix_rows),
+            (Tier.LABEL_CONTAINS, contains_rows),
+            (Tier.HAY_PREFIX, hay_prefix_rows),
+            (Tier.HAY_CONTAINS, hay_contains_rows),
+        ):
+            if block:
+                indices += block
+                runs.append(_Run(len(indices), tier, GO_SCORES[tier]))
+        if subsequence_rows:
+            indices += subsequence_rows
+            runs.append(_Run(len(indices), Tier.SUBSEQUENCE, subsequence_scores))
+        return indices, runs
+
+    def _order_groups(
+        self, blocks: list[tuple[Tier, list[int], list[float] | None]]
+    ) -> tuple[list[int], list[_Run]]:
+        """Go's group ordering: best score, then first matching position; then score, index."""
+        entries: list[tuple[int, Tier, float]] = []
+        for tier, rows, scores in blocks:
+            if scores is None:
+                entries += [(row, tier, GO_SCORES[tier]) for row in rows]
+            else:
+                entries += [(row, tier, score) for row, score in zip(rows, scores, strict=True)]
+        group_first: dict[str, int] = {}
+        group_best: dict[str, float] = {}
+        for row, _, score in entries:
+            group = self._groups[row]
+            if row < group_first.get(group, self._count):
+                group_first[group] = row
+            if score < group_best.get(group, float("inf")):
+                group_best[group] = score
+        groups = self._groups
+        entries.sort(
+            key=lambda entry: (
+                group_best[groups[entry[0]]],
+                group_first[groups[entry[0]]],
+                entry[2],
+                entry[0],
+            )
+        )
+        runs = [_Run(end + 1, tier, score) for end, (_, tier, score) in enumerate(entries)]
+        return [row for row, _, _ in entries], runs
+
+    def _rank_typos(self, query: str, walk: _Walk) -> tuple[list[int], list[float]]:
+        """Rows no Go tier matched whose label or id is within a typo or two of the query.
+
+        A row is a candidate when each query word of three or more characters is close to
+        one of its words (a rapidfuzz pass over the vocabulary, cached per word); only the
+        candidates are scored, with `partial_ratio` against the label, and against the id
+        when no Go tier matched at all.
+        """
+        terms = {term for term in _WORD_PATTERN.findall(query) if len(term) >= 3}
+        if not terms:
+            return [], []
+        if self._vocabulary is None:
+            self._vocabulary = _Vocabulary(self._labels, self._values)
+        vocabulary = self._vocabulary
+        candidates = set.intersection(*(set(vocabulary.rows_near(term)) for term in terms))
+        if candidates:
+            candidates.difference_update(walk.rows)
+            candidates.difference_update(walk.loose_rows)
+        if not candidates:
+            return [], []
+        rows = sorted(candidates)
+        best: dict[int, float] = {}
+        searched = [vocabulary.padded_labels]
+        if not (walk.rows or walk.loose_rows):
+            # Ids all look alike ("zero_<time>_<nanos>_<n>"): next to a real match, a
+            # neighbouring id would be noise (and Go leaves exactly one row for a full id).
+            searched.append(vocabulary.padded_values)
+        for strings in searched:
+            choices = list(map(strings.__getitem__, rows))
+            for _, similarity, position in process.extract(
+                query,
+                choices,
+                scorer=fuzz.partial_ratio,
+                processor=None,
+                score_cutoff=TYPO_SIMILARITY_CUTOFF,
+                limit=None,
+            ):
+                row = rows[position]
+                if similarity > best.get(row, 0.0):
+                    best[row] = similarity
+        ranked = sorted(best.items(), key=lambda entry: (-entry[1], entry[0]))
+        return [row for row, _ in ranked], [similarity for _, similarity in ranked]
+
+    def positions(self, index: int, tier: Tier, query: str) -> tuple[int, ...]:
+        """Label code-point indices to highlight for item `index` matched by `tier`."""
+        label = self._labels[index]
+        if tier in (Tier.EXACT, Tier.LABEL_PREFIX, Tier.LABEL_CONTAINS):
+            start = label.find(query)
+            return tuple(range(start, start + len(query)))
+        offset = self._label_offsets[index]
+        hay = self._hays[index]
+        if tier in (Tier.HAY_PREFIX, Tier.HAY_CONTAINS):
+            start = hay.find(query)
+            return tuple(_label_positions(start, start + len(query), offset, len(label)))
+        if tier is Tier.SUBSEQUENCE:
+            greedy = _greedy_positions(hay, query) or []
+            return tuple(p - offset for p in greedy if 0 <= p - offset < len(label))
+        if tier is Tier.TYPO and self._vocabulary is not None:
+            return _typo_positions(query, self._vocabulary.padded_labels[index])
+        return ()
+
+
+class _Vocabulary:
+    """What the typo tier searches: the distinct words of the labels and ids, each with the
+    rows holding it, and every label, id and word padded with `_PAD`.
+
+    The padding stops `partial_ratio` from rewarding a window cut off at a string's edge:
+    unpadded, "rev" scores 80 against "store" (its last two characters, "re").
+    """
+
+    def __init__(self, labels: list[str], values: list[str]) -> None:
+        word_rows: defaultdict[str, list[int]] = defaultdict(list)
+        # Titles repeat their pieces: split on whitespace (never inside a word) and find
+        # the words of each distinct piece once.
+        piece_words: dict[str, list[str]] = {}
+        for row, (label, value) in enumerate(zip(labels, values, strict=True)):
+            words = set(_WORD_PATTERN.findall(value))
+            for piece in label.split():
+                found = piece_words.get(piece)
+                if found is None:
+                    found = piece_words[piece] = _WORD_PATTERN.findall(piece)
+                words.update(found)
+            for word in words:
+                word_rows[word].append(row)
+        self._word_rows = word_rows
+        self._words = sorted(word_rows, key=len)
+        self._padded_words = [f"{_PAD}{word}{_PAD}" for word in self._words]
+        self._lengths = list(map(len, self._words))
+        self.padded_labels = [f"{_PAD}{label}{_PAD}" for label in labels]
+        self.padded_values = [f"{_PAD}{value}{_PAD}" for value in values]
+        self._near: OrderedDict[str, frozenset[int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def rows_near(self, term: str) -> frozenset[int]:
+        """Rows with a word close to `term`: similar as a whole, or a longer word with a
+        close part ("exprot" reaches "exporter"). Cached: typing changes only the last word."""
+        with self._lock:
+            cached = self._near.get(term)
+        if cached is not None:
+            return cached
+        near = process.extract(
+            term,
+            self._words,
+            scorer=fuzz.ratio,
+            processor=None,
+            score_cutoff=_WORD_SIMILARITY_CUTOFF,
+            limit=None,
+        )
+        low = bisect_right(self._lengths, len(term) + 1)
+        high = bisect_right(self._lengths, 4 * len(term))
+        longer = process.extract(
+            term,
+            self._padded_words[low:high],
+            scorer=fuzz.partial_ratio,
+            processor=None,
+            score_cutoff=_WORD_SIMILARITY_CUTOFF,
+            limit=None,
+        )
+        word_rows = self._word_rows
+        rows = frozenset().union(
+            *(word_rows[word] for word, _, _ in near),
+            *(word_rows[self._words[low + position]] for _, _, position in longer),
+        )
+        with self._lock:
+            self._near[term] = rows
+            if len(self._near) > _TERM_CACHE_SIZE:
+                self._near.popitem(last=False)
+        return rows
+
+
+def _typo_positions(query: str, padded_label: str) -> tuple[int, ...]:
+    """The label characters rapidfuzz aligned with query characters (none when the id won)."""
+    alignment = fuzz.partial_ratio_alignment(
+        query, padded_label, processor=None, score_cutoff=TYPO_SIMILARITY_CUTOFF
+    )
+    if alignment is None:
+        return ()
+    source = query[alignment.src_start : alignment.src_end]
+    target = padded_label[alignment.dest_start : alignment.dest_end]
+    label_length = len(padded_label) - 2 * len(_PAD)
+    positions: list[int] = []
+    for opcode in Indel.opcodes(source, target):
+        if opcode.tag == "equal":
+            start = alignment.dest_start + opcode.dest_start - len(_PAD)
+            stop = alignment.dest_start + opcode.dest_end - len(_PAD)
+            positions.extend(range(max(start, 0), min(stop, label_length)))
+    return tuple(positions)
+
+
+class Ranking(Sequence[Match]):
+    """The result of `RankedIndex.rank`: a read-only sequence of `Match`, best first.
+
+    Built lazily: with 10,000 matching rows, creating every `Match` (and its highlight
+    positions) would cost more than the whole ranking, and a picker only draws a screenful.
+    `indices` gives all item indices in order without building any `Match`.
+    """
+
+    __slots__ = ("_ends", "_index", "_indices", "_query", "_runs")
+
+    def __init__(
+        self, index: RankedIndex, query: str, indices: list[int], runs: list[_Run]
+    ) -> None:
+        self._index = index
+        self._query = query
+        self._indices = indices
+        self._runs = runs
+        self._ends = [run.end for run in runs]
+
+    @property
+    def query(self) -> str:
+        """The normalized query (trimmed, lowered) this ranking answers."""
+        return self._query
+
+    @property
+    def indices(self) -> list[int]:
+        """Item indices in ranked order (a copy)."""
+        return list(self._indices)
+
+    @property
+    def highlights(self) -> Highlights:
+        """Item index -> label positions to highlight, computed lazily per item."""
+        return Highlights(self)
+
+    def __len__(self) -> int:
+        return len(self._indices)
+
+    @overload
+    def __getitem__(self, position: int) -> Match: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[Match]: ...
+
+    def __getitem__(self, position: int | slice) -> Match | list[Match]:
+        if isinstance(position, slice):
+            return [self._match(p) for p in range(*position.indices(len(self._indices)))]
+        if position < 0:
+            position += len(self._indices)
+        if not 0 <= position < len(self._indices):
+            raise IndexError(position)
+        return self._match(position)
+
+    def __iter__(self) -> Iterator[Match]:
+        return (self._match(position) for position in range(len(self._indices)))
+
+    def _match(self, position: int) -> Match:
+        index = self._indices[position]
+        run_number = bisect_right(self._ends, position)
+        run = self._runs[run_number]
+        if isinstance(run.scores, Sequence):
+            start = self._ends[run_number - 1] if run_number else 0
+            score = run.scores[position - start]
+        else:
+            score = run.scores
+        if run.tier is Tier.UNFILTERED:
+            return Match(index, run.tier, score, ())
+        return Match(index, run.tier, score, self._index.positions(index, run.tier, self._query))
+
+
+class Highlights(Mapping[int, tuple[int, ...]]):
+    """Item index -> label positions to highlight, computed when a row is drawn."""
+
+    __slots__ = ("_cache", "_ranking", "_where")
+
+    def __init__(self, ranking: Ranking) -> None:
+        self._ranking = ranking
+        self._where: dict[int, int] | None = None
+        self._cache: dict[int, tuple[int, ...]] = {}
+
+    def __getitem__(self, index: int) -> tuple[int, ...]:
+        cached = self._cache.get(index)
+        if cached is not None:
+            return cached
+        if self._where is None:
+            self._where = {item: position for position, item in enumerate(self._ranking.indices)}
+        position = self._where[index]
+        positions = self._ranking[position].positions
+        self._cache[index] = positions
+        return positions
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ranking.indices)
+
+    def __len__(self) -> int:
+        return len(self._ranking)
