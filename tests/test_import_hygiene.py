@@ -33,7 +33,7 @@ REQUIRED_MODULES = [
 # Modules other engineers are writing; checked as soon as they exist.
 OPTIONAL_MODULES = [
     "zero_tui.transcript",
-    "zero_tui.transcript.atomic",
+    "zero_tui.atomic",
     "zero_tui.transcript.export",
     "zero_tui.transcript.export_html",
     "zero_tui.transcript.log_index",

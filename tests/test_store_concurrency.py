@@ -58,7 +58,7 @@ if sys.argv[3] == "slow":
             written = os.write(fd, view[:64])
             view = view[written:]
             time.sleep(0.001)
-    store_module._write_all = slow_write_all
+    store_module.write_all = slow_write_all
 store = SessionStore(sys.argv[1])
 sid = sys.argv[2]
 print("ready", flush=True)

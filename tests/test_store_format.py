@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from example_store import copy_example_store, load_expected
 
+from zero_tui import atomic
 from zero_tui.store import Event, Goal, Metadata, SessionStore, StoreError, default_root
-from zero_tui.store import store as store_module
 from zero_tui.store.events import decode_line
 from zero_tui.store.gojson import marshal
 from zero_tui.store.resumable import filter_resumable
@@ -250,13 +250,13 @@ def test_case_07_batch_reads_the_clock_per_event_in_one_write(
     )
     store.create("batch")
     writes: list[bytes] = []
-    real_write_all = store_module._write_all
+    real_write_all = atomic.write_all
 
     def recording_write_all(fd: int, data: bytes) -> None:
         writes.append(data)
         real_write_all(fd, data)
 
-    monkeypatch.setattr(store_module, "_write_all", recording_write_all)
+    monkeypatch.setattr("zero_tui.store.store.write_all", recording_write_all)
     events = store.append_events(
         "batch",
         [

@@ -84,6 +84,21 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("session_id", metavar="ID")
     show.add_argument("--raw", action="store_true", help="the raw log, without rehydration")
     show.add_argument("--json", action="store_true", help="print a JSON array of events")
+
+    export = commands.add_parser("export", help="write a session's transcript to a file")
+    _common_options(export, at_top=False)
+    export.add_argument("session_id", metavar="ID")
+    export.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="file to write; relative to --cwd (default: zero-transcript-<time>.<ext> there)",
+    )
+    export.add_argument(
+        "--format",
+        choices=("txt", "md", "json", "html"),
+        help="txt (Zero's), md, json or html (default: from PATH's extension, else txt)",
+    )
     return parser
 
 
@@ -179,12 +194,36 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if notice:
             err.write(f"{PROG}: {notice}\n")
     if args.json:
-        _write_json([event.to_dict() for event in events], out)
+        from zero_tui.transcript.export import json_pieces
+
+        out.writelines(json_pieces(events))
         return EXIT_OK
     from zero_tui.transcript.render_text import render_transcript_text
     from zero_tui.transcript.rows import collapse_for_display, rows_from_events
 
     out.write(render_transcript_text(meta, collapse_for_display(rows_from_events(events))))
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.atomic import AtomicWriteError
+    from zero_tui.transcript.export import export_session
+
+    try:
+        result = export_session(
+            _store(args),
+            args.session_id,
+            fmt=args.format,
+            path=args.output,
+            workspace=_workspace(args),
+            now=datetime.now().astimezone(),
+        )
+    except AtomicWriteError as error:
+        err.write(f"{PROG}: {error}\n")
+        return EXIT_DATA_ERROR
+    if result.notice:
+        err.write(f"{PROG}: {result.notice}\n")
+    out.write(f"wrote transcript to {result.path}\n")
     return EXIT_OK
 
 
@@ -211,6 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers: dict[str | None, Callable[[], int]] = {
         "sessions": lambda: cmd_sessions(args, out),
         "show": lambda: cmd_show(args, out, err),
+        "export": lambda: cmd_export(args, out, err),
         None: lambda: run_tui(args),
     }
     try:

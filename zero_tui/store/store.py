@@ -6,11 +6,10 @@ import builtins
 import itertools
 import os
 import re
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import filelock
 
+from zero_tui.atomic import AtomicWriteError, write_all, write_atomic
 from zero_tui.store import gojson
 from zero_tui.store.errors import SessionBusyError, StoreError
 from zero_tui.store.events import decode_line, parse_log, rehydrate
@@ -101,26 +101,6 @@ class LogTail:
     keep_length: int  # the log is cut back to this length before appending
     needs_newline: bool  # the last accepted line lacks its "\n"
     last_sequence: int | None  # of the last complete event; None when unknown
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def _fsync_dir(path: Path) -> None:
-    if os.name == "nt":
-        return
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class SessionStore:
@@ -350,27 +330,12 @@ class SessionStore:
 
     # --- writing -------------------------------------------------------------------
 
-    def _write_atomic(self, target: Path, content: bytes) -> None:
-        """Temp file, fsync, rename over the target, fsync the directory (store-format §8)."""
-        temp = target.with_name(
-            f"{target.name}.tmp-{os.getpid()}-{next(self._counter)}-{secrets.token_hex(4)}"
-        )
-        try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                _write_all(fd, content)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(temp, target)
-        except OSError as error:
-            with suppress(OSError):
-                temp.unlink()
-            raise StoreError(f"write {target.name}: {error.strerror}: {target}") from None
-        _fsync_dir(target.parent)
-
     def _write_metadata(self, session_id: str, meta: Metadata) -> None:
-        self._write_atomic(self.metadata_path(session_id), meta.to_json_bytes())
+        path = self.metadata_path(session_id)
+        try:
+            write_atomic(os.fspath(path), meta.to_json_bytes())
+        except AtomicWriteError as error:
+            raise StoreError(f"write zero session metadata: {error}") from None
 
     def _metadata_for_update(self, session_id: str) -> Metadata:
         try:
@@ -445,7 +410,7 @@ class SessionStore:
                 if tail.keep_length < size:
                     os.ftruncate(fd, tail.keep_length)
                 os.lseek(fd, 0, os.SEEK_END)
-                _write_all(fd, b"".join(lines))
+                write_all(fd, b"".join(lines))
                 os.fsync(fd)
             except OSError as error:
                 raise StoreError(f"append zero session event: {error.strerror}: {path}") from None

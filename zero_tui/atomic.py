@@ -1,0 +1,134 @@
+"""Write a file atomically: temp file in the same directory, fsync, rename over the target.
+
+Used by the store (metadata.json, store-format §8) and the transcript exporters (design
+§3.6). Readers of the destination see either the old content or the complete new content,
+never a partial file:
+
+* the temp file is created next to the destination (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode
+  0600), filled, fsynced, then renamed over the destination; the directory is fsynced after;
+* a symlink at the destination is *replaced* by the new file — rename never follows it, so
+  its target is left untouched;
+* the result always has mode 0600 (design §3.6; Zero's /export would keep an existing
+  file's bits, but a transcript can hold secrets);
+* a missing parent directory is not created;
+* on any failure — including an exception raised by the caller's chunk iterator halfway —
+  the temp file is removed and the destination is left as it was.
+
+Errors read like Go's: `open <path>: no such file or directory`. No Textual or Rich import.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterable
+from contextlib import suppress
+
+NEW_FILE_MODE = 0o600
+_OPEN_FLAGS = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class AtomicWriteError(Exception):
+    """The file could not be written; `str()` is `failed to write <path>: <reason>`."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"failed to write {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def go_error_text(error: OSError) -> str:
+    """The OS error text as Go prints it (`syscall.Errno`): lower-case, no errno number."""
+    text = error.strerror or (os.strerror(error.errno) if error.errno else str(error))
+    return text[:1].lower() + text[1:] if text else "unknown error"
+
+
+def _fail(op: str, path: str, error: OSError) -> AtomicWriteError:
+    return AtomicWriteError(path, f"{op} {path}: {go_error_text(error)}")
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_directory(directory: str) -> None:
+    if os.name == "nt":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse to fsync a directory; the rename is done
+    finally:
+        os.close(fd)
+
+
+def _refuse_directory(path: str) -> None:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except NotADirectoryError as error:
+        raise _fail("open", path, error) from None
+    except OSError:
+        return  # the open below reports the real problem, if any
+    if stat.S_ISDIR(info.st_mode):
+        raise _fail("open", path, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
+
+
+def write_atomic(path: str, content: bytes | Iterable[bytes]) -> int:
+    """Write `content` (bytes, or chunks of bytes) to `path` atomically; returns the size.
+
+    Raises AtomicWriteError for an OS failure; any other exception from the chunk iterator
+    propagates unchanged. Either way the destination keeps its old content and no temp file
+    is left behind.
+    """
+    directory = os.path.dirname(path) or "."
+    _refuse_directory(path)
+    temp = os.path.join(
+        directory, f".{os.path.basename(path)[:120]}.{os.getpid()}-{secrets.token_hex(6)}.tmp"
+    )
+    try:
+        fd = os.open(temp, _OPEN_FLAGS, NEW_FILE_MODE)
+    except OSError as error:
+        raise _fail("open", path, error) from None
+    size = 0
+    step = "write"
+    try:
+        try:
+            chunks = (content,) if isinstance(content, bytes) else content
+            for chunk in chunks:
+                write_all(fd, chunk)
+                size += len(chunk)
+            step = "chmod"
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, NEW_FILE_MODE)  # exact bits, whatever the umask
+            step = "sync"
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        step = "rename"
+        os.replace(temp, path)
+    except BaseException as error:
+        with suppress(OSError):
+            os.unlink(temp)
+        if isinstance(error, OSError):
+            raise _fail(step, path, error) from None
+        raise
+    _fsync_directory(directory)
+    return size

@@ -1,0 +1,744 @@
+"""Transcript exports: txt (Zero's format), md, json and html (design §3.6, tui-behaviour §5).
+
+The pure API the app calls from a worker, and `zero-tui export` calls directly:
+
+* `resolve_export_path(arg, fmt, workspace, now) -> (path, fmt)` — where the file goes and
+  in which format (default name `zero-transcript-YYYYMMDD-HHMMSS.<ext>` in local time; a
+  relative path is joined onto the workspace; the extension picks the format when none is
+  given, an unknown extension meaning txt);
+* `render_export(meta, events, fmt) -> bytes` (and `iter_export`, the same bytes in chunks);
+* `export_session(store, session_id, *, fmt, path, workspace, now) -> ExportResult` — reads
+  the session's rehydrated events (the raw ones, with a notice, when the latest compaction
+  cannot be used: the same fallback as the transcript), renders and writes atomically
+  (`zero_tui.atomic`). Raises StoreError (unknown session, unreadable log) or
+  AtomicWriteError (`failed to write <path>: <reason>`).
+
+Formats:
+
+* txt — Zero's /export: the resume card, then the user, assistant, system and error rows as
+  `you: ` / `zero: ` / `· ` / `error: ` blocks, each `prefix + text + "\\n\\n"` with the
+  text's trailing newlines removed and whitespace-only rows skipped. Unlike Zero, no
+  internal card marker (a NUL) is written.
+* md — a document: the session's facts, one section per turn, tool calls and their output
+  in `<details>` blocks, fenced code kept, the compaction summary marked as such.
+* json — the events as `zero-tui show --json` prints them (an indented JSON array of
+  `{id, sessionId, sequence, type, createdAt, payload}`), written one event at a time.
+* html — one self-contained page (`zero_tui.transcript.export_html`).
+
+Session text is data: control characters (escape sequences included) never reach an
+export — they are removed from txt/md/html and escaped in json — and nothing in the text
+can open markup: md escapes HTML outside code and fences tool output, html escapes all.
+No Textual or Rich import here.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+import os
+import re
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from html import escape as _html_escape
+
+from zero_tui.atomic import write_atomic
+from zero_tui.store import Event, Metadata, SessionStore, StoreError
+from zero_tui.store.events import rehydrate
+from zero_tui.store.gotext import clean_path, collapse_space, trim_space
+from zero_tui.transcript.rows import (
+    Row,
+    RowBuilder,
+    RowKind,
+    ToolInfo,
+    collapse_for_display,
+    resume_card,
+    rows_from_events,
+)
+from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
+
+_WINDOWS = os.name == "nt"
+CHUNK_CHARS = 1 << 20
+DEFAULT_NAME_PREFIX = "zero-transcript-"
+
+
+class ExportFormat(StrEnum):
+    TXT = "txt"
+    MD = "md"
+    JSON = "json"
+    HTML = "html"
+
+
+EXPORT_FORMATS: tuple[str, ...] = tuple(member.value for member in ExportFormat)
+_FORMAT_BY_EXTENSION = {
+    ".txt": ExportFormat.TXT,
+    ".md": ExportFormat.MD,
+    ".markdown": ExportFormat.MD,
+    ".json": ExportFormat.JSON,
+    ".html": ExportFormat.HTML,
+    ".htm": ExportFormat.HTML,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ExportResult:
+    """What `export_session` wrote: the final path, the format, and the fallback notice."""
+
+    path: str
+    fmt: ExportFormat
+    notice: str | None
+    size: int
+    event_count: int
+
+
+# --- where and what ------------------------------------------------------------------------
+
+
+def parse_format(value: ExportFormat | str) -> ExportFormat:
+    """`txt`, `md`, `json` or `html` (any case); ValueError otherwise."""
+    try:
+        return ExportFormat(str(value).strip().lower())
+    except ValueError:
+        raise ValueError(
+            f"unknown export format {value!r} (choose from {', '.join(EXPORT_FORMATS)})"
+        ) from None
+
+
+def format_for_path(path: str) -> ExportFormat:
+    """The format a file name asks for by its extension; an unknown extension means txt."""
+    return _FORMAT_BY_EXTENSION.get(os.path.splitext(path)[1].lower(), ExportFormat.TXT)
+
+
+def default_export_name(fmt: ExportFormat | str, now: datetime) -> str:
+    """`zero-transcript-YYYYMMDD-HHMMSS.<ext>` in local time (a naive `now` is local time)."""
+    local = now.astimezone() if now.tzinfo is not None else now
+    return f"{DEFAULT_NAME_PREFIX}{local.strftime('%Y%m%d-%H%M%S')}.{parse_format(fmt).value}"
+
+
+def resolve_export_path(
+    arg: str | None,
+    fmt: ExportFormat | str | None,
+    workspace: str,
+    now: datetime,
+) -> tuple[str, ExportFormat]:
+    """The file to write and its format, as Zero's /export resolves its argument.
+
+    The argument is trimmed (spaces inside are kept, `~` is not expanded). Empty: the
+    default name. A relative path is joined onto the workspace (the join also cleans `..`);
+    an absolute path is used as given. `fmt` wins when given; otherwise the extension
+    decides (unknown: txt).
+    """
+    text = trim_space(arg or "")
+    chosen = parse_format(fmt) if fmt else None
+    if not text:
+        chosen = chosen or ExportFormat.TXT
+        text = default_export_name(chosen, now)
+    if not os.path.isabs(text):
+        text = clean_path(os.path.join(workspace, text) if workspace else text, windows=_WINDOWS)
+    return text, chosen or format_for_path(text)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def load_export_events(
+    store: SessionStore, session_id: str
+) -> tuple[Metadata, list[Event], str | None]:
+    """Metadata, the rehydrated events and None — or the raw events and a notice saying so.
+
+    StoreError for an unknown session or an unreadable log.
+    """
+    meta = store.get(session_id)
+    if meta is None:
+        raise StoreError(f"zero session not found: {session_id}")
+    events = store.read_events(session_id)
+    try:
+        return meta, rehydrate(events), None
+    except StoreError as error:
+        return meta, events, sanitize_line(f"exported the raw log, not the compacted view: {error}")
+
+
+# --- text helpers ------------------------------------------------------------------------------
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+_gc_lock = threading.Lock()
+_gc_holders = 0
+_gc_was_enabled = False
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while an export builds its rows and text.
+
+    Building the rows of a 100,000-event session makes hundreds of thousands of long-lived
+    objects; with the collector on, every full collection walks the events they come from
+    too, and that doubles the cost. Rows and rendered text hold no reference cycles, so
+    nothing is leaked meanwhile. Re-entrant and shared between threads: the collector comes
+    back (if it was on) when the last export leaves.
+    """
+    global _gc_holders, _gc_was_enabled
+    with _gc_lock:
+        if _gc_holders == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_holders += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_holders -= 1
+            if _gc_holders == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+def encode_utf8(text: str) -> bytes:
+    """UTF-8, with any lone surrogate (from a `\\ud800` escape in a payload) as U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", text).encode("utf-8")
+
+
+def _chunked(pieces: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[bytes]:
+    buffer: list[str] = []
+    held = 0
+    for piece in pieces:
+        buffer.append(piece)
+        held += len(piece)
+        if held >= size:
+            yield encode_utf8("".join(buffer))
+            buffer.clear()
+            held = 0
+    if buffer:
+        yield encode_utf8("".join(buffer))
+
+
+# --- txt: Zero's format -----------------------------------------------------------------------
+
+_TXT_PREFIXES = {
+    RowKind.USER: "you: ",
+    RowKind.ASSISTANT: "zero: ",
+    RowKind.SYSTEM: "· ",
+    RowKind.ERROR: "error: ",
+}
+# Only these events can give user/assistant/system/error rows; leaving the others out of the
+# builder gives the same rows for them (tool, permission and specialist state never touches a
+# message row) at a fraction of the cost.
+_TXT_EVENT_TYPES = frozenset({"message", "error", "session_compaction", "session_fork"})
+
+
+def txt_block(prefix: str, text: str) -> str:
+    """One block of Zero's format; "" for a whitespace-only text."""
+    body = sanitize_text(text).rstrip("\n")
+    if not trim_space(body):
+        return ""
+    return prefix + body + "\n\n"
+
+
+def _txt_pieces(meta: Metadata, events: Sequence[Event], card: Sequence[str]) -> Iterator[str]:
+    yield txt_block(_TXT_PREFIXES[RowKind.SYSTEM], "\n".join(card))
+    builder = RowBuilder()
+    builder.add_events(event for event in events if event.type in _TXT_EVENT_TYPES)
+    for row in builder.rows:
+        prefix = _TXT_PREFIXES.get(row.kind)
+        if prefix is not None:
+            yield txt_block(prefix, row.text)
+
+
+# --- json: `show --json` -----------------------------------------------------------------------
+
+_JSON_INDENT_ENCODER = json.JSONEncoder(ensure_ascii=False, indent=2)
+_json_string = json.encoder.encode_basestring  # the C one: ensure_ascii=False's escaping
+# json escapes C0 controls itself; DEL, the C1 controls (0x9B is a one-byte CSI) and lone
+# surrogates are written as \u escapes too. They can only occur inside strings.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+def _json_escape_char(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _json_scalar(value: object) -> str | None:
+    """A scalar exactly as json.dumps writes it; None for containers (and anything else)."""
+    if isinstance(value, str):
+        return _json_string(value)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return float.__repr__(value)
+    return None
+
+
+def _json_payload(payload: object) -> str:
+    """The payload at depth 2 of the array, as `json.dumps(..., indent=2)` would write it.
+
+    Most payloads are flat objects of strings and numbers: those are written here with the C
+    string encoder; anything nested goes through the (slow, pure-Python) indenting encoder.
+    """
+    if isinstance(payload, dict) and payload:
+        items = []
+        for key, value in payload.items():
+            scalar = _json_scalar(value)
+            if scalar is None or not isinstance(key, str):
+                break
+            items.append(_json_string(key) + ": " + scalar)
+        else:
+            return "{\n      " + ",\n      ".join(items) + "\n    }"
+    else:
+        scalar = _json_scalar(payload)
+        if scalar is not None:
+            return scalar
+    return _JSON_INDENT_ENCODER.encode(payload).replace("\n", "\n    ")
+
+
+def json_event(event: Event) -> str:
+    """One event of the array, indented as `zero-tui show --json` prints it."""
+    text = (
+        '{\n    "id": '
+        + _json_string(event.id)
+        + ',\n    "sessionId": '
+        + _json_string(event.session_id)
+        + ',\n    "sequence": '
+        + int.__repr__(event.sequence)
+        + ',\n    "type": '
+        + _json_string(event.type)
+        + ',\n    "createdAt": '
+        + _json_string(event.created_at)
+        + ',\n    "payload": '
+        + _json_payload(event.payload)
+        + "\n  }"
+    )
+    if not (text.isascii() and "\x7f" not in text) and _JSON_UNSAFE.search(text):
+        text = _JSON_UNSAFE.sub(_json_escape_char, text)
+    return text
+
+
+def json_pieces(events: Sequence[Event]) -> Iterator[str]:
+    """The `show --json` array, one event at a time (DEL, C1 and lone surrogates escaped)."""
+    if not events:
+        yield "[]\n"
+        return
+    separator = "[\n  "
+    for event in events:
+        yield separator + json_event(event)
+        separator = ",\n  "
+    yield "\n]\n"
+
+
+# --- shared by md and html ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    label: str
+    value: str
+    code: bool = False
+
+
+def session_facts(meta: Metadata, event_count: int) -> list[Fact]:
+    """The header facts of an md/html export (empty values left out)."""
+    events = str(event_count)
+    if meta.event_count != event_count:
+        events += f" ({meta.event_count} in the log)"
+    facts = [
+        Fact("Session", meta.session_id, code=True),
+        Fact("Kind", meta.session_kind),
+        Fact("Workspace", meta.cwd, code=True),
+        Fact("Model", meta.model_id, code=True),
+        Fact("Provider", meta.provider),
+        Fact("Parent", meta.parent_session_id, code=True),
+        Fact("Created", meta.created_at),
+        Fact("Updated", meta.updated_at),
+        Fact("Events", events),
+    ]
+    if meta.goal is not None:
+        facts.append(Fact("Goal", f"{meta.goal.status} — {meta.goal.objective}"))
+    return [fact for fact in facts if trim_space(fact.value)]
+
+
+def display_rows(events: Sequence[Event]) -> list[Row]:
+    """The rows a transcript shows for these events (§6.2 mapping, §6.3 display collapse)."""
+    return collapse_for_display(rows_from_events(events))
+
+
+def turn_excerpt(text: str, limit: int = 60) -> str:
+    """The first non-blank line of a prompt, whitespace collapsed, cut to `limit` chars."""
+    for line in sanitize_text(text).split("\n"):
+        collapsed = collapse_space(line)
+        if collapsed:
+            return collapsed if len(collapsed) <= limit else collapsed[: limit - 1] + "…"
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolView:
+    """A tool card's parts, for md and html alike."""
+
+    name: str
+    status: str
+    target: str
+    secondary: str
+    arguments: str
+    argument_fields: tuple[tuple[str, str], ...]
+    output: str
+    output_is_diff: bool
+    changed_files: tuple[str, ...]
+    meta: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in ("ok", "no result")
+
+
+_DIFF_START = re.compile(r"(?:--- |\+\+\+ |@@ |diff )")
+
+
+def pretty_arguments(raw: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Tool arguments (a JSON string) for reading: (JSON text, ()) or ("", fields).
+
+    Short arguments stay as recorded. Long ones are indented — or, when they are an object
+    with a multi-line string (file contents, patches), split into (name, value) fields so
+    the text reads as text rather than as one JSON string full of `\\n`.
+    """
+    text = trim_space(raw)
+    if len(text) <= 80 or text in ("{}", ""):
+        return ("" if text == "{}" else text), ()
+    try:
+        decoded = json.loads(text)
+        if isinstance(decoded, dict) and any(
+            isinstance(value, str) and "\n" in value for value in decoded.values()
+        ):
+            fields = tuple(
+                (key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+                for key, value in decoded.items()
+            )
+            return "", fields
+        if isinstance(decoded, dict | list):
+            return json.dumps(decoded, ensure_ascii=False, indent=2), ()
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to re-indent
+        pass
+    return text, ()
+
+
+def tool_view(row: Row) -> ToolView:
+    info = row.tool_info or ToolInfo(name=row.tool or "unknown", call_id=row.id)
+    if row.kind is RowKind.TOOL_CALL:
+        status, output, target, secondary = "no result", "", row.detail, row.arg
+    else:
+        status = row.status or "ok"
+        output = info.display_preview or info.output
+        target, secondary = info.target, info.secondary
+    arguments, argument_fields = pretty_arguments(info.arguments)
+    notes = []
+    if info.truncated:
+        notes.append("output truncated by Zero")
+    if info.redacted:
+        notes.append("output redacted by Zero")
+    return ToolView(
+        name=row.tool or info.name or "unknown",
+        status=status,
+        target=target,
+        secondary=secondary,
+        arguments=arguments,
+        argument_fields=argument_fields,
+        output=output,
+        output_is_diff=bool(info.display_preview) and bool(_DIFF_START.match(output)),
+        changed_files=tuple(info.changed_files),
+        meta=tuple(sorted(info.meta.items())),
+        notes=tuple(notes),
+    )
+
+
+# --- md ------------------------------------------------------------------------------------------
+
+_BACKTICK_RUN = re.compile("`+")
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+# `<` that could start an HTML tag, comment or declaration — but not a URL autolink
+_HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])(?!(?:https?|mailto):[^\s<>]*>)")
+_MD_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~])")
+
+
+def md_inline(text: str) -> str:
+    """One line of literal text in Markdown: no emphasis, link, code or HTML from it."""
+    return _MD_INLINE_SPECIAL.sub(r"\\\1", sanitize_line(text))
+
+
+def _longest_backtick_run(text: str) -> int:
+    if "`" not in text:
+        return 0
+    return max(len(run) for run in _BACKTICK_RUN.findall(text))
+
+
+def md_code_span(text: str) -> str:
+    text = sanitize_line(text)
+    if not text:
+        return ""
+    longest = _longest_backtick_run(text)
+    ticks = "`" * (longest + 1)
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def md_fence(text: str, info: str = "") -> str:
+    """A fenced code block holding `text` literally (its own backtick runs cannot close it)."""
+    body = sanitize_text(text).rstrip("\n")
+    fence = "`" * max(3, _longest_backtick_run(body) + 1)
+    return f"{fence}{info}\n{body}\n{fence}\n"
+
+
+def _neutralize_html(line: str) -> str:
+    """Escape HTML openers outside inline code spans (`a < b` stays as written)."""
+    if "<" not in line:
+        return line
+    out: list[str] = []
+    index = 0
+    while True:
+        opening = _BACKTICK_RUN.search(line, index)
+        if opening is None:
+            out.append(_HTML_OPENER.sub("&lt;", line[index:]))
+            return "".join(out)
+        out.append(_HTML_OPENER.sub("&lt;", line[index : opening.start()]))
+        closing = next(
+            (
+                run
+                for run in _BACKTICK_RUN.finditer(line, opening.end())
+                if len(run.group()) == len(opening.group())
+            ),
+            None,
+        )
+        if closing is None:
+            out.append(opening.group())
+            index = opening.end()
+        else:
+            out.append(line[opening.start() : closing.end()])
+            index = closing.end()
+
+
+def _neutralize_block(text: str) -> str:
+    if "<" not in text:
+        return text
+    return "\n".join(_neutralize_html(line) for line in text.split("\n"))
+
+
+def _closes_fence(line: str, fence: str) -> bool:
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3:
+        return False
+    run = len(stripped) - len(stripped.lstrip(fence[0]))
+    return run >= len(fence) and not stripped[run:].strip(" \t")
+
+
+def md_markdown(text: str) -> str:
+    """Session Markdown (answers, prompts, summaries) made safe to embed in a document.
+
+    Kept as written — emphasis, lists, fenced code — except that HTML outside code is
+    escaped (so `<script>` or `</details>` in the text is shown, never interpreted) and a
+    fence the text leaves open is closed (it would swallow the rest of the document).
+    Only the lines that look like fences are examined one by one.
+    """
+    text = sanitize_text(text).rstrip("\n")
+    if "```" not in text and "~~~" not in text:
+        return _neutralize_block(text)
+    out: list[str] = []
+    position = 0
+    fence = ""
+    for match in _FENCE_LINE.finditer(text):
+        line = match.group()
+        if fence:
+            if _closes_fence(line, fence):
+                out.append(text[position : match.end()])
+                position = match.end()
+                fence = ""
+            continue
+        if match.group(1)[0] == "`" and "`" in match.group(2):
+            continue  # not a fence: a backtick fence's info string has no backtick
+        out.append(_neutralize_block(text[position : match.start()]))
+        out.append(line)
+        position = match.end()
+        fence = match.group(1)
+    if fence:
+        out.append(text[position:] + "\n" + fence)
+    else:
+        out.append(_neutralize_block(text[position:]))
+    return "".join(out)
+
+
+def _md_quote(text: str) -> str:
+    return "\n".join("> " + line if line else ">" for line in text.split("\n"))
+
+
+def _md_lines(text: str) -> str:
+    """Literal lines (each escaped), kept as separate lines with hard breaks."""
+    lines = [md_inline(line) for line in sanitize_text(text).strip("\n").split("\n")]
+    return "  \n".join(lines)
+
+
+def _md_tool(row: Row) -> str:
+    view = tool_view(row)
+    summary = f"<b>{_html_escape(sanitize_line(view.name))}</b>"
+    if view.target:
+        summary += f" <code>{_html_escape(sanitize_line(view.target))}</code>"
+    if view.secondary:
+        summary += f" <code>{_html_escape(sanitize_line(view.secondary))}</code>"
+    status = _html_escape(sanitize_line(view.status))
+    summary += f" — <b>{status}</b>" if view.failed else f" — {status}"
+    parts = [f"<details>\n<summary>{summary}</summary>\n"]
+    if view.arguments:
+        parts.append("**Arguments**\n\n" + md_fence(view.arguments, "json"))
+    for name, value in view.argument_fields:
+        if "\n" in value:
+            parts.append(f"**{md_inline(name)}**\n\n" + md_fence(value, "text"))
+        else:
+            parts.append(f"**{md_inline(name)}:** {md_code_span(value)}\n")
+    if row.kind is RowKind.TOOL_RESULT:
+        if trim_space(view.output):
+            label = "Diff" if view.output_is_diff else "Output"
+            parts.append(
+                f"**{label}**\n\n"
+                + md_fence(view.output, "diff" if view.output_is_diff else "text")
+            )
+        else:
+            parts.append("*(no output)*\n")
+    if view.changed_files:
+        files = ", ".join(md_code_span(path) for path in view.changed_files)
+        parts.append(f"**Changed files:** {files}\n")
+    if view.meta:
+        pairs = ", ".join(f"{md_inline(key)}: {md_code_span(value)}" for key, value in view.meta)
+        parts.append(f"**Meta:** {pairs}\n")
+    for note in view.notes:
+        parts.append(f"*({note})*\n")
+    return "\n".join(parts) + "\n</details>\n\n"
+
+
+def _md_row(row: Row) -> str:
+    kind = row.kind
+    if kind is RowKind.USER:
+        block = "**You**\n\n" + _md_quote(md_markdown(row.text)) + "\n\n"
+        if not row.attachments.empty:
+            block += f"*{md_inline(row.attachments.label())}*\n\n"
+        return block
+    if kind is RowKind.ASSISTANT:
+        return "**Zero**\n\n" + md_markdown(row.text) + "\n\n"
+    if kind is RowKind.ERROR:
+        return "**Error:** " + _md_lines(row.text) + "\n\n"
+    if kind in (RowKind.TOOL_CALL, RowKind.TOOL_RESULT):
+        return _md_tool(row)
+    if kind is RowKind.SYSTEM and row.is_summary:
+        heading = "**Summary of the earlier conversation** (compaction summary)"
+        return _md_quote(heading + "\n\n" + md_markdown(row.text)) + "\n\n"
+    if not trim_space(sanitize_text(row.text)):
+        return ""
+    if kind is RowKind.SYSTEM:
+        return _md_quote(_md_lines(row.text)) + "\n\n"
+    # permission, ask_user, specialist: a label line, then the details
+    block = f"*{md_inline(row.text)}*"
+    if trim_space(row.detail):
+        block += "  \n" + _md_lines(row.detail)
+    return block + "\n\n"
+
+
+def _md_pieces(
+    meta: Metadata, events: Sequence[Event], rows: Sequence[Row], notice: str | None
+) -> Iterator[str]:
+    yield f"# {md_inline(trim_space(meta.title) or 'untitled')}\n\n"
+    for fact in session_facts(meta, len(events)):
+        value = md_code_span(fact.value) if fact.code else md_inline(fact.value)
+        yield f"- **{fact.label}:** {value}\n"
+    if notice:
+        yield f"\n> **Note:** {md_inline(notice)}\n"
+    yield "\n---\n\n"
+    for row in rows:
+        if row.kind is RowKind.USER:
+            excerpt = turn_excerpt(row.text)
+            title = f"Turn {row.turn}" + (f": {md_inline(excerpt)}" if excerpt else "")
+            yield f"## {title}\n\n"
+        yield _md_row(row)
+
+
+# --- the API -------------------------------------------------------------------------------------
+
+
+def iter_export(
+    meta: Metadata,
+    events: Sequence[Event],
+    fmt: ExportFormat | str,
+    *,
+    notice: str | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+) -> Iterator[bytes]:
+    """The export's bytes in chunks of about a MiB (what `render_export` joins).
+
+    `notice` (the raw-log fallback) is shown in md and html. `model`/`provider` are the
+    app's own for the txt resume card (default: the session's, so no `(recorded: …)`).
+    """
+    chosen = parse_format(fmt)
+    if chosen is ExportFormat.TXT:
+        card = resume_card(
+            meta,
+            len(events),
+            model=meta.model_id if model is None else model,
+            provider=meta.provider if provider is None else provider,
+        )
+        return _chunked(_txt_pieces(meta, events, card))
+    if chosen is ExportFormat.JSON:
+        return _chunked(json_pieces(events))
+    rows = display_rows(events)
+    if chosen is ExportFormat.MD:
+        return _chunked(_md_pieces(meta, events, rows, notice))
+    from zero_tui.transcript.export_html import html_pieces
+
+    return _chunked(html_pieces(meta, events, rows, notice))
+
+
+def render_export(
+    meta: Metadata,
+    events: Sequence[Event],
+    fmt: ExportFormat | str,
+    *,
+    notice: str | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+) -> bytes:
+    """The whole export as bytes (UTF-8)."""
+    with gc_paused():
+        return b"".join(
+            iter_export(meta, events, fmt, notice=notice, model=model, provider=provider)
+        )
+
+
+def export_session(
+    store: SessionStore,
+    session_id: str,
+    *,
+    fmt: ExportFormat | str | None = None,
+    path: str | None = None,
+    workspace: str,
+    now: datetime,
+    model: str | None = None,
+    provider: str | None = None,
+) -> ExportResult:
+    """Export one session to a file; the app runs this in a thread worker.
+
+    `path` is the user's argument (None/empty: the default name); `fmt` None means "from
+    the extension". Raises StoreError (unknown session, unreadable log) or AtomicWriteError.
+    """
+    target, chosen = resolve_export_path(path, fmt, workspace, now)
+    meta, events, notice = load_export_events(store, session_id)
+    with gc_paused():  # not while reading: the parse runs as `store.read_events` does
+        size = write_atomic(
+            target,
+            iter_export(meta, events, chosen, notice=notice, model=model, provider=provider),
+        )
+    return ExportResult(target, chosen, notice, size, len(events))
