@@ -1,0 +1,94 @@
+"""Shared fixtures: stores built through `SessionStore` with a fixed clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from zero_tui.store import Metadata, SessionStore
+
+NOW = datetime(2026, 7, 4, 12, 0, 0, tzinfo=UTC)
+"""The spec's reference clock (tui-behaviour §10): 2026-07-04T12:00:00Z, zone UTC."""
+
+EventSpec = tuple[str, object]
+
+
+def fixed_clock(moment: datetime = NOW) -> Callable[[], datetime]:
+    return lambda: moment
+
+
+def user(text: str) -> EventSpec:
+    return ("message", {"role": "user", "content": text})
+
+
+def assistant(text: str) -> EventSpec:
+    return ("message", {"role": "assistant", "content": text})
+
+
+def chat(question: str = "fix it", answer: str = "done") -> list[EventSpec]:
+    return [user(question), assistant(answer)]
+
+
+class StoreBuilder:
+    """Writes sessions through the real store; each session's events carry `updated_at`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._moment = NOW
+        self.store = SessionStore(root, clock=lambda: self._moment)
+
+    def add(
+        self,
+        session_id: str,
+        *,
+        updated_at: str = "2026-07-04T10:00:00Z",
+        events: Sequence[EventSpec] | None = None,
+        **fields: Any,
+    ) -> Metadata:
+        """Create `session_id` with metadata `fields` and `events` (default: a short chat)."""
+        self._moment = datetime.fromisoformat(updated_at.replace("Z", "+00:00"))
+        meta = self.store.create(session_id, **fields)
+        chosen = chat() if events is None else events
+        if chosen:
+            self.store.append_events(session_id, list(chosen))
+        refreshed = self.store.get(session_id)
+        assert refreshed is not None
+        return refreshed if chosen else meta
+
+    def add_many(self, specs: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        for session_id, fields in specs:
+            self.add(session_id, **fields)
+
+
+@pytest.fixture(autouse=True)
+def private_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own zero-tui cache (the catalog), never the user's."""
+    directory = tmp_path / "zero-tui-cache"
+    monkeypatch.setenv("ZERO_TUI_CACHE_DIR", str(directory))
+    return directory
+
+
+@pytest.fixture
+def make_store(tmp_path: Path) -> Callable[..., StoreBuilder]:
+    """`make_store()` -> a `StoreBuilder` on a fresh directory under tmp_path."""
+    counter = iter(range(1_000_000))
+
+    def factory(name: str | None = None) -> StoreBuilder:
+        root = tmp_path / (name or f"store{next(counter)}")
+        root.mkdir(parents=True, exist_ok=True)
+        return StoreBuilder(root)
+
+    return factory
+
+
+async def no_cursor_blink(pilot: Pilot[Any]) -> None:
+    """Stop every Input's cursor blinking, so snapshots do not depend on timing."""
+    for widget in pilot.app.screen.query(Input):
+        widget.cursor_blink = False
+    await pilot.pause()

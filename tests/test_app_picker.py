@@ -1,0 +1,616 @@
+"""The resume picker driven as a user drives it (Pilot): keys, typing, mouse, scopes, --resume."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import StoreBuilder, assistant, chat, fixed_clock, user
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Static
+from textual.worker import WorkerState
+
+from zero_tui.app import ZeroApp, css_paths, make_app
+from zero_tui.screens.picker import PickerScreen
+from zero_tui.screens.transcript import TranscriptScreen
+from zero_tui.search.ranking import Tier
+from zero_tui.store import SessionStore
+from zero_tui.widgets.preview import SessionPreview
+from zero_tui.widgets.session_list import SessionList
+
+W = "/home/u/proj"
+SIZE = (120, 36)
+
+
+def picker_app(builder: StoreBuilder, **options: Any) -> ZeroApp:
+    return make_app(builder.store, cwd=options.pop("cwd", W), clock=fixed_clock(), **options)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until no worker is pending or running and every posted message is handled."""
+    for _ in range(100):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        busy = [
+            worker
+            for worker in pilot.app.workers
+            if worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
+        if not busy:
+            return
+    raise AssertionError("workers never settled")
+
+
+def picker(pilot: Pilot[Any]) -> PickerScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, PickerScreen)
+    return screen
+
+
+def shown_ids(pilot: Pilot[Any]) -> list[str]:
+    return [row.session_id for row in picker(pilot).session_list.visible_rows()]
+
+
+def status(pilot: Pilot[Any]) -> str:
+    return str(picker(pilot).query_one("#status", Static).visual)
+
+
+def preview_text(pilot: Pilot[Any]) -> str:
+    return picker(pilot).query_one(SessionPreview).text
+
+
+def highlighted(pilot: Pilot[Any]) -> str | None:
+    row = picker(pilot).session_list.highlighted_row
+    return row.session_id if row is not None else None
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    await pilot.press(*["space" if char == " " else char for char in text])
+    await settle(pilot)
+
+
+async def clear_query(pilot: Pilot[Any]) -> None:
+    query = picker(pilot).query_one("#query")
+    while getattr(query, "value", ""):
+        await pilot.press("backspace")
+    await settle(pilot)
+
+
+@pytest.fixture
+def scoped_store(make_store: Callable[..., StoreBuilder]) -> StoreBuilder:
+    """Three sessions here (one empty run), two elsewhere, one child session."""
+    builder = make_store()
+    builder.add("here-new", title="Fix parser", cwd=W, updated_at="2026-07-04T11:00:00Z")
+    builder.add(
+        "here-old",
+        title="Write docs",
+        cwd=W,
+        model_id="gpt-5",
+        updated_at="2026-07-03T09:00:00Z",
+        events=[user("write the docs"), assistant("docs written")],
+    )
+    builder.add(
+        "here-empty",
+        title="Nothing",
+        cwd=W,
+        events=[user("hello")],
+        updated_at="2026-07-04T09:00:00Z",
+    )
+    builder.add(
+        "there-1", title="Other project", cwd="/srv/other", updated_at="2026-07-04T10:30:00Z"
+    )
+    builder.add("there-2", title="Old other", cwd="/srv/other", updated_at="2025-12-31T23:59:59Z")
+    builder.add("kid", title="Child run", cwd=W, session_kind="child")
+    return builder
+
+
+# --- rows, order, scope ---------------------------------------------------------------------
+
+
+async def test_rows_follow_recency_and_go_labels(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    builder.add("b", title="Bee", cwd=W, updated_at="2026-07-04T09:00:00Z")
+    builder.add("a", title="Ay", cwd=W, updated_at="2026-07-04T09:00:00Z")
+    builder.add("c", title="", cwd=W, updated_at="2026-07-04T11:00:00Z")
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == ["c", "a", "b"]
+        rows = picker(pilot).session_list.visible_rows()
+        assert rows[0].label == "11:00:00      untitled"
+        assert rows[1].label == "09:00:00      Ay"
+        assert status(pilot) == "3 shown"
+
+
+async def test_scope_and_empty_run_toggles_state_what_is_hidden(
+    scoped_store: StoreBuilder,
+) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == ["here-new", "here-old"]
+        assert status(pilot) == (
+            "2 shown · 2 in other workspaces (Tab: all) · 1 empty run (ctrl+e: show) · "
+            "1 sub-session not resumable"
+        )
+
+        await pilot.press("tab")
+        await settle(pilot)
+        assert shown_ids(pilot) == ["here-new", "there-1", "here-old", "there-2"]
+        assert status(pilot).startswith("4 shown · all workspaces (Tab: this workspace)")
+        assert picker(pilot).session_list._show_workspace
+
+        await pilot.press("ctrl+e")
+        await settle(pilot)
+        assert shown_ids(pilot) == ["here-new", "there-1", "here-empty", "here-old", "there-2"]
+        assert "empty runs shown (ctrl+e: hide)" in status(pilot)
+
+        await pilot.press("tab")
+        await settle(pilot)
+        assert shown_ids(pilot) == ["here-new", "here-empty", "here-old"]
+        assert status(pilot).startswith("3 shown · 2 in other workspaces (Tab: all)")
+
+
+async def test_all_flag_starts_with_every_workspace(scoped_store: StoreBuilder) -> None:
+    app = picker_app(scoped_store, all_workspaces=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == ["here-new", "there-1", "here-old", "there-2"]
+
+
+async def test_no_sessions_here_points_at_tab(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    builder.add("far", title="Far away", cwd="/srv/other")
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == []
+        session_list = picker(pilot).session_list
+        assert session_list._empty_message == (
+            "no sessions in this workspace · Tab shows 1 in other workspaces"
+        )
+        assert status(pilot) == "0 shown · 1 in other workspaces (Tab: all)"
+
+
+async def test_empty_store_explains_where_sessions_come_from(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    builder = make_store()
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        empty = picker(pilot).query_one("#empty-state", Static)
+        assert empty.display
+        text = str(empty.visual)
+        assert "No Zero sessions yet." in text
+        assert str(builder.root) in text
+        assert "run `zero` in a project" in text
+        assert not picker(pilot).query_one("#picker-body").display
+
+
+async def test_missing_store_root_is_an_empty_store(tmp_path: Path) -> None:
+    root = tmp_path / "never-created"
+    app = make_app(SessionStore(root), cwd=W, clock=fixed_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = str(picker(pilot).query_one("#empty-state", Static).visual)
+        assert "No Zero sessions yet." in text
+        assert str(root) in text
+    assert not root.exists()  # browsing never creates the store
+
+
+async def test_unreadable_store_root_says_why(tmp_path: Path) -> None:
+    root = tmp_path / "a-file"
+    root.write_text("not a directory")
+    app = make_app(SessionStore(root), cwd=W, clock=fixed_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = str(picker(pilot).query_one("#empty-state", Static).visual)
+        assert "The session store could not be read." in text
+        assert "read zero session root" in text
+        assert pilot.app.is_running
+
+
+async def test_rescan_picks_up_new_sessions(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        builder.add("late", title="Arrived later", cwd=W)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert shown_ids(pilot) == ["late"]
+        assert picker(pilot).query_one("#picker-body").display
+
+
+# --- typing and ranking ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def ranked_store(make_store: Callable[..., StoreBuilder]) -> StoreBuilder:
+    """One session per ranking tier for the query `parser`, newest first = worst tier first."""
+    builder = make_store()
+    builder.add("t1", title="Fix parsr bug", cwd=W, updated_at="2026-07-04T11:50:00Z")
+    builder.add("t2", title="p_a_r_s_e_r thing", cwd=W, updated_at="2026-07-04T11:40:00Z")
+    builder.add("parser-notes", title="zzz", cwd=W, updated_at="2026-07-04T11:30:00Z")
+    builder.add("t4", title="Fix parser", cwd=W, updated_at="2026-07-04T11:20:00Z")
+    builder.add("t5", title="Unrelated", cwd=W, updated_at="2026-07-04T11:10:00Z")
+    return builder
+
+
+async def test_typing_ranks_by_tier_and_highlights_the_title(ranked_store: StoreBuilder) -> None:
+    app = picker_app(ranked_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert picker(pilot).query_one("#query").has_focus
+        await type_text(pilot, "parser")
+        # label contains < id (hay contains) < subsequence < typo; t5 is dropped.
+        assert shown_ids(pilot) == ["t4", "parser-notes", "t2", "t1"]
+        assert highlighted(pilot) == "t4"
+        session_list = picker(pilot).session_list
+        row = session_list.visible_rows()[0]
+        positions = session_list.highlight_positions(0)
+        assert "".join(row.label[p] for p in positions) == "parser"
+        assert [session_list.highlight_positions(1)] == [()]
+        typo_row = session_list.visible_rows()[3]
+        typo_positions = session_list.highlight_positions(3)
+        assert typo_positions
+        assert all(p >= typo_row.title_offset for p in typo_positions)
+        assert status(pilot) == "4 of 5 match"
+
+
+async def test_typo_tier_alone(ranked_store: StoreBuilder) -> None:
+    app = picker_app(ranked_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "unrelatde")
+        assert shown_ids(pilot) == ["t5"]
+        rows = picker(pilot).session_list
+        assert _tier_of(pilot, 0) == Tier.TYPO
+        assert rows.highlight_positions(0)
+
+
+def _tier_of(pilot: Pilot[Any], line: int) -> Tier:
+    ranking = picker(pilot)._last_ranking
+    assert ranking is not None
+    return ranking[line].tier
+
+
+async def test_full_id_leaves_one_row_and_missing_shows_no_match(
+    scoped_store: StoreBuilder,
+) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "here-old")
+        assert shown_ids(pilot) == ["here-old"]
+        await clear_query(pilot)
+        await type_text(pilot, "__missing_session__")
+        assert shown_ids(pilot) == []
+        assert picker(pilot).session_list._empty_message == "no matching items"
+        assert status(pilot).startswith("0 of 2 match")
+        # Enter on an empty list does nothing.
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, PickerScreen)
+
+
+async def test_backspace_restores_recency_order(ranked_store: StoreBuilder) -> None:
+    app = picker_app(ranked_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "down")
+        await type_text(pilot, "x")
+        assert picker(pilot).session_list.cursor == 0
+        await clear_query(pilot)
+        assert shown_ids(pilot) == ["t1", "t2", "parser-notes", "t4", "t5"]
+        assert picker(pilot).session_list.cursor == 0
+
+
+async def test_query_searches_workspace_in_all_scope(scoped_store: StoreBuilder) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "other")
+        assert shown_ids(pilot) == []
+        await pilot.press("tab")
+        await settle(pilot)
+        assert shown_ids(pilot) == ["there-1", "there-2"]
+
+
+# --- moving ---------------------------------------------------------------------------------
+
+
+async def test_keys_move_while_the_query_has_focus(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    for minute in range(25):
+        builder.add(
+            f"s{minute:02d}",
+            title=f"Session {minute}",
+            cwd=W,
+            updated_at=f"2026-07-04T11:{59 - minute:02d}:00Z",
+        )
+    app = picker_app(builder)
+    async with app.run_test(size=(120, 20)) as pilot:
+        await settle(pilot)
+        session_list = picker(pilot).session_list
+        await pilot.press("down", "ctrl+n")
+        assert highlighted(pilot) == "s02"
+        await pilot.press("ctrl+p")
+        assert highlighted(pilot) == "s01"
+        await pilot.press("up", "up")
+        assert highlighted(pilot) == "s24"  # wraps, as in Zero
+        await pilot.press("down")
+        assert highlighted(pilot) == "s00"
+        await pilot.press("end")
+        assert highlighted(pilot) == "s24"
+        assert session_list.scroll_y > 0
+        await pilot.press("home")
+        assert highlighted(pilot) == "s00"
+        assert session_list.scroll_y == 0
+        await pilot.press("pagedown")
+        assert session_list.cursor > 5
+        await pilot.press("pageup")
+        assert session_list.cursor == 0
+        assert picker(pilot).query_one("#query").has_focus
+
+
+async def test_mouse_wheel_and_clicks(scoped_store: StoreBuilder) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session_list = picker(pilot).session_list
+        session_list.post_message(
+            events.MouseScrollDown(session_list, 2, 0, 0, 1, 0, False, False, False)
+        )
+        await pilot.pause()
+        assert highlighted(pilot) == "here-old"
+        session_list.post_message(
+            events.MouseScrollUp(session_list, 2, 0, 0, -1, 0, False, False, False)
+        )
+        await pilot.pause()
+        assert highlighted(pilot) == "here-new"
+        # A click on another row selects it, a click on the selected row opens it.
+        await pilot.click(SessionList, offset=(5, 1))
+        await settle(pilot)
+        assert highlighted(pilot) == "here-old"
+        assert isinstance(pilot.app.screen, PickerScreen)
+        await pilot.click(SessionList, offset=(5, 1))
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, TranscriptScreen)
+        assert pilot.app.screen.session_id == "here-old"
+
+
+# --- preview --------------------------------------------------------------------------------
+
+
+async def test_preview_follows_the_highlight(scoped_store: StoreBuilder) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = preview_text(pilot)
+        assert "Fix parser" in text
+        assert "here-new" in text
+        assert "fix it" in text
+        assert "done" in text
+        await pilot.press("down")
+        await settle(pilot)
+        text = preview_text(pilot)
+        assert "Write docs" in text
+        assert "gpt-5" in text
+        assert "write the docs" in text
+        assert "docs written" in text
+        assert "2026-07-03 09:00:00" in text
+
+
+async def test_preview_shows_markup_as_text(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    builder.add(
+        "m1",
+        title="[bold]title[/bold]",
+        cwd=W,
+        events=[user("[red]hi[/red]"), assistant("[link=x]y[/link] \x1b[2J done")],
+    )
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = preview_text(pilot)
+        assert "[bold]title[/bold]" in text
+        assert "[red]hi[/red]" in text
+        assert "[link=x]y[/link]" in text
+        assert "\x1b" not in text
+        line = picker(pilot).session_list.render_line(0).text
+        assert "[bold]title[/bold]" in line
+
+
+async def test_preview_of_a_corrupt_log_says_why(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    builder.add("bad", title="Broken log", cwd=W, events=chat())
+    events_file = builder.root / "bad" / "events.jsonl"
+    events_file.write_bytes(events_file.read_bytes() + b"not json\n" + events_file.read_bytes())
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == ["bad"]  # fails open, as Zero does
+        assert "invalid json in zero session bad" in preview_text(pilot)
+
+
+# --- opening and quitting -------------------------------------------------------------------
+
+
+async def test_enter_opens_and_escape_comes_back_then_quits(scoped_store: StoreBuilder) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert screen.session_id == "here-old"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, PickerScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert not app.is_running
+
+
+async def test_ctrl_q_quits_from_a_pushed_screen(scoped_store: StoreBuilder) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, TranscriptScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_palette_is_on_f1_and_lists_picker_actions(scoped_store: StoreBuilder) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        names = [command.title for command in app.get_system_commands(pilot.app.screen)]
+        assert "Sessions: all workspaces" in names
+        assert "Sessions: show empty runs" in names
+        await pilot.press("f1")
+        await pilot.pause()
+        assert pilot.app.screen.__class__.__name__ == "CommandPalette"
+
+
+# --- --resume -------------------------------------------------------------------------------
+
+
+async def test_resume_latest_takes_the_picker_filters(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    builder = make_store()
+    builder.add(
+        "ok1",
+        title="Ok",
+        cwd="/w",
+        events=[assistant("new answer")],
+        updated_at="2026-07-04T08:00:00Z",
+    )
+    builder.add("new3", cwd="/w", events=[user("x")], updated_at="2026-07-04T09:00:00Z")
+    builder.add("new2", cwd="/other", updated_at="2026-07-04T10:00:00Z")
+    builder.add("new1", cwd="/w", session_kind="child", updated_at="2026-07-04T11:00:00Z")
+    for argument in ("latest", "LATEST"):
+        app = picker_app(builder, cwd="/w", resume=argument)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = pilot.app.screen
+            assert isinstance(screen, TranscriptScreen)
+            assert screen.session_id == "ok1"
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("zero_123", "zero session not found: zero_123"),
+        ("a:b", 'invalid zero session id "a:b"'),
+        ("c1", "zero session is not resumable: c1"),
+        ("latest", "no zero sessions available to resume"),
+    ],
+)
+async def test_resume_messages_leave_the_picker_usable(
+    make_store: Callable[..., StoreBuilder], argument: str, message: str
+) -> None:
+    builder = make_store()
+    builder.add("c1", cwd="/w", session_kind="child")
+    app = picker_app(builder, cwd="/w", resume=argument)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, PickerScreen)
+        notes = [(note.title, note.message) for note in pilot.app._notifications]
+        assert notes == [("Sessions", message)]
+        assert picker(pilot).query_one("#query").has_focus
+
+
+async def test_resume_explicit_id_bypasses_filters(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    builder.add("x1", cwd="repo", events=[])
+    app = picker_app(builder, cwd="/w", resume="x1")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert screen.session_id == "x1"
+
+
+# --- packaging ------------------------------------------------------------------------------
+
+
+def test_every_stylesheet_exists() -> None:
+    for path in css_paths():
+        assert path.is_file(), path
+    assert [Path(path) for path in ZeroApp.CSS_PATH or []] == css_paths()  # type: ignore[union-attr]
+
+
+async def test_stylesheets_parse(make_store: Callable[..., StoreBuilder]) -> None:
+    app = picker_app(make_store())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert pilot.app.screen.query_one("#status")
+
+
+async def test_preview_catches_up_with_a_fast_moving_highlight(
+    scoped_store: StoreBuilder,
+) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "up", "down")
+        await settle(pilot)
+        assert highlighted(pilot) == "here-old"
+        assert "Write docs" in preview_text(pilot)
+
+
+# --- the remembered first screen and the catalog --------------------------------------------
+
+
+def cache_files(directory: Path) -> list[Path]:
+    return sorted(directory.iterdir())
+
+
+async def test_a_second_start_revalidates_remembered_rows(
+    make_store: Callable[..., StoreBuilder], private_cache_dir: Path
+) -> None:
+    builder = make_store()
+    builder.add("keep", title="Kept", cwd=W, updated_at="2026-07-04T10:00:00Z")
+    builder.add("gone", title="Deleted later", cwd=W, updated_at="2026-07-04T11:00:00Z")
+    async with picker_app(builder).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == ["gone", "keep"]
+    assert [path.name for path in cache_files(private_cache_dir) if path.name.startswith("picker")]
+
+    shutil.rmtree(builder.root / "gone")
+    builder.add("new", title="Added later", cwd=W, updated_at="2026-07-04T11:30:00Z")
+    async with picker_app(builder).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == ["new", "keep"]
+        assert status(pilot) == "2 shown"
+
+
+async def test_a_damaged_cache_is_ignored_and_rebuilt(
+    make_store: Callable[..., StoreBuilder], private_cache_dir: Path
+) -> None:
+    builder = make_store()
+    builder.add("one", title="One", cwd=W)
+    async with picker_app(builder).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+    written = cache_files(private_cache_dir)
+    assert written
+    for path in written:
+        path.write_bytes(b"\x00not json")
+    async with picker_app(builder).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == ["one"]
+    for path in written:
+        assert path.read_bytes() != b"\x00not json"

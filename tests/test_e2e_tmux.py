@@ -1,0 +1,183 @@
+"""End to end: the installed `zero-tui` in a private tmux server, driven with keys.
+
+Each step polls `capture-pane` until the screen shows what a user waits for, with a deadline
+(the deadline only bounds a hang; nothing asserts on how long a step took).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import StoreBuilder, assistant, user
+
+import zero_tui
+
+pytestmark = pytest.mark.e2e
+
+DEADLINE_SECONDS = 30.0
+POLL_SECONDS = 0.1
+PROMPT = "e2e$"
+
+
+def zero_tui_command() -> tuple[list[str], dict[str, str]]:
+    """The console script when installed, else `python -m zero_tui` from this checkout."""
+    script = shutil.which("zero-tui")
+    if script is not None:
+        return [script], {}
+    checkout = str(Path(zero_tui.__file__).resolve().parent.parent)
+    return [sys.executable, "-m", "zero_tui"], {"PYTHONPATH": checkout}
+
+
+class Tmux:
+    """One private tmux server (its own socket, no user config) with one 120x40 pane."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.socket = f"zero-tui-e2e-{uuid.uuid4().hex[:12]}"
+        self.env = env
+
+    def run(self, *args: str) -> str:
+        result = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE_SECONDS,
+            check=True,
+        )
+        return result.stdout
+
+    def start(self, cwd: Path) -> None:
+        # PS1 set on the command line: some shells ignore an inherited one (e.g. for root).
+        shell = f"env PS1={shlex.quote(PROMPT + ' ')} sh"
+        self.run("new-session", "-d", "-x", "120", "-y", "40", "-c", str(cwd), shell)
+
+    def send_line(self, line: str) -> None:
+        self.run("send-keys", "-t", "0", "-l", line)
+        self.run("send-keys", "-t", "0", "Enter")
+
+    def send_text(self, text: str) -> None:
+        self.run("send-keys", "-t", "0", "-l", text)
+
+    def press(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "0", *keys)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "0")
+
+    def wait_for(self, condition: Callable[[str], bool], what: str) -> str:
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if condition(screen):
+                return screen
+            time.sleep(POLL_SECONDS)
+        raise AssertionError(f"the screen never showed {what}:\n{screen}")
+
+    def kill(self) -> None:
+        subprocess.run(
+            ["tmux", "-L", self.socket, "kill-server"],
+            env=self.env,
+            capture_output=True,
+            timeout=DEADLINE_SECONDS,
+            check=False,
+        )
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    home = tmp_path / "home"
+    for name in ("home", "data", "cache", "config", "state"):
+        (tmp_path / name).mkdir()
+    _command, extra = zero_tui_command()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        **extra,
+    }
+    server = Tmux(env)
+    server.start(home)
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+def test_pick_filter_open_and_quit(
+    tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
+) -> None:
+    workspace = tmp_path / "proj"
+    workspace.mkdir()
+    builder = make_store("store")
+    builder.add(
+        "fix-1",
+        title="Fix date parser",
+        cwd=str(workspace),
+        updated_at="2026-07-04T11:00:00Z",
+        events=[user("the parser breaks"), assistant("parser fixed")],
+    )
+    builder.add(
+        "docs-2",
+        title="Write the docs",
+        cwd=str(workspace),
+        updated_at="2026-07-04T10:00:00Z",
+        events=[user("write the docs please"), assistant("the docs are written now")],
+    )
+    builder.add(
+        "refactor-3",
+        title="Refactor store",
+        cwd=str(workspace),
+        updated_at="2026-07-04T09:00:00Z",
+    )
+    builder.add("elsewhere-4", title="Other project", cwd="/srv/other")
+
+    command, _env = zero_tui_command()
+    tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
+    tmux.send_line(shlex.join([*command, "--store", str(builder.root), "--cwd", str(workspace)]))
+
+    tmux.wait_for(
+        lambda screen: (
+            "Fix date parser" in screen
+            and "Refactor store" in screen
+            and "3 shown · 1 in other workspaces (Tab: all)" in screen
+        ),
+        "the workspace's three rows",
+    )
+
+    tmux.send_text("docs")
+    screen = tmux.wait_for(
+        lambda screen: "1 of 3 match" in screen and "Fix date parser" not in screen,
+        "the query narrowing the rows to one",
+    )
+    assert "Write the docs" in screen
+    assert "Refactor store" not in screen
+
+    tmux.press("Enter")
+    screen = tmux.wait_for(
+        lambda screen: "the docs are written now" in screen and "1 of 3 match" not in screen,
+        "the transcript of the chosen session",
+    )
+    assert "write the docs please" in screen
+
+    tmux.press("q")
+    tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
+    tmux.send_line("echo exit-status=$?")
+    tmux.wait_for(lambda screen: "exit-status=0" in screen, "a clean exit status")

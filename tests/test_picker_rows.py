@@ -1,0 +1,154 @@
+"""Row formatting of the resume picker (spec tui-behaviour §1.3, §10 cases 1, 21, 22)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from zero_tui.search.rows import (
+    build_preview,
+    parse_rfc3339,
+    picker_label,
+    picker_row,
+    shorten_path,
+    status_text,
+    time_label,
+)
+
+NOW = datetime(2026, 7, 4, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("updated_at", "label"),
+    [
+        ("2026-07-04T08:05:09Z", "08:05:09      T"),
+        ("2026-03-07T09:30:00Z", "Mar  7 09:30  T"),
+        ("2025-12-31T23:59:59Z", "2025-12-31    T"),
+        ("garbage", "T"),
+        ("2026-07-04T10:00:00.250Z", "10:00:00      T"),
+        ("2026-07-04T10:00:00+02:00", "08:00:00      T"),
+        ("2026-07-24T10:47:00Z", "Jul 24 10:47  T"),
+        ("2026-07-04", "T"),
+        ("2026-07-04 10:00:00Z", "T"),
+    ],
+)
+def test_label_formats_in_utc(updated_at: str, label: str) -> None:
+    assert picker_label(updated_at, "T", NOW, UTC) == label
+
+
+def test_label_follows_the_local_zone() -> None:
+    kolkata = ZoneInfo("Asia/Kolkata")
+    assert picker_label("2026-07-04T08:05:09Z", "T", NOW, kolkata) == "13:35:09      T"
+
+
+def test_day_boundary_is_the_local_calendar_day() -> None:
+    # 20:00 UTC on July 3 is 01:30 on July 4 in Kolkata: "today" there.
+    kolkata = ZoneInfo("Asia/Kolkata")
+    assert time_label("2026-07-03T20:00:00Z", NOW, kolkata) == "01:30:00"
+    assert time_label("2026-07-03T20:00:00Z", NOW, UTC) == "Jul  3 20:00"
+
+
+def test_title_starts_at_column_14_in_every_format() -> None:
+    for stamp in ("2026-07-04T08:05:09Z", "2026-03-07T09:30:00Z", "2025-12-31T23:59:59Z"):
+        assert picker_label(stamp, "Fix parser", NOW, UTC).index("Fix parser") == 14
+
+
+def test_empty_title_is_untitled() -> None:
+    assert picker_label("2026-07-04T10:00:00Z", "", NOW, UTC) == "10:00:00      untitled"
+    assert picker_label("2026-07-04T10:00:00Z", "  ", NOW, UTC).endswith("untitled")
+
+
+def test_title_with_control_characters_stays_on_one_line() -> None:
+    label = picker_label("garbage", "a\nb\x1b[31mc\td", NOW, UTC)
+    assert label == "a b [31mc d"
+
+
+def test_rejects_out_of_range_fields() -> None:
+    assert parse_rfc3339("2026-02-30T10:00:00Z") is None
+    assert parse_rfc3339("2026-07-04T24:00:00Z") is None
+
+
+@dataclass
+class FakeMeta:
+    session_id: str = "s1"
+    title: str = "Fix parser"
+    cwd: str = "/home/u/proj"
+    model_id: str = "gpt-5"
+    provider: str = "openai"
+    session_kind: str = ""
+    created_at: str = "2026-07-04T09:00:00Z"
+    updated_at: str = "2026-07-04T10:00:00Z"
+    event_count: int = 2
+
+
+def test_picker_row_fields() -> None:
+    row = picker_row(FakeMeta(session_kind="fork"), NOW, UTC)
+    assert row.label == "10:00:00      Fix parser"
+    assert row.label[row.title_offset :] == "Fix parser"
+    assert row.is_fork
+    assert (row.model, row.event_count, row.workspace) == ("gpt-5", 2, "/home/u/proj")
+    untimed = picker_row(FakeMeta(updated_at="x"), NOW, UTC)
+    assert untimed.title_offset == 0
+    assert untimed.label == "Fix parser"
+
+
+def test_shorten_path() -> None:
+    assert shorten_path("/home/u/proj", "/home/u", 30) == "~/proj"
+    assert shorten_path("/home/user2/proj", "/home/u", 30) == "/home/user2/proj"
+    assert shorten_path("/very/long/path/to/project", "", 10) == "…o/project"
+
+
+def test_status_text_states_what_is_hidden() -> None:
+    text = status_text(
+        shown=12,
+        total_in_scope=12,
+        query="",
+        all_workspaces=False,
+        include_empty=False,
+        other_workspace=340,
+        empty_runs=8,
+        not_resumable=0,
+    )
+    assert text == "12 shown · 340 in other workspaces (Tab: all) · 8 empty runs (ctrl+e: show)"
+    filtered = status_text(
+        shown=3,
+        total_in_scope=352,
+        query="fix",
+        all_workspaces=True,
+        include_empty=True,
+        other_workspace=0,
+        empty_runs=0,
+        not_resumable=2,
+    )
+    assert filtered == (
+        "3 of 352 match · all workspaces (Tab: this workspace) · "
+        "empty runs shown (ctrl+e: hide) · 2 sub-sessions not resumable"
+    )
+
+
+@dataclass
+class FakeEvent:
+    type: str
+    payload: object
+
+
+def test_preview_keeps_the_last_exchanges_as_plain_text() -> None:
+    events = [
+        FakeEvent("message", {"role": "user", "content": "first"}),
+        FakeEvent("message", {"role": "assistant", "content": "[bold]answer[/bold]\x1b[2J"}),
+        FakeEvent("tool_call", {"id": "c1", "name": "bash", "arguments": "{}"}),
+        FakeEvent("provider_usage", {"totalTokens": 3}),
+        FakeEvent("message", {"role": "user", "content": "   "}),
+        FakeEvent("message", {"role": "user", "content": "second"}),
+    ]
+    preview = build_preview(FakeMeta(), events, tz=UTC, limit=3)
+    assert [(item.role, item.text) for item in preview.exchanges] == [
+        ("assistant", "[bold]answer[/bold][2J"),
+        ("tool", "tool call: bash"),
+        ("user", "second"),
+    ]
+    assert preview.created == "2026-07-04 09:00:00"
+    assert preview.title == "Fix parser"

@@ -1,0 +1,111 @@
+"""SVG snapshots of the resume picker (fixed clock, fixed size, no blinking cursor)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, user
+from textual.pilot import Pilot
+from textual.worker import WorkerState
+
+from zero_tui.app import make_app
+from zero_tui.store import SessionStore
+
+W = "/home/u/proj"
+SIZE = (120, 32)
+
+SnapCompare = Callable[..., bool]
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    for _ in range(100):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(
+            worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in pilot.app.workers
+        ):
+            break
+    await no_cursor_blink(pilot)
+
+
+@pytest.fixture
+def picker_store(make_store: Callable[..., StoreBuilder]) -> StoreBuilder:
+    builder = make_store()
+    builder.add(
+        "zero_20260704113000_1",
+        title="Fix date parser layout",
+        cwd=W,
+        model_id="claude-sonnet-4-5",
+        provider="anthropic",
+        updated_at="2026-07-04T11:30:00Z",
+        events=[
+            user("The date parser rejects 2026-07-04T10:00:00+02:00. Fix it."),
+            ("tool_call", {"id": "c1", "name": "grep", "arguments": '{"pattern":"Parse"}'}),
+            ("tool_result", {"toolCallId": "c1", "name": "grep", "status": "ok", "output": "x"}),
+            assistant("Fixed: the layout now accepts numeric offsets.\nTests pass."),
+        ],
+    )
+    builder.add(
+        "zero_20260704090000_2",
+        title="[bold]Summarize[/bold] README.md",
+        cwd=W,
+        model_id="gpt-5",
+        provider="openai",
+        session_kind="fork",
+        updated_at="2026-07-04T09:00:00Z",
+    )
+    builder.add("zero_20260307093000_3", title="", cwd=W, updated_at="2026-03-07T09:30:00Z")
+    builder.add(
+        "zero_20251231235959_4",
+        title="Add a --version flag to the CLI",
+        cwd=W,
+        model_id="gpt-5-mini",
+        updated_at="2025-12-31T23:59:59Z",
+    )
+    builder.add(
+        "zero_20260704100000_5",
+        title="Port the parser to the other service",
+        cwd="/srv/other-service",
+        model_id="gpt-5",
+        updated_at="2026-07-04T10:00:00Z",
+    )
+    builder.add("zero_20260704080000_6", title="Empty run", cwd=W, events=[user("hello?")])
+    return builder
+
+
+def test_snapshot_empty_store(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A relative root, so the empty state names the same store on every machine.
+    monkeypatch.chdir(tmp_path)
+    app = make_app(SessionStore("sessions"), cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+
+
+def test_snapshot_picker(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
+    app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+
+
+def test_snapshot_filtered_picker(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
+    async def type_query(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press(*"parser")
+        await settle(pilot)
+
+    app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=type_query)
+
+
+def test_snapshot_all_workspaces(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
+    async def widen(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("tab", "down")
+        await settle(pilot)
+
+    app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=widen)

@@ -1,0 +1,98 @@
+"""SVG snapshots of the transcript screen (fixed clock and size, no blinking cursor)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from conftest import StoreBuilder, assistant, no_cursor_blink, user
+from test_transcript_screen import EVERY_KIND, TranscriptApp, build, opened, tool_call, tool_result
+from textual.pilot import Pilot
+
+SnapCompare = Callable[..., bool]
+SIZE = (100, 58)
+
+
+async def ready(pilot: Pilot[Any]) -> None:
+    await opened(pilot)
+    await no_cursor_blink(pilot)
+
+
+def test_every_row_kind(snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder]) -> None:
+    builder = build(make_store, EVERY_KIND, cwd="/home/u/proj")
+
+    async def at_top(pilot: Pilot[Any]) -> None:
+        await ready(pilot)
+        await pilot.press("ctrl+home")
+
+    app = TranscriptApp(builder.store, "s1")
+    assert snap_compare(app, terminal_size=SIZE, run_before=at_top)
+
+
+def test_expanded_tool_card(
+    snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder]
+) -> None:
+    diff = "--- a/calc.go\n+++ b/calc.go\n@@ -4,1 +4,1 @@\n-oldValue := 1\n+newValue := 2"
+    events = [
+        user("Rename the value in calc.go"),
+        tool_call("e1", "edit_file", '{"path":"calc.go"}'),
+        (
+            "tool_result",
+            {
+                "toolCallId": "e1",
+                "name": "edit_file",
+                "status": "ok",
+                "output": "Edited calc.go",
+                "displayPreview": diff,
+                "changedFiles": ["calc.go"],
+            },
+        ),
+        tool_call("b1", "bash", '{"command":"go test ./..."}'),
+        tool_result("b1", "bash", "FAIL calc_test.go:12", status="error"),
+        assistant("Renamed; one test still fails."),
+    ]
+    builder = build(make_store, events, cwd="/home/u/proj")
+
+    async def expand(pilot: Pilot[Any]) -> None:
+        await ready(pilot)
+        await pilot.press("up", "up", "enter")
+
+    app = TranscriptApp(builder.store, "s1")
+    assert snap_compare(app, terminal_size=(100, 30), run_before=expand)
+
+
+def test_find_bar_with_a_match(
+    snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder]
+) -> None:
+    events = []
+    for turn in range(12):
+        events += [user(f"question {turn}"), assistant(f"answer {turn} about the parser")]
+    builder = build(make_store, events, cwd="/home/u/proj")
+
+    async def find(pilot: Pilot[Any]) -> None:
+        await ready(pilot)
+        await pilot.press("ctrl+f", *"question 3", "enter")
+        screen = pilot.app.screen
+        for _ in range(200):
+            await pilot.pause(0.01)
+            cursor = screen.view.cursor  # type: ignore[attr-defined]
+            if cursor == 6:
+                break
+        await no_cursor_blink(pilot)
+
+    app = TranscriptApp(builder.store, "s1")
+    assert snap_compare(app, terminal_size=(100, 30), run_before=find)
+
+
+def test_broken_compaction_note(
+    snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder]
+) -> None:
+    events = [
+        user("alpha"),
+        assistant("beta"),
+        ("session_compaction", {"summary": ""}),
+        user("gamma"),
+    ]
+    builder = build(make_store, events, cwd="/home/u/proj")
+    app = TranscriptApp(builder.store, "s1")
+    assert snap_compare(app, terminal_size=(100, 24), run_before=ready)

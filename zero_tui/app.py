@@ -1,0 +1,147 @@
+"""The Textual app: the resume picker as the root screen, transcripts pushed on top."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual._path import CSSPathType
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from zero_tui.messages import OpenSession, ResumeResolved
+from zero_tui.screens.picker import PickerScreen
+from zero_tui.store import SessionStore, StoreError
+
+
+def styles_dir() -> Path:
+    """`zero_tui/styles` in a wheel, else the repository's `styles/` (editable installs)."""
+    packaged = Path(__file__).parent / "styles"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).parent.parent / "styles"
+
+
+def css_paths() -> list[Path]:
+    directory = styles_dir()
+    return [directory / name for name in ("base.tcss", "picker.tcss", "transcript.tcss")]
+
+
+class ZeroApp(App[None]):
+    """zero-tui. The picker is the root screen: Esc there quits, ctrl+q quits anywhere.
+
+    The command palette is on F1, not Textual's ctrl+p: Zero's own picker uses ctrl+p and
+    ctrl+n to move between rows, and Zero users keep that habit here.
+    """
+
+    TITLE = "zero-tui"
+    CSS_PATH: ClassVar[CSSPathType | None] = [str(path) for path in css_paths()]
+    COMMAND_PALETTE_BINDING: ClassVar[str] = "f1"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+    ]
+
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        cwd: str,
+        all_workspaces: bool = False,
+        resume: str | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.workspace = cwd
+        self.start_all_workspaces = all_workspaces
+        self.resume = resume
+        self.clock = clock
+
+    def on_mount(self) -> None:
+        self.push_screen(
+            PickerScreen(
+                self.store,
+                workspace=self.workspace,
+                all_workspaces=self.start_all_workspaces,
+                clock=self.clock,
+            )
+        )
+        if self.resume is not None:
+            self._resolve_resume(self.resume)
+
+    @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
+    def _resolve_resume(self, argument: str) -> None:
+        from zero_tui.store.resumable import resolve_resume_target
+
+        try:
+            meta, message = resolve_resume_target(self.store, argument, self.workspace)
+        except (StoreError, OSError) as error:
+            meta, message = None, str(error)
+        if get_current_worker().is_cancelled:
+            return
+        session_id = meta.session_id if meta is not None else None
+        self.post_message(ResumeResolved(session_id, message))
+
+    def on_resume_resolved(self, message: ResumeResolved) -> None:
+        if message.session_id is not None:
+            self.post_message(OpenSession(message.session_id))
+        else:
+            self.notify(
+                message.message or "nothing to resume", title="Sessions", severity="warning"
+            )
+
+    def on_open_session(self, message: OpenSession) -> None:
+        from zero_tui.screens.transcript import TranscriptScreen
+
+        self.push_screen(TranscriptScreen(self.store, message.session_id, notice=message.notice))
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if isinstance(screen, PickerScreen):
+            yield from screen.system_commands()
+
+
+def make_app(
+    store: SessionStore,
+    *,
+    cwd: str,
+    all_workspaces: bool = False,
+    resume: str | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> ZeroApp:
+    return ZeroApp(store, cwd=cwd, all_workspaces=all_workspaces, resume=resume, clock=clock)
+
+
+def run_app(
+    *,
+    store_root: Path | None,
+    cwd: str,
+    all_workspaces: bool,
+    resume: str | None,
+    demo: bool,
+) -> int:
+    """Run the TUI until the user quits; the exit status for the command line."""
+    demo_dir: str | None = None
+    try:
+        if demo:
+            from zero_tui.demo import build_demo_store
+
+            demo_dir = tempfile.mkdtemp(prefix="zero-tui-demo-")
+            built = build_demo_store(Path(demo_dir))
+            store = SessionStore(demo_dir)
+            cwd = str(built.workspaces[0])
+        else:
+            store = SessionStore(store_root)
+        app = make_app(store, cwd=cwd, all_workspaces=all_workspaces, resume=resume)
+        app.run()
+        return app.return_code or 0
+    finally:
+        if demo_dir is not None:
+            shutil.rmtree(demo_dir, ignore_errors=True)

@@ -1,0 +1,593 @@
+"""The resume picker: the sessions of this workspace, fuzzy-filtered as you type.
+
+All store IO runs in thread workers that post messages (`zero_tui.messages`); the handlers
+here own every widget change. The scan serves the current scope first, in chunks, so the first
+rows appear before a big store is fully read; the other scopes follow in the same worker.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from zero_tui.messages import (
+    OpenSession,
+    PreviewLoaded,
+    RankingDone,
+    ScanFailed,
+    ScopeKey,
+    ScopeLoaded,
+)
+from zero_tui.search.catalog import SessionCatalog, default_cache_dir
+from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
+from zero_tui.search.rows import (
+    HEAD_ROWS,
+    CachedSession,
+    PickerRow,
+    ScopeHead,
+    build_preview,
+    head_path,
+    load_head,
+    missing_preview,
+    picker_rows,
+    save_head,
+    status_text,
+)
+from zero_tui.store import Metadata, SessionStore, StoreError
+from zero_tui.store.resumable import filter_resumable
+from zero_tui.widgets.preview import SessionPreview
+from zero_tui.widgets.session_list import SessionList
+
+FIRST_CHUNK = 64  # sessions filtered before the first rows are posted
+CHUNK = 2048
+
+
+@dataclass
+class ScopeRows:
+    """One scope of the picker, as far as the scan has got."""
+
+    rows: list[PickerRow]
+    other_workspace: int = 0
+    empty_runs: int = 0
+    not_resumable: int = 0
+    complete: bool = False
+
+
+class RowRanker:
+    """One `RankedIndex` per scope, rebuilt when the scope's rows change (rank workers only)."""
+
+    def __init__(self) -> None:
+        self._cached: tuple[ScopeKey, Sequence[PickerRow], RankedIndex] | None = None
+
+    def forget(self) -> None:
+        self._cached = None
+
+    def rank(
+        self, key: ScopeKey, rows: Sequence[PickerRow], query: str, *, with_workspace: bool
+    ) -> Ranking:
+        cached = self._cached
+        if cached is not None and cached[0] == key and cached[1] is rows:
+            index = cached[2]
+        else:
+            index = RankedIndex(
+                [
+                    PickerItem(
+                        label=row.label,
+                        value=row.session_id,
+                        meta=row.workspace if with_workspace else "",
+                    )
+                    for row in rows
+                ]
+            )
+            self._cached = (key, rows, index)
+        return index.rank(query)
+
+
+class PickerScreen(Screen[None]):
+    """Pick a session to resume. The query Input keeps the focus; keys move the list."""
+
+    AUTO_FOCUS = "#query"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", priority=True),
+        Binding("escape", "quit", "Quit", priority=True),
+        Binding("tab", "toggle_scope", "All workspaces", priority=True, id="picker.scope"),
+        Binding("ctrl+e", "toggle_empty", "Empty runs", priority=True, id="picker.empty"),
+        Binding("up,ctrl+p", "move(-1)", "Up", show=False, priority=True),
+        Binding("down,ctrl+n", "move(1)", "Down", show=False, priority=True),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
+        Binding("home", "first", "First", show=False, priority=True),
+        Binding("end", "last", "Last", show=False, priority=True),
+        Binding("ctrl+r", "rescan", "Rescan", show=False),
+    ]
+
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        workspace: str,
+        all_workspaces: bool = False,
+        clock: Callable[[], datetime] | None = None,
+        cache_dir: Path | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(name=name)
+        self._cache_dir = cache_dir
+        self._rows_painted = threading.Event()
+        self.store = store
+        self.workspace = workspace
+        self.all_workspaces = all_workspaces
+        self.include_empty = False
+        self._clock = clock
+        self._scopes: dict[ScopeKey, ScopeRows] = {}
+        self._scan_ids = itertools.count(1)
+        self._scan_id = 0
+        self._store_total: int | None = None
+        self._scan_error: str | None = None
+        self._query = ""
+        self._ranked_for: tuple[ScopeKey, str] | None = None
+        self._ranker = RowRanker()
+        self._last_ranking: Ranking | None = None
+        self._preview_running = False
+        self._preview_wanted: PickerRow | None = None
+        self._preview_shown: str | None = None
+
+    # --- layout --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker"):
+            yield Static("Resume a session", id="picker-title", markup=False)
+            yield Input(placeholder="type to filter…", id="query", compact=True)
+            with Horizontal(id="picker-body"):
+                yield SessionList(id="sessions")
+                yield SessionPreview(id="preview")
+            yield Static("", id="empty-state", markup=False)
+            yield Static("", id="status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#picker-title", Static).update(f"Resume a session · {self.workspace}")
+        self.query_one("#empty-state").display = False
+        self.query_one(SessionPreview).show_message("")
+        self._update_bindings_labels()
+        self.start_scan()
+
+    @property
+    def session_list(self) -> SessionList:
+        return self.query_one(SessionList)
+
+    @property
+    def scope_key(self) -> ScopeKey:
+        return (self.all_workspaces, self.include_empty)
+
+    def _now(self) -> tuple[datetime, tzinfo | None]:
+        if self._clock is None:
+            return datetime.now().astimezone(), None
+        now = self._clock()
+        return now, now.tzinfo
+
+    # --- scanning ------------------------------------------------------------------------
+
+    def start_scan(self) -> None:
+        self._scan_id = next(self._scan_ids)
+        self._scopes.clear()
+        self._ranker.forget()
+        self._ranked_for = None
+        self._refresh_status()
+        self._scan(self._scan_id, self.scope_key)
+
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    def _scan(self, scan_id: int, first: ScopeKey) -> None:
+        """Remembered rows first (no store IO), then the catalog's, then the store's truth."""
+        worker = get_current_worker()
+        cache_dir = self._cache_dir or default_cache_dir()
+        remembered = head_path(cache_dir, self.store.root, self.workspace)
+        now, tz = self._now()
+        shown = False
+        head = load_head(remembered, self.store.root, self.workspace).get(first)
+        if head is not None and head.sessions:
+            self.post_message(
+                ScopeLoaded(
+                    scan_id=scan_id,
+                    key=first,
+                    rows=picker_rows(head.sessions, now, tz),
+                    other_workspace=head.other_workspace,
+                    empty_runs=head.empty_runs,
+                    not_resumable=head.not_resumable,
+                    store_total=head.store_total,
+                    complete=False,
+                    replace=True,
+                )
+            )
+            shown = True
+            # Let the UI paint these rows before this thread takes the GIL for the catalog.
+            self._rows_painted.wait(timeout=1.0)
+        catalog = SessionCatalog(self.store, self._cache_dir)
+        cached = catalog.cached_sessions()
+        if cached and not worker.is_cancelled:
+            self._post_scope(
+                scan_id, first, cached, catalog.has_content, now, tz, final=False, whole=shown
+            )
+            shown = True
+        try:
+            sessions = catalog.refresh()
+        except (StoreError, OSError) as error:
+            self.post_message(ScanFailed(scan_id, str(error)))
+            return
+        heads: dict[ScopeKey, ScopeHead] = {}
+        for key in (first, *(key for key in _ALL_SCOPES if key != first)):
+            if worker.is_cancelled:
+                return
+            # Once rows are shown, one message per scope: no shrinking list while it refills.
+            heads[key] = self._post_scope(
+                scan_id, key, sessions, catalog.has_content, now, tz, final=True, whole=shown
+            )
+        catalog.save()
+        save_head(remembered, self.store.root, self.workspace, heads)
+
+    def _post_scope(
+        self,
+        scan_id: int,
+        key: ScopeKey,
+        sessions: list[Metadata],
+        content_check: Callable[[str], bool],
+        now: datetime,
+        tz: tzinfo | None,
+        *,
+        final: bool,
+        whole: bool = False,
+    ) -> ScopeHead:
+        """Filter `sessions` into one scope and post it, the newest chunk first."""
+        worker = get_current_worker()
+        all_workspaces, include_empty = key
+        kept: list[CachedSession] = []
+        counts = [0, 0, 0]
+        start = 0
+        chunk = len(sessions) if whole else FIRST_CHUNK
+        while not worker.is_cancelled:
+            part = sessions[start : start + chunk]
+            found = filter_resumable(
+                self.store,
+                self.workspace,
+                all_workspaces=all_workspaces,
+                include_empty=include_empty,
+                sessions=part,
+                content_check=content_check,
+            )
+            counts[0] += found.other_workspace
+            counts[1] += found.empty_runs
+            counts[2] += found.not_resumable
+            kept.extend(CachedSession.of(meta) for meta in found.sessions[: HEAD_ROWS - len(kept)])
+            replace = start == 0
+            start += len(part)
+            done = start >= len(sessions)
+            self.post_message(
+                ScopeLoaded(
+                    scan_id=scan_id,
+                    key=key,
+                    rows=picker_rows(found.sessions, now, tz),
+                    other_workspace=counts[0],
+                    empty_runs=counts[1],
+                    not_resumable=counts[2],
+                    store_total=len(sessions),
+                    complete=final and done,
+                    replace=replace,
+                )
+            )
+            if done:
+                break
+            chunk = CHUNK
+        return ScopeHead(tuple(kept), counts[0], counts[1], counts[2], len(sessions))
+
+    def on_scope_loaded(self, message: ScopeLoaded) -> None:
+        if message.scan_id != self._scan_id:
+            return
+        if self._store_total != message.store_total:
+            self._store_total = message.store_total
+            self.refresh_bindings()
+        self._scan_error = None
+        scope = self._scopes.get(message.key)
+        if scope is None:
+            scope = self._scopes[message.key] = ScopeRows(rows=[])
+        # A new list each time: rank workers hold on to the one they were given.
+        scope.rows = list(message.rows) if message.replace else [*scope.rows, *message.rows]
+        scope.other_workspace = message.other_workspace
+        scope.empty_runs = message.empty_runs
+        scope.not_resumable = message.not_resumable
+        scope.complete = message.complete
+        if message.key == self.scope_key and (message.rows or message.complete):
+            self._show_scope(keep_cursor=True)
+            if not self._rows_painted.is_set():
+                self.call_after_refresh(self._rows_painted.set)
+        self._refresh_status()
+
+    def on_scan_failed(self, message: ScanFailed) -> None:
+        if message.scan_id != self._scan_id:
+            return
+        self._scan_error = message.error
+        self._store_total = 0
+        self.refresh_bindings()
+        self._show_scope(keep_cursor=False)
+        self._refresh_status()
+
+    # --- showing a scope -----------------------------------------------------------------
+
+    def _show_scope(self, *, keep_cursor: bool) -> None:
+        scope = self._scopes.get(self.scope_key)
+        session_list = self.session_list
+        rows = scope.rows if scope is not None else []
+        empty_store = self._store_total == 0
+        self.query_one("#empty-state").display = empty_store
+        self.query_one("#picker-body").display = not empty_store
+        if empty_store:
+            self.query_one("#empty-state", Static).update(self._empty_state_text())
+        if self._query:
+            # Until the ranking of this scope arrives, show no unranked rows.
+            if self._ranked_for is None or self._ranked_for[0] != self.scope_key:
+                session_list.set_rows(rows, [], show_workspace=self.all_workspaces)
+            self._start_ranking()
+        else:
+            cursor = 0
+            current = session_list.highlighted_row
+            if keep_cursor and current is not None:
+                cursor = next(
+                    (i for i, row in enumerate(rows) if row.session_id == current.session_id),
+                    session_list.cursor,
+                )
+            session_list.set_rows(rows, show_workspace=self.all_workspaces, cursor=cursor)
+        session_list.set_empty_message(self._list_empty_message(scope))
+
+    def _list_empty_message(self, scope: ScopeRows | None) -> str:
+        if scope is None or (not scope.complete and not scope.rows):
+            return "scanning the session store…"
+        if self._query:
+            return "no matching items"
+        if not self.all_workspaces and scope.other_workspace:
+            return (
+                f"no sessions in this workspace · Tab shows {scope.other_workspace} "
+                "in other workspaces"
+            )
+        if not self.include_empty and scope.empty_runs:
+            return f"only empty runs here · ctrl+e shows {scope.empty_runs}"
+        return "no sessions to resume"
+
+    def _empty_state_text(self) -> str:
+        root = str(self.store.root)
+        if self._scan_error is not None:
+            return (
+                "The session store could not be read.\n\n"
+                f"  {self._scan_error}\n\n"
+                f"Store: {root}\n"
+                "Check the directory's permissions, or point zero-tui at another store "
+                "with --store DIR."
+            )
+        return (
+            "No Zero sessions yet.\n\n"
+            f"Store: {root}\n\n"
+            "Zero saves every conversation there: run `zero` in a project, chat, and the "
+            "session shows up here.\n"
+            "Other places: zero-tui --store DIR · a tour with sample sessions: zero-tui --demo\n\n"
+            "ctrl+r scans again · Esc quits"
+        )
+
+    def _refresh_status(self) -> None:
+        status = self.query_one("#status", Static)
+        scope = self._scopes.get(self.scope_key)
+        if self._store_total == 0:
+            status.update(f"0 sessions · store {self.store.root}")
+            return
+        if scope is None:
+            status.update("scanning…")
+            return
+        status.update(
+            status_text(
+                shown=self.session_list.row_count,
+                total_in_scope=len(scope.rows),
+                query=self._query,
+                all_workspaces=self.all_workspaces,
+                include_empty=self.include_empty,
+                other_workspace=scope.other_workspace,
+                empty_runs=scope.empty_runs,
+                not_resumable=scope.not_resumable,
+                loading=not scope.complete,
+            )
+        )
+
+    # --- ranking -------------------------------------------------------------------------
+
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self._query = event.value.strip().lower()
+        if not self._query:
+            self._ranked_for = None
+            self._last_ranking = None
+            scope = self._scopes.get(self.scope_key)
+            rows = scope.rows if scope is not None else []
+            # Go: backspacing to an empty query restores recency order, selection stays 0.
+            self.session_list.set_rows(rows, show_workspace=self.all_workspaces, cursor=0)
+            self.session_list.set_empty_message(self._list_empty_message(scope))
+            self._refresh_status()
+            return
+        self._start_ranking()
+
+    def _start_ranking(self) -> None:
+        scope = self._scopes.get(self.scope_key)
+        if scope is None:
+            return
+        self._rank(self.scope_key, self._query, scope.rows)
+
+    @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
+    def _rank(self, key: ScopeKey, query: str, rows: Sequence[PickerRow]) -> None:
+        ranking = self._ranker.rank(key, rows, query, with_workspace=key[0])
+        if not get_current_worker().is_cancelled:
+            self.post_message(RankingDone(key, query, rows, ranking.indices, ranking))
+
+    def on_ranking_done(self, message: RankingDone) -> None:
+        if message.key != self.scope_key or message.query != self._query:
+            return
+        scope = self._scopes.get(message.key)
+        if scope is None:
+            return
+        self._ranked_for = (message.key, message.query)
+        ranking = self._last_ranking = message.ranking
+
+        def highlight(line: int) -> tuple[int, ...]:
+            return ranking[line].positions
+
+        self.session_list.set_rows(
+            message.rows, message.order, highlight, show_workspace=self.all_workspaces
+        )
+        self.session_list.set_empty_message(self._list_empty_message(scope))
+        self._refresh_status()
+
+    # --- preview -------------------------------------------------------------------------
+
+    @on(SessionList.Highlighted)
+    def _highlighted(self, event: SessionList.Highlighted) -> None:
+        row = self._preview_wanted = event.row
+        if row is None:
+            self._preview_shown = None
+            self.query_one(SessionPreview).show_message("")
+            return
+        if self._preview_running or row.session_id == self._preview_shown:
+            return  # a running load hands over to the latest wish when it is done
+        self._preview_running = True
+        # After the next paint: the list's rows come before the preview's IO.
+        self.call_after_refresh(self._start_preview)
+
+    def _start_preview(self) -> None:
+        row = self._preview_wanted
+        if row is None:
+            self._preview_running = False
+            return
+        self._preview_running = True
+        self._preview_shown = row.session_id
+        self._load_preview(row.session_id)
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def _load_preview(self, session_id: str) -> None:
+        _now, tz = self._now()
+        try:
+            meta = self.store.get(session_id)
+            if meta is None:
+                preview = missing_preview(session_id, f"zero session not found: {session_id}")
+            else:
+                try:
+                    events, notice = self.store.read_events_for_display(session_id)
+                except StoreError as failure:
+                    events, notice = [], str(failure)
+                preview = build_preview(meta, events, tz=tz, error=notice or "")
+        except StoreError as failure:
+            preview = missing_preview(session_id, str(failure))
+        if not get_current_worker().is_cancelled:
+            self.post_message(PreviewLoaded(session_id, preview))
+
+    def on_preview_loaded(self, message: PreviewLoaded) -> None:
+        self._preview_running = False
+        wanted = self._preview_wanted
+        if wanted is None:
+            return
+        if wanted.session_id != message.session_id:
+            # The highlight moved on while this one loaded: load the latest only.
+            self._start_preview()
+            return
+        self.query_one(SessionPreview).show(message.preview)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if event.worker.group == "preview":
+            self._preview_running = False
+            self.query_one(SessionPreview).show_message(f"preview failed: {error}")
+        elif event.worker.group == "scan":
+            self.on_scan_failed(ScanFailed(self._scan_id, str(error)))
+        elif event.worker.group == "rank":
+            self.notify(f"search failed: {error}", severity="error")
+
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """The picker's actions for the command palette."""
+        scope = "this workspace only" if self.all_workspaces else "all workspaces"
+        yield SystemCommand("Sessions: " + scope, "Tab", self.action_toggle_scope)
+        empty = "hide empty runs" if self.include_empty else "show empty runs"
+        yield SystemCommand("Sessions: " + empty, "ctrl+e", self.action_toggle_empty)
+        yield SystemCommand("Sessions: scan again", "ctrl+r: re-read the store", self.start_scan)
+        if self.session_list.highlighted_row is not None:
+            yield SystemCommand("Sessions: open the highlighted session", "Enter", self.action_open)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Nothing to open or widen in an empty store: the footer offers only what works.
+        return not (action in ("open", "toggle_scope", "toggle_empty") and self._store_total == 0)
+
+    def action_move(self, delta: int) -> None:
+        self.session_list.move(delta, wrap=True)
+
+    def action_page(self, pages: int) -> None:
+        self.session_list.page(pages)
+
+    def action_first(self) -> None:
+        self.session_list.first()
+
+    def action_last(self) -> None:
+        self.session_list.last()
+
+    def action_open(self) -> None:
+        row = self.session_list.highlighted_row
+        if row is not None:
+            self.post_message(OpenSession(row.session_id))
+
+    @on(SessionList.Selected)
+    def _selected(self, event: SessionList.Selected) -> None:
+        self.post_message(OpenSession(event.row.session_id))
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    def action_toggle_scope(self) -> None:
+        self.all_workspaces = not self.all_workspaces
+        self._scope_changed()
+
+    def action_toggle_empty(self) -> None:
+        self.include_empty = not self.include_empty
+        self._scope_changed()
+
+    def action_rescan(self) -> None:
+        self.start_scan()
+
+    def _scope_changed(self) -> None:
+        self._ranked_for = None
+        self._update_bindings_labels()
+        if self.scope_key in self._scopes:
+            self._show_scope(keep_cursor=False)
+        else:
+            self.session_list.set_rows([], show_workspace=self.all_workspaces)
+            self.session_list.set_empty_message("scanning the session store…")
+        self._refresh_status()
+
+    def _update_bindings_labels(self) -> None:
+        scope_label = "This workspace" if self.all_workspaces else "All workspaces"
+        empty_label = "Hide empty" if self.include_empty else "Show empty"
+        for binding_id, label in (("picker.scope", scope_label), ("picker.empty", empty_label)):
+            for key, bindings in self._bindings.key_to_bindings.items():
+                self._bindings.key_to_bindings[key] = [
+                    replace(binding, description=label) if binding.id == binding_id else binding
+                    for binding in bindings
+                ]
+        self.refresh_bindings()
+
+
+_ALL_SCOPES: tuple[ScopeKey, ...] = ((False, False), (True, False), (False, True), (True, True))

@@ -1,0 +1,422 @@
+"""One session's transcript: header, resume card, rows; live while another process appends."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from zero_tui.store import Metadata, SessionStore, StoreError
+from zero_tui.transcript.log_index import LogChange, LogIndex, find_row
+from zero_tui.transcript.rows import card_row, resume_card
+from zero_tui.transcript.sanitize import sanitize_line
+from zero_tui.widgets.find_bar import FindBar
+from zero_tui.widgets.transcript_view import PRELUDE_POSITION, TranscriptView
+
+POLL_SECONDS = 0.5
+TAIL_PAINT_WAIT_SECONDS = 1.0
+_COMPACTION_NEEDLE = b'"session_compaction"'
+_DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
+
+
+@dataclass
+class TranscriptLoaded(Message):
+    """The log is indexed: rows can be shown."""
+
+    bubble = False  # for this screen only
+
+    load_id: int
+    meta: Metadata | None
+    index: LogIndex
+    order: Sequence[int]
+    note: str | None
+    partial: bool = False  # only the latest events: the whole log follows
+
+
+@dataclass
+class TranscriptFailed(Message):
+    bubble = False  # for this screen only
+
+    load_id: int
+    error: str
+
+
+@dataclass
+class LogGrew(Message):
+    """Lines were appended; positions from `first_changed` on are new or changed."""
+
+    bubble = False  # for this screen only
+
+    load_id: int
+    first_changed: int
+    meta: Metadata | None
+
+
+@dataclass
+class LogReplaced(Message):
+    """The log shrank, changed inode or gained a compaction: read it again."""
+
+    bubble = False  # for this screen only
+
+    load_id: int
+
+
+@dataclass
+class MatchFound(Message):
+    bubble = False  # for this screen only
+
+    query: str
+    position: int | None
+
+
+class TranscriptCommands(Provider):
+    """The transcript's actions in the command palette."""
+
+    def _commands(self) -> list[SystemCommand]:
+        screen = self.screen
+        return list(screen.system_commands()) if isinstance(screen, TranscriptScreen) else []
+
+    async def discover(self) -> Hits:
+        for command in self._commands():
+            yield DiscoveryHit(command.title, command.callback, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in self._commands():
+            score = matcher.match(command.title)
+            if score > 0:
+                yield Hit(
+                    score, matcher.highlight(command.title), command.callback, help=command.help
+                )
+
+
+class TranscriptScreen(Screen[None]):
+    """The rows of one session, newest at the bottom, following the log while it grows."""
+
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {TranscriptCommands}
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+f", "find", "Find", priority=True),
+        Binding("ctrl+o", "toggle_card", "Expand/collapse", priority=True),
+        Binding("alt+up", "previous_turn", "Prev turn", priority=True),
+        Binding("alt+down", "next_turn", "Next turn", priority=True),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
+        Binding("ctrl+home", "top", "Top", show=False, priority=True),
+        Binding("ctrl+end", "bottom", "Bottom", show=False, priority=True),
+        Binding("q", "quit_app", "Quit"),
+    ]
+
+    def __init__(self, store: SessionStore, session_id: str, *, notice: str | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.session_id = session_id
+        self.notice = notice
+        self.meta: Metadata | None = None
+        self.index: LogIndex | None = None
+        self.order: Sequence[int] = ()
+        self.loaded = False  # the whole log is indexed
+        self.shown = False  # rows are in the view (maybe only the latest, while loading)
+        self.painted = False  # ... and have been drawn once
+        self._load_id = 0
+        self._polling = False
+        self._note: str | None = None
+        self._tail_painted = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="transcript-header"):
+            yield Static(Content(self.session_id), id="transcript-title")
+            yield Static(Content("loading…"), id="transcript-facts")
+            yield Static(Content(""), id="transcript-note")
+        yield TranscriptView(id="transcript-view")
+        yield FindBar(id="find-bar")
+        yield Footer()
+
+    @property
+    def view(self) -> TranscriptView:
+        return self.query_one(TranscriptView)
+
+    @property
+    def find_bar(self) -> FindBar:
+        return self.query_one(FindBar)
+
+    def on_mount(self) -> None:
+        self._show_note()
+        self.view.focus()
+        self._load(self._load_id)
+        self.set_interval(POLL_SECONDS, self._poll)
+
+    def on_unmount(self) -> None:
+        self._load_id += 1
+        self._tail_painted.set()
+        if self.index is not None:
+            self.index.close()
+
+    # -- loading ----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="transcript-load", exit_on_error=False)
+    def _load(self, load_id: int) -> None:
+        """Index the log; a huge one shows its latest events first, then the whole log."""
+        try:
+            meta = self.store.get(self.session_id)
+            path = self.store.events_path(self.session_id)
+            index = LogIndex.open_tail(path, self.session_id)
+            if index.is_partial:
+                if index.find_last_compaction() is None:
+                    # No compaction among the latest events: they end the rehydrated view
+                    # as they are, so they can be shown while the rest is indexed.
+                    tail_order = range(len(index))
+                    self._tail_painted.clear()
+                    self.post_message(
+                        TranscriptLoaded(load_id, meta, index, tail_order, None, partial=True)
+                    )
+                    # let the UI paint them before this thread competes for the GIL
+                    self._tail_painted.wait(TAIL_PAINT_WAIT_SECONDS)
+                else:
+                    index.close()
+                index = LogIndex.open(path, self.session_id)
+        except (StoreError, OSError, ValueError) as error:
+            self.post_message(TranscriptFailed(load_id, str(error)))
+            return
+        note: str | None = None
+        order: Sequence[int]
+        try:
+            order = index.rehydrated_order()
+        except StoreError as error:
+            order = range(len(index))
+            note = f"The compacted view could not be rebuilt ({error}); showing the raw log."
+        if get_current_worker().is_cancelled:
+            index.close()
+            return
+        self.post_message(TranscriptLoaded(load_id, meta, index, order, note))
+
+    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+        if message.load_id != self._load_id:
+            message.index.close()
+            return
+        previous, shown = self.index, len(self.order)
+        self.meta, self.index, self.order = message.meta, message.index, message.order
+        self._note = message.note
+        if message.partial:
+            self.view.set_source(message.index, message.order, [])
+            self.shown = True
+            self._show_header()
+            self.call_after_refresh(self._rows_painted)
+            return
+        if previous is not None:
+            previous.close()
+        prelude = []
+        if message.meta is not None:
+            card = resume_card(
+                message.meta,
+                len(message.order),
+                model=message.meta.model_id,
+                provider=message.meta.provider,
+            )
+            prelude.append(card_row(card))
+        if self.shown and not self.loaded:
+            # the whole log replaces the look at its latest events
+            self.view.replace_source(
+                message.index, message.order, prelude, shift=len(message.order) - shown
+            )
+        else:
+            self.view.set_source(message.index, message.order, prelude)
+        self.shown = self.loaded = True
+        self.call_after_refresh(self._rows_painted)
+        self._show_header()
+        self._show_note()
+
+    def _rows_painted(self) -> None:
+        self.painted = True
+        self._tail_painted.set()
+
+    def on_transcript_failed(self, message: TranscriptFailed) -> None:
+        if message.load_id == self._load_id:
+            self._note = f"This session cannot be read: {message.error}"
+            self._show_note()
+            self.query_one("#transcript-facts", Static).update(Content(""))
+
+    def _show_header(self) -> None:
+        meta = self.meta
+        title = sanitize_line(meta.title) if meta is not None and meta.title else "untitled"
+        self.query_one("#transcript-title", Static).update(Content(title))
+        facts = [self.session_id]
+        if meta is not None:
+            model = " · ".join(
+                sanitize_line(part) for part in (meta.model_id, meta.provider) if part
+            )
+            count = f"{len(self.order)} events" if self.loaded else "loading earlier events…"
+            facts += [model or "no model", count]
+            if meta.session_kind:
+                facts.append(sanitize_line(meta.session_kind))
+            if meta.cwd:
+                facts.append(sanitize_line(meta.cwd))
+            facts.append("updated " + sanitize_line(meta.updated_at))
+        self.query_one("#transcript-facts", Static).update(Content("  ·  ".join(facts)))
+
+    def _show_note(self) -> None:
+        notes = [note for note in (self.notice, self._note) if note]
+        widget = self.query_one("#transcript-note", Static)
+        widget.update(Content("\n".join(sanitize_line(note) for note in notes)))
+        widget.display = bool(notes)
+
+    # -- following the log ------------------------------------------------------------
+
+    def _poll(self) -> None:
+        if self.loaded and not self._polling:
+            self._polling = True
+            self._poll_log(self._load_id)
+
+    @work(thread=True, group="transcript-poll", exit_on_error=False)
+    def _poll_log(self, load_id: int) -> None:
+        try:
+            index = self.index
+            if index is None:
+                return
+            before = len(index)
+            refresh = index.refresh()
+            if refresh.change is LogChange.REPLACED:
+                self.post_message(LogReplaced(load_id))
+            elif refresh.change is LogChange.GROWN:
+                if any(
+                    _COMPACTION_NEEDLE in index.line_bytes(line)
+                    for line in range(refresh.first_changed, len(index))
+                ) or (refresh.first_changed < before and not isinstance(self.order, range)):
+                    self.post_message(LogReplaced(load_id))
+                else:
+                    meta = self.store.get(self.session_id)
+                    self.post_message(LogGrew(load_id, refresh.first_changed, meta))
+        except (StoreError, OSError, ValueError):
+            pass  # the next poll tries again; a vanished session keeps what was shown
+        finally:
+            self._polling = False
+
+    def on_log_grew(self, message: LogGrew) -> None:
+        if message.load_id != self._load_id or self.index is None:
+            return
+        if message.meta is not None:
+            self.meta = message.meta
+        if isinstance(self.order, range):
+            self.order = range(len(self.index))
+            first_position = message.first_changed
+        else:
+            first_position = len(self.order)
+            self.order = [*self.order, *range(message.first_changed, len(self.index))]
+        self.view.extend_source(self.order, first_position)
+        self._show_header()
+
+    def on_log_replaced(self, message: LogReplaced) -> None:
+        if message.load_id == self._load_id:
+            self._load_id += 1
+            self.loaded = self.shown = self.painted = False
+            self._load(self._load_id)
+
+    # -- find -------------------------------------------------------------------------
+
+    def action_find(self) -> None:
+        self.find_bar.open()
+
+    @on(FindBar.Changed)
+    def _find_changed(self, message: FindBar.Changed) -> None:
+        self.view.set_search(message.query)
+
+    @on(FindBar.Find)
+    def _find(self, message: FindBar.Find) -> None:
+        if self.index is None:
+            return
+        self.view.set_search(message.query)
+        self.find_bar.set_status("searching…")
+        cursor = self.view.cursor
+        if cursor is None or cursor == PRELUDE_POSITION:
+            cursor = len(self.order) if message.backwards else -1
+        self._search(self.index, self.order, message.query, cursor, message.backwards)
+
+    @work(thread=True, exclusive=True, group="transcript-find", exit_on_error=False)
+    def _search(
+        self, index: LogIndex, order: Sequence[int], query: str, after: int, backwards: bool
+    ) -> None:
+        worker = get_current_worker()
+        position = find_row(
+            index, order, query, after, backwards=backwards, cancelled=lambda: worker.is_cancelled
+        )
+        if not worker.is_cancelled:
+            self.post_message(MatchFound(query, position))
+
+    def on_match_found(self, message: MatchFound) -> None:
+        if message.query != self.find_bar.text:
+            return
+        if message.position is None:
+            self.find_bar.set_status("no match")
+            return
+        self.find_bar.set_status("")
+        self.view.move_cursor(message.position, align_top=False)
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        self.view.set_search("")
+        self.view.focus()
+
+    # -- actions ----------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        """Back to the screen below (the picker); quit when nothing but the app's blank
+        default screen is below."""
+        stack = self.app.screen_stack
+        below = stack[-2] if len(stack) >= 2 and stack[-1] is self else None
+        if below is None or below.id == _DEFAULT_SCREEN_ID:
+            self.app.exit()
+        else:
+            self.app.pop_screen()
+
+    def action_quit_app(self) -> None:
+        self.app.exit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quit_app":
+            return self.focused is self.view
+        return True
+
+    def action_toggle_card(self) -> None:
+        self.view.toggle_card()
+
+    def action_previous_turn(self) -> None:
+        self.view.action_previous_turn()
+
+    def action_next_turn(self) -> None:
+        self.view.action_next_turn()
+
+    def action_page(self, pages: int) -> None:
+        self.view.page(pages)
+
+    def action_top(self) -> None:
+        self.view.action_jump_top()
+
+    def action_bottom(self) -> None:
+        self.view.action_jump_bottom()
+
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """Palette entries for this screen (the app adds them to its system commands)."""
+        yield SystemCommand("Find in transcript", "Search the rows (ctrl+f)", self.action_find)
+        yield SystemCommand(
+            "Expand or collapse tool output", "The highlighted tool card", self.action_toggle_card
+        )
+        yield SystemCommand("Next turn", "Jump to the next prompt", self.action_next_turn)
+        yield SystemCommand(
+            "Previous turn", "Jump to the previous prompt", self.action_previous_turn
+        )
+        yield SystemCommand("Top of transcript", "First row", self.action_top)
+        yield SystemCommand("Bottom of transcript", "Latest row", self.action_bottom)
+        yield SystemCommand("Back to sessions", "Close this transcript", self.action_back)

@@ -1,0 +1,482 @@
+"""Line offsets of one `events.jsonl`, so a huge session is decoded only where it is shown.
+
+The index holds two integers per accepted line (byte start and end) and the line's number;
+events are decoded on demand with the store's `decode_line`. It follows the reader rules of
+store-format §5.2 (blank pieces skipped, torn tail dropped) and §9 (readers never lock; the
+log grows by appends and is replaced, never edited, by a rewind). It finds the latest
+compaction with a reverse byte search and rehydrates by id/sequence read from each line's
+head, so only the compaction's own payload is decoded.
+
+No Textual or Rich import: this module runs in thread workers and in plain scripts.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import mmap
+import os
+import re
+import threading
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from operator import add
+from pathlib import Path
+
+from zero_tui.store import Event, StoreError
+from zero_tui.store.events import decode_line, rehydrate
+from zero_tui.store.gotext import trim_space_bytes
+from zero_tui.transcript.rows import Row, RowBuilder, visible_row_indices
+
+_SCAN_CHUNK = 8 * 1024 * 1024  # bytes read at once for the heads of lines
+_SCAN_WINDOW = 4 * 1024 * 1024
+TAIL_BYTES = 2 * 1024 * 1024
+"""What `open_tail` reads: the latest events of a huge log, for a first screen."""
+_COMPACTION_NEEDLE = b'"session_compaction"'
+# The head of a line as Zero's encoder writes it; other spellings are decoded in full.
+_HEADER = re.compile(
+    rb'[ \t]*\{"id":"((?:[^"\\]|\\.)*)","sessionId":"(?:[^"\\]|\\.)*",'
+    rb'"sequence":(-?[0-9]+),"type":"((?:[^"\\]|\\.)*)"'
+)
+_HEADER_WINDOW = 4096
+_OPENING_BYTES = frozenset(b"{n")  # a piece starting so is not blank
+_NEWLINE = re.compile(b"\n")
+
+
+class LogChange(enum.Enum):
+    """What happened to the log file since the index last looked."""
+
+    UNCHANGED = "unchanged"
+    GROWN = "grown"
+    REPLACED = "replaced"  # shrunk, new inode, or vanished: the index must be rebuilt
+
+
+@dataclass(frozen=True, slots=True)
+class Refresh:
+    """The result of `LogIndex.refresh`.
+
+    `first_changed` is the first line index whose content is new or different; lines before
+    it are untouched. It equals the old line count unless a provisional last line was
+    replaced.
+    """
+
+    change: LogChange
+    first_changed: int
+
+
+def _content(piece: bytes) -> bytes:
+    """A piece trimmed with Go's TrimSpace (skipped when it plainly starts and ends a value)."""
+    if piece and piece[0] in b"{n" and piece[-1] in b"}l":
+        return piece
+    return trim_space_bytes(piece)
+
+
+def _file_identity(stat: os.stat_result) -> tuple[int, int]:
+    return (stat.st_dev, stat.st_ino)
+
+
+class LogIndex:
+    """Byte offsets of the accepted lines of one session's event log.
+
+    Create it with `LogIndex.open`. Reading methods may be called from any thread;
+    `refresh` may run in a worker while the UI reads (a lock guards the arrays).
+    """
+
+    def __init__(self, path: Path, session_id: str) -> None:
+        self.path = path
+        self.session_id = session_id
+        self._starts = array("q")
+        self._ends = array("q")
+        self._line_numbers = array("q")
+        self._pieces_seen = 0  # pieces (lines, blank ones too) before `_complete_end`
+        self._complete_end = 0  # byte offset just after the last final line's newline
+        self._provisional = False  # the last accepted line may still change (no newline yet)
+        self._size = 0
+        self._identity: tuple[int, int] | None = None
+        self._fd: int | None = None
+        self._lock = threading.RLock()
+        self.is_partial = False  # True for `open_tail` of a log longer than the window
+
+    # -- building ---------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], session_id: str) -> LogIndex:
+        """Index the log at `path` (a missing file is an empty log, as in `ReadEvents`)."""
+        return cls._open(path, session_id, tail_bytes=None)
+
+    @classmethod
+    def open_tail(
+        cls, path: str | os.PathLike[str], session_id: str, tail_bytes: int | None = None
+    ) -> LogIndex:
+        """Index only the lines that start in the last `tail_bytes` (default `TAIL_BYTES`).
+
+        A fast first look at a huge log (its latest events); `is_partial` tells whether
+        earlier lines were left out. Line numbers then count from the first indexed line,
+        and `refresh` must not be used: open the whole log for that.
+        """
+        return cls._open(path, session_id, tail_bytes=tail_bytes or TAIL_BYTES)
+
+    @classmethod
+    def _open(
+        cls, path: str | os.PathLike[str], session_id: str, *, tail_bytes: int | None
+    ) -> LogIndex:
+        index = cls(Path(path), session_id)
+        try:
+            fd = os.open(index.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return index
+        index._fd = fd
+        stat = os.fstat(fd)
+        index._identity = _file_identity(stat)
+        index._size = stat.st_size
+        if tail_bytes is not None and index._size > tail_bytes:
+            window_start = index._size - tail_bytes
+            newline = index._read(window_start, tail_bytes).find(b"\n")
+            if newline >= 0:
+                index._complete_end = window_start + newline + 1
+                index.is_partial = True
+        index._scan_from_complete_end()
+        return index
+
+    def close(self) -> None:
+        """Release the file descriptor."""
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self) -> LogIndex:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _read(self, offset: int, length: int) -> bytes:
+        if self._fd is None or length <= 0:
+            return b""
+        return os.pread(self._fd, length, offset)
+
+    def _mapped(self) -> mmap.mmap | None:
+        """The file as indexed so far, mapped read-only (no copy), or None when empty."""
+        if self._fd is None or self._size == 0:
+            return None
+        # a file that shrank since it was measured is being replaced: map what is left
+        self._size = min(self._size, os.fstat(self._fd).st_size)
+        if self._size == 0:
+            return None
+        return mmap.mmap(self._fd, self._size, access=mmap.ACCESS_READ)
+
+    def _scan_from_complete_end(self) -> None:
+        """Index every piece from `_complete_end` to `_size`, then apply the torn-tail rule."""
+        mapped = self._mapped() if self._complete_end < self._size else None
+        if mapped is not None:
+            with mapped:
+                self._index_newlines(mapped)
+        self._apply_torn_tail_rule()
+
+    def _index_newlines(self, data: mmap.mmap) -> None:
+        """Record each newline-terminated piece after `_complete_end`, skipping blank ones.
+
+        The per-line loops run in C (`finditer` over the mapping, `map`), a window at a
+        time so that a UI thread waiting for the GIL gets it between windows.
+        """
+        start = self._complete_end
+        window = start
+        while window < len(data):
+            window_end = min(len(data), window + _SCAN_WINDOW)
+            line_ends = array("q", map(re.Match.start, _NEWLINE.finditer(data, window, window_end)))
+            window = window_end
+            if line_ends:
+                self._index_pieces(data, start, line_ends)
+                start = line_ends[-1] + 1
+        self._complete_end = start
+
+    def _index_pieces(self, data: mmap.mmap, start: int, line_ends: array[int]) -> None:
+        """Record the pieces from `start` up to each of `line_ends` (newline offsets)."""
+        starts = array("q", [start])
+        starts.extend(map(add, line_ends[:-1], repeat(1)))
+        first_number = self._pieces_seen + 1
+        self._pieces_seen += len(line_ends)
+        if set(map(data.__getitem__, starts)) <= _OPENING_BYTES:
+            # the usual case: every piece starts a JSON value, so none is blank
+            self._starts.extend(starts)
+            self._ends.extend(line_ends)
+            self._line_numbers.extend(range(first_number, first_number + len(line_ends)))
+            return
+        for offset, (piece_start, piece_end) in enumerate(zip(starts, line_ends, strict=True)):
+            if piece_end > piece_start and (
+                data[piece_start] in _OPENING_BYTES or trim_space_bytes(data[piece_start:piece_end])
+            ):
+                self._starts.append(piece_start)
+                self._ends.append(piece_end)
+                self._line_numbers.append(first_number + offset)
+
+    def _apply_torn_tail_rule(self) -> None:
+        """store-format §5.2 steps 2 and 5: a file not ending in `\\n` may end in a torn line."""
+        self._provisional = False
+        if self._complete_end >= self._size:
+            return  # ends with "\n": every piece is a line, corrupt or not
+        tail_start = self._complete_end
+        tail = self._read(tail_start, self._size - tail_start)
+        if trim_space_bytes(tail):
+            candidate = (tail, self._pieces_seen + 1)
+            if self._decodes(*candidate):
+                self._starts.append(tail_start)
+                self._ends.append(self._size)
+                self._line_numbers.append(self._pieces_seen + 1)
+                self._provisional = True
+            return
+        # Only whitespace after the last newline: the last non-empty line is the candidate.
+        if not self._starts:
+            return
+        last = len(self._starts) - 1
+        line = self._read(self._starts[last], self._ends[last] - self._starts[last])
+        if not self._decodes(line, self._line_numbers[last]):
+            self._complete_end = self._starts[last]
+            self._pieces_seen = self._line_numbers[last] - 1
+            del self._starts[last], self._ends[last], self._line_numbers[last]
+
+    def _decodes(self, piece: bytes, line_number: int) -> bool:
+        try:
+            decode_line(_content(piece), self.session_id, line_number)
+        except StoreError:
+            return False
+        return True
+
+    # -- reading ----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @property
+    def size(self) -> int:
+        """The file size the index reflects."""
+        return self._size
+
+    @property
+    def has_provisional_tail(self) -> bool:
+        """True when the last line has no newline yet (a writer may still be adding to it)."""
+        return self._provisional
+
+    def line_bytes(self, index: int) -> bytes:
+        """Accepted line `index`, trimmed as the reader trims it (no newline)."""
+        with self._lock:
+            start, end = self._starts[index], self._ends[index]
+            return _content(self._read(start, end - start))
+
+    def line_number(self, index: int) -> int:
+        """The 1-based line number of accepted line `index` in the file (blank lines count)."""
+        return self._line_numbers[index]
+
+    def decode(self, index: int) -> Event:
+        """Decode accepted line `index` (StoreError naming the file and line when corrupt)."""
+        with self._lock:
+            start, end = self._starts[index], self._ends[index]
+            line = _content(self._read(start, end - start))
+            number = self._line_numbers[index]
+        return decode_line(line, self.session_id, number)
+
+    def line_at_offset(self, offset: int) -> int | None:
+        """The accepted line holding byte `offset`, if any."""
+        line = bisect_right(self._starts, offset) - 1
+        if line < 0 or offset >= self._ends[line]:
+            return None
+        return line
+
+    # -- following a live log ----------------------------------------------------------
+
+    def check(self) -> LogChange:
+        """Compare the file on disk with the index, without changing anything."""
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            return LogChange.UNCHANGED if self._identity is None else LogChange.REPLACED
+        if _file_identity(stat) != self._identity or stat.st_size < self._size:
+            return LogChange.REPLACED
+        if stat.st_size > self._size:
+            return LogChange.GROWN
+        return LogChange.UNCHANGED
+
+    def refresh(self) -> Refresh:
+        """Index lines appended since the last look. On `REPLACED`, open a new index."""
+        change = self.check()
+        if change is not LogChange.GROWN:
+            return Refresh(change, len(self))
+        with self._lock:
+            first_changed = len(self._starts)
+            if self._provisional:
+                last = len(self._starts) - 1
+                del self._starts[last], self._ends[last], self._line_numbers[last]
+                first_changed = last
+            if self._fd is None:
+                return Refresh(LogChange.REPLACED, first_changed)
+            self._size = os.fstat(self._fd).st_size
+            self._scan_from_complete_end()
+        return Refresh(LogChange.GROWN, first_changed)
+
+    # -- rehydration ------------------------------------------------------------------
+
+    def find_last_compaction(self) -> int | None:
+        """The line index of the last `session_compaction` event, by a reverse byte search."""
+        mapped = self._mapped() if self._starts else None
+        if mapped is None:
+            return None
+        with mapped:
+            search_start, search_end = self._starts[0], self._ends[-1]
+            while search_end > search_start:
+                # a window at a time, so a waiting UI thread gets the GIL in between
+                window_start = max(search_start, search_end - _SCAN_WINDOW)
+                offset = mapped.rfind(_COMPACTION_NEEDLE, window_start, search_end)
+                if offset < 0:
+                    if window_start == search_start:
+                        return None
+                    search_end = window_start + len(_COMPACTION_NEEDLE) - 1
+                    continue
+                line = self.line_at_offset(offset)
+                if line is None:
+                    search_end = offset + len(_COMPACTION_NEEDLE) - 1
+                    continue
+                try:
+                    if self.decode(line).type == "session_compaction":
+                        return line
+                except StoreError:
+                    pass  # a corrupt line is shown as such; it is not a compaction
+                search_end = self._starts[line]
+        return None
+
+    def _line_heads(self) -> Iterator[tuple[int, re.Match[bytes] | None]]:
+        """Each accepted line index with the match of its head, read in large chunks."""
+        buffer = b""
+        base = 0
+        for line in range(len(self._starts)):
+            start = self._starts[line]
+            needed = min(self._ends[line], start + _HEADER_WINDOW)
+            if start < base or needed > base + len(buffer):
+                base = start
+                buffer = self._read(base, max(_SCAN_CHUNK, needed - base))
+            yield line, _HEADER.match(buffer, start - base, needed - base)
+
+    def _light_event(self, line: int, head: re.Match[bytes] | None) -> Event:
+        """An event with id, sequence and type only (the payload is not read)."""
+        if head is None:
+            full = self.decode(line)
+            return Event(full.id, full.session_id, full.sequence, full.type, "", None)
+        raw_id, raw_sequence, raw_type = head.group(1), head.group(2), head.group(3)
+        event_id = json.loads(b'"' + raw_id + b'"') if b"\\" in raw_id else raw_id.decode()
+        event_type = json.loads(b'"' + raw_type + b'"') if b"\\" in raw_type else raw_type.decode()
+        return Event(event_id, self.session_id, int(raw_sequence), event_type, "", None)
+
+    def rehydrated_order(self) -> Sequence[int]:
+        """Line indices in the order of `SessionStore.read_rehydrated_events` (§10.4).
+
+        Raises StoreError when the latest compaction cannot be applied (the caller then
+        shows the raw log) or when a line needed to apply it is corrupt.
+        """
+        compaction = self.find_last_compaction()
+        if compaction is None:
+            return range(len(self))
+        light = [
+            self.decode(line) if line == compaction else self._light_event(line, head)
+            for line, head in self._line_heads()
+        ]
+        position = {id(event): line for line, event in enumerate(light)}
+        return array("q", (position[id(event)] for event in rehydrate(light)))
+
+
+# -- rows for a window of the log ------------------------------------------------------
+
+CHUNK_EVENTS = 64
+"""Events per chunk: rows are built and rendered a chunk at a time."""
+CONTEXT_EVENTS = 16
+"""Events decoded on each side of a chunk so a tool call and its result, or a specialist's
+start and stop, fold together across a chunk boundary."""
+
+
+def unreadable_event(error: Exception) -> Event:
+    """An `error` event standing in for a line that cannot be decoded (shown, not fatal)."""
+    payload = json.dumps({"message": f"unreadable event: {error}"}).encode()
+    return Event(type="error", payload_raw=payload)
+
+
+def decode_positions(index: LogIndex, order: Sequence[int], start: int, end: int) -> list[Event]:
+    """Events at `order[start:end]`; a corrupt or vanished line becomes an error event."""
+    events: list[Event] = []
+    for position in range(start, end):
+        try:
+            events.append(index.decode(order[position]))
+        except (StoreError, IndexError) as error:
+            events.append(unreadable_event(error))
+    return events
+
+
+def chunk_rows(
+    index: LogIndex, order: Sequence[int], start: int, end: int
+) -> list[tuple[int, Row]]:
+    """The displayed rows (after §6.3's collapse) of the events at positions [start, end).
+
+    Each row comes with the order position of its source event. The rows come from the
+    shared `RowBuilder`, fed with a little context on both sides of the window.
+    """
+    low = max(0, start - CONTEXT_EVENTS)
+    high = min(len(order), end + CONTEXT_EVENTS)
+    builder = RowBuilder()
+    builder.add_events(decode_positions(index, order, low, high))
+    rows = builder.rows
+    shown: list[tuple[int, Row]] = []
+    for row_index in visible_row_indices(rows):
+        position = low + rows[row_index].order
+        if start <= position < end:
+            shown.append((position, rows[row_index]))
+    return shown
+
+
+def row_search_text(row: Row) -> str:
+    """Everything a reader sees of a row, to search in."""
+    parts = [row.text, row.detail, row.arg]
+    info = row.tool_info
+    if info is not None:
+        parts += [info.target, info.secondary, info.output, *info.changed_files]
+    return "\n".join(part for part in parts if part)
+
+
+def find_row(
+    index: LogIndex,
+    order: Sequence[int],
+    query: str,
+    after: int,
+    *,
+    backwards: bool = False,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> int | None:
+    """The order position of the next row (wrapping around) whose text contains `query`.
+
+    Case-insensitive. `after` is the position to start after (-1: from the top). Rows are
+    built a chunk at a time, so this reads the whole log in the worst case: run it in a
+    worker and pass `cancelled`.
+    """
+    needle = query.casefold()
+    total = len(order)
+    if not needle or total == 0:
+        return None
+    chunk_count = (total + CHUNK_EVENTS - 1) // CHUNK_EVENTS
+    first_chunk = max(0, min(after, total - 1)) // CHUNK_EVENTS
+    step = -1 if backwards else 1
+    for offset in range(chunk_count + 1):
+        if cancelled():
+            return None
+        chunk = (first_chunk + step * offset) % chunk_count
+        start = chunk * CHUNK_EVENTS
+        rows = chunk_rows(index, order, start, min(total, start + CHUNK_EVENTS))
+        if backwards:
+            rows.reverse()
+        for position, row in rows:
+            if offset == 0 and (position <= after if not backwards else position >= after):
+                continue
+            if offset == chunk_count and (position > after if not backwards else position < after):
+                continue
+            if needle in row_search_text(row).casefold():
+                return position
+    return None

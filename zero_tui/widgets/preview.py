@@ -1,0 +1,92 @@
+"""The picker's preview pane: the highlighted session's header and its last exchanges.
+
+The text arrives as `PreviewData` built in a thread worker; here it only becomes `Content`
+assembled from plain strings, so nothing in a session is ever read as markup.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from zero_tui.search.rows import PreviewData, PreviewExchange
+
+MAX_EXCHANGE_LINES = 12
+MAX_EXCHANGE_CHARS = 1200
+
+_ROLE_NAMES = {"user": "you", "assistant": "zero", "tool": "tool", "system": "note"}
+
+
+def _excerpt(text: str) -> str:
+    if len(text) > MAX_EXCHANGE_CHARS:
+        text = text[:MAX_EXCHANGE_CHARS].rstrip() + " …"
+    lines = text.split("\n")
+    if len(lines) > MAX_EXCHANGE_LINES:
+        lines = [*lines[:MAX_EXCHANGE_LINES], "…"]
+    return "\n".join(lines)
+
+
+def _field(name: str, value: str) -> Content:
+    return Content.assemble((f"{name:<11}", "$text-muted"), value or "—", "\n")
+
+
+def _exchange(exchange: PreviewExchange) -> Content:
+    role = _ROLE_NAMES.get(exchange.role, exchange.role)
+    role_style = {
+        "user": "bold $accent",
+        "assistant": "bold $success",
+        "tool": "$text-muted",
+        "system": "$text-muted",
+    }.get(exchange.role, "bold")
+    if exchange.role == "tool":
+        return Content.assemble(("· ", role_style), (exchange.text, role_style), "\n")
+    return Content.assemble((f"{role}:", role_style), "\n", _excerpt(exchange.text), "\n\n")
+
+
+def preview_content(preview: PreviewData) -> Content:
+    parts: list[Content | str | tuple[str, str]] = [
+        (preview.title, "bold"),
+        "\n\n",
+        _field("id", preview.session_id),
+        _field("workspace", preview.workspace),
+        _field(
+            "model",
+            " · ".join(part for part in (preview.model, preview.provider) if part),
+        ),
+        _field("created", preview.created),
+        _field("updated", preview.updated),
+        _field("events", str(preview.event_count)),
+    ]
+    if preview.kind:
+        parts.append(_field("kind", preview.kind))
+    parts.append("\n")
+    if preview.error:
+        parts.append(Content.assemble((preview.error, "$text-error"), "\n\n"))
+    if preview.exchanges:
+        parts.extend(_exchange(exchange) for exchange in preview.exchanges)
+    elif not preview.error:
+        parts.append(("no messages yet", "$text-muted"))
+    return Content.assemble(*parts)
+
+
+class SessionPreview(VerticalScroll, can_focus=False):
+    """Shows one session; `show` swaps its text (placeholder text while loading)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="preview-text", markup=False)
+
+    def show(self, preview: PreviewData) -> None:
+        self.query_one("#preview-text", Static).update(preview_content(preview))
+        self.scroll_home(animate=False)
+
+    def show_message(self, message: str) -> None:
+        self.query_one("#preview-text", Static).update(Content.styled(message, "$text-muted"))
+        self.scroll_home(animate=False)
+
+    @property
+    def text(self) -> str:
+        """The plain text shown (for tests)."""
+        content = self.query_one("#preview-text", Static).visual
+        return str(content)

@@ -1,0 +1,395 @@
+"""The session list of the resume picker: a line-API `ScrollView` that draws only visible rows.
+
+Rows are `PickerRow`s; the list shows them in a ranked `order` (indices into the rows) with the
+matched characters of each label highlighted. Session text reaches the screen only as plain
+`Segment` text with styles from `COMPONENT_CLASSES`: it is never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from os.path import expanduser
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from zero_tui.search.rows import TIME_COLUMN_WIDTH, PickerRow, shorten_path
+
+MODEL_COLUMN_MAX = 18
+WORKSPACE_COLUMN_MAX = 26
+MIN_TITLE = 24
+FORK_MARK = "fork"
+
+HighlightLookup = Callable[[int], Sequence[int]]
+"""Display line -> code-point positions of that row's label to highlight."""
+
+
+def _crop(text: str, width: int) -> str:
+    """Cut `text` to at most `width` cells, ending with `…` when something was cut."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    kept: list[str] = []
+    used = 0
+    for char in text:
+        char_width = cell_len(char)
+        if used + char_width > width - 1:
+            break
+        kept.append(char)
+        used += char_width
+    return "".join(kept) + "…"
+
+
+def _pad(text: str, width: int, *, right: bool = False) -> str:
+    text = _crop(text, width)
+    padding = " " * max(0, width - cell_len(text))
+    return padding + text if right else text + padding
+
+
+class SessionList(ScrollView, can_focus=False):
+    """A virtual list of sessions; the picker's query Input keeps the focus."""
+
+    DEFAULT_CSS = """
+    SessionList {
+        overflow-x: hidden;
+        overflow-y: auto;
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "session-list--cursor",
+        "session-list--hover",
+        "session-list--match",
+        "session-list--time",
+        "session-list--detail",
+        "session-list--fork",
+        "session-list--workspace",
+        "session-list--message",
+    }
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    """Index of the highlighted row in the current order."""
+
+    class Highlighted(Message):
+        """The highlighted row changed (None when the list is empty)."""
+
+        def __init__(self, row: PickerRow | None) -> None:
+            super().__init__()
+            self.row = row
+
+    class Selected(Message):
+        """A row was chosen with the mouse (a click on the highlighted row)."""
+
+        def __init__(self, row: PickerRow) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._rows: Sequence[PickerRow] = ()
+        self._order: Sequence[int] = ()
+        self._highlight: HighlightLookup | None = None
+        self._show_workspace = False
+        self._empty_message = ""
+        self._generation = 0
+        self._hover_line: int | None = None
+        self._model_width = 0
+        self._count_width = 0
+        self._home = expanduser("~")
+        self._strip_cache: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(1024)
+
+    # --- data ----------------------------------------------------------------------------
+
+    @property
+    def rows(self) -> Sequence[PickerRow]:
+        return self._rows
+
+    @property
+    def order(self) -> Sequence[int]:
+        return self._order
+
+    @property
+    def row_count(self) -> int:
+        return len(self._order)
+
+    @property
+    def highlighted_row(self) -> PickerRow | None:
+        if 0 <= self.cursor < len(self._order):
+            return self._rows[self._order[self.cursor]]
+        return None
+
+    def highlight_positions(self, line: int) -> tuple[int, ...]:
+        """The highlighted label positions of the row at display `line`."""
+        if self._highlight is None or not 0 <= line < len(self._order):
+            return ()
+        return tuple(self._highlight(line))
+
+    def visible_rows(self) -> list[PickerRow]:
+        """The rows in display order (for tests and the status line)."""
+        return [self._rows[index] for index in self._order]
+
+    def set_rows(
+        self,
+        rows: Sequence[PickerRow],
+        order: Sequence[int] | None = None,
+        highlight: HighlightLookup | None = None,
+        *,
+        show_workspace: bool,
+        cursor: int = 0,
+    ) -> None:
+        """Replace the rows; `order` defaults to the rows' own order (recency)."""
+        self._rows = rows
+        self._show_workspace = show_workspace
+        self._model_width = min(
+            MODEL_COLUMN_MAX, max((cell_len(row.model) for row in rows), default=0)
+        )
+        self._count_width = max((len(str(row.event_count)) for row in rows), default=1) + 3
+        self.set_order(range(len(rows)) if order is None else order, highlight, cursor=cursor)
+
+    def set_order(
+        self,
+        order: Sequence[int],
+        highlight: HighlightLookup | None = None,
+        *,
+        cursor: int = 0,
+    ) -> None:
+        """Show the rows at `order`; `highlight(line)` gives the matched label positions."""
+        self._order = order
+        self._highlight = highlight
+        self._invalidate()
+        self.virtual_size = Size(0, len(order))
+        self.cursor = max(0, min(cursor, len(order) - 1))
+
+    def set_empty_message(self, message: str) -> None:
+        """What the first line says when there is no row to show."""
+        if message != self._empty_message:
+            self._empty_message = message
+            self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._generation += 1
+        self._strip_cache.clear()
+        self.refresh()
+
+    # --- cursor --------------------------------------------------------------------------
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh_line(old)
+        self.refresh_line(new)
+        self._scroll_cursor_into_view()
+        self.post_message(self.Highlighted(self.highlighted_row))
+
+    def _scroll_cursor_into_view(self) -> None:
+        height = self.scrollable_content_region.height
+        if height <= 0:
+            self.call_after_refresh(self._scroll_cursor_into_view_later)
+            return
+        top = round(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def _scroll_cursor_into_view_later(self) -> None:
+        if self.scrollable_content_region.height > 0:
+            self._scroll_cursor_into_view()
+
+    def move(self, delta: int, *, wrap: bool) -> None:
+        count = len(self._order)
+        if not count:
+            return
+        target = self.cursor + delta
+        self.cursor = target % count if wrap else max(0, min(target, count - 1))
+
+    def page(self, pages: int) -> None:
+        self.move(pages * max(1, self.scrollable_content_region.height - 1), wrap=False)
+
+    def first(self) -> None:
+        if self._order:
+            self.cursor = 0
+
+    def last(self) -> None:
+        if self._order:
+            self.cursor = len(self._order) - 1
+
+    # --- mouse ---------------------------------------------------------------------------
+
+    def _line_at(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return None
+        line = offset.y + round(self.scroll_y)
+        return line if 0 <= line < len(self._order) else None
+
+    async def _on_click(self, event: events.Click) -> None:
+        line = self._line_at(event)
+        if line is None:
+            return
+        event.stop()
+        if line == self.cursor:
+            if (row := self.highlighted_row) is not None:
+                self.post_message(self.Selected(row))
+        else:
+            self.cursor = line
+
+    def _on_mouse_move(self, event: events.MouseMove) -> None:
+        line = self._line_at(event)
+        if line != self._hover_line:
+            previous, self._hover_line = self._hover_line, line
+            for changed in (previous, line):
+                if changed is not None:
+                    self.refresh_line(changed)
+
+    def _on_leave(self, event: events.Leave) -> None:
+        super()._on_leave(event)
+        if self._hover_line is not None:
+            previous, self._hover_line = self._hover_line, None
+            self.refresh_line(previous)
+
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.prevent_default()
+        event.stop()
+        self.move(1, wrap=False)
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.prevent_default()
+        event.stop()
+        self.move(-1, wrap=False)
+
+    # --- rendering -----------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strip_cache.clear()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = round(self.scroll_y) + y
+        base = self.rich_style
+        if line >= len(self._order):
+            if line == 0 and self._empty_message:
+                style = base + self.get_component_rich_style("session-list--message", partial=True)
+                return Strip([Segment(_pad(self._empty_message, width), style)], width)
+            return Strip.blank(width, base)
+        is_cursor = line == self.cursor
+        is_hover = line == self._hover_line
+        key = (self._generation, line, width, is_cursor, is_hover)
+        strip = self._strip_cache.get(key)
+        if strip is None:
+            item = self._order[line]
+            positions = self._highlight(line) if self._highlight is not None else ()
+            strip = self._render_row(self._rows[item], positions, width, base, is_cursor, is_hover)
+            self._strip_cache[key] = strip
+        return strip
+
+    def _render_row(
+        self,
+        row: PickerRow,
+        positions: Sequence[int],
+        width: int,
+        base: Style,
+        is_cursor: bool,
+        is_hover: bool,
+    ) -> Strip:
+        part = self.get_component_rich_style
+        overlay = Style()
+        if is_cursor:
+            overlay = part("session-list--cursor", partial=True)
+        elif is_hover:
+            overlay = part("session-list--hover", partial=True)
+        plain = base + overlay
+        time_style = base + part("session-list--time", partial=True) + overlay
+        detail_style = base + part("session-list--detail", partial=True) + overlay
+        match_part = part("session-list--match", partial=True)
+
+        title_offset = row.title_offset
+        time_positions = {pos for pos in positions if pos < len(row.when)}
+        title_positions = {pos - title_offset for pos in positions if pos >= title_offset}
+
+        count_width = 2 + self._count_width
+        fork_width = 1 + len(FORK_MARK)
+        fixed = 1 + (TIME_COLUMN_WIDTH + 2 if row.when else 0) + count_width + fork_width + 1
+        # The title keeps MIN_TITLE cells: the model column goes first, then the workspace.
+        workspace_width = min(WORKSPACE_COLUMN_MAX, width // 5) if self._show_workspace else 0
+        model_width = self._model_width
+        if (
+            width
+            - fixed
+            - (model_width + 2 if model_width else 0)
+            - (workspace_width + 2 if workspace_width else 0)
+            < MIN_TITLE
+        ):
+            model_width = 0
+        spare = width - fixed - MIN_TITLE
+        if workspace_width and workspace_width + 2 > spare:
+            workspace_width = spare - 2 if spare - 2 >= 8 else 0
+
+        right: list[Segment] = []
+        right_width = 0
+        if workspace_width:
+            text = shorten_path(row.workspace, self._home, workspace_width) or "(no cwd)"
+            workspace_style = base + part("session-list--workspace", partial=True) + overlay
+            right.append(Segment("  " + _pad(text, workspace_width), workspace_style))
+            right_width += 2 + workspace_width
+        if model_width:
+            right.append(Segment("  " + _pad(row.model, model_width), detail_style))
+            right_width += 2 + model_width
+        count_text = f"{row.event_count} ev"
+        right.append(Segment("  " + _pad(count_text, self._count_width, right=True), detail_style))
+        right_width += count_width
+        fork_style = base + part("session-list--fork", partial=True) + overlay
+        right.append(
+            Segment(" " + (FORK_MARK if row.is_fork else " " * len(FORK_MARK)), fork_style)
+        )
+        right_width += fork_width
+
+        left: list[Segment] = [Segment(" ", plain)]
+        left_width = 1
+        if row.when:
+            left.extend(
+                self._highlighted(
+                    row.when.ljust(TIME_COLUMN_WIDTH), time_positions, time_style, match_part
+                )
+            )
+            left.append(Segment("  ", plain))
+            left_width += TIME_COLUMN_WIDTH + 2
+
+        title_width = max(0, width - left_width - right_width - 1)
+        title = _crop(row.title, title_width)
+        left.extend(self._highlighted(title, title_positions, plain, match_part))
+        left.append(Segment(" " * (title_width - cell_len(title)), plain))
+
+        strip = Strip([*left, *right], left_width + title_width + right_width)
+        return strip.adjust_cell_length(width, plain)
+
+    @staticmethod
+    def _highlighted(
+        text: str, positions: set[int], style: Style, match_part: Style
+    ) -> list[Segment]:
+        """Split `text` into runs, styling the characters at `positions` as matches."""
+        if not positions:
+            return [Segment(text, style)]
+        match_style = style + match_part
+        segments: list[Segment] = []
+        run_start = 0
+        run_matched = 0 in positions
+        for index in range(1, len(text) + 1):
+            matched = index in positions
+            if index == len(text) or matched != run_matched:
+                segments.append(
+                    Segment(text[run_start:index], match_style if run_matched else style)
+                )
+                run_start, run_matched = index, matched
+        return segments

@@ -1,0 +1,798 @@
+"""The transcript: a line-API list of rows that decodes and renders only what is on screen.
+
+Events are grouped in chunks of `CHUNK_EVENTS` (by their position in the rehydrated order).
+A chunk's rows are built from the log index when the chunk comes into view; each row is
+rendered into strips at the current width only when it is on screen, and counts with an
+estimated height until then (a chunk never built counts with an estimate per event). When
+a render corrects an estimate, the row at the top of the screen stays where it is (or the
+bottom, while following the log). A bounded number of chunks keep their rows and strips;
+the rest keep only their height. Markdown is rendered by Rich straight to lines, never
+mounted as widgets.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.events import Click, Resize
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from zero_tui.transcript.log_index import CHUNK_EVENTS, LogIndex, chunk_rows
+from zero_tui.transcript.rows import Row, RowKind, truncate_tool_output
+from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
+
+LIVE_CHUNKS = 48
+"""Chunks that keep their rows and strips; others keep only their height."""
+ESTIMATED_LINES_PER_EVENT = 2
+GUTTER = 2
+EXPANDED_OUTPUT_LINES = 400
+"""An expanded tool card shows at most this many output lines (the rest are counted)."""
+MARKDOWN_LIMIT = 100_000
+"""Answers longer than this (in characters) are shown as plain text."""
+PRELUDE_POSITION = -1
+USER_MARKER = "\u276f "  # a heavy angle quote before each prompt
+
+_TOOL_KINDS = (RowKind.TOOL_CALL, RowKind.TOOL_RESULT)
+
+
+def is_tool_card(row: Row) -> bool:
+    return row.kind in _TOOL_KINDS
+
+
+@dataclass(eq=False)
+class _Chunk:
+    """Rows of the events at order positions [start, end); prelude rows when `fixed`.
+
+    `lines[i]` holds row i rendered at `width`, or None until it is first on screen; until
+    then `heights[i]` is an estimate.
+    """
+
+    start: int
+    end: int
+    fixed: bool = False
+    rows: list[Row] | None = None
+    positions: list[int] = field(default_factory=list)
+    lines: list[list[Strip] | None] = field(default_factory=list)
+    heights: list[int] = field(default_factory=list)
+    row_tops: list[int] = field(default_factory=lambda: [0])
+    width: int = 0
+    height: int = 0
+
+    def forget(self) -> None:
+        """Drop rows and strips (the height stays, as an estimate)."""
+        self.rows, self.positions, self.lines, self.heights = None, [], [], []
+        self.row_tops = [0]
+
+    def row_index(self, position: int) -> int | None:
+        for row_index, row_position in enumerate(self.positions):
+            if row_position == position:
+                return row_index
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Marked:
+    """A row body drawn after a one-cell marker (the marker column stays clear below)."""
+
+    marker: str
+    style: Style
+    body: RenderableType
+
+
+class TranscriptView(ScrollView, can_focus=True):
+    """Rows of one session, with a highlighted row (the cursor) and expandable tool cards."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "transcript--user",
+        "transcript--assistant",
+        "transcript--system",
+        "transcript--card",
+        "transcript--summary",
+        "transcript--error",
+        "transcript--tool",
+        "transcript--tool-ok",
+        "transcript--tool-error",
+        "transcript--output",
+        "transcript--permission",
+        "transcript--ask",
+        "transcript--specialist",
+        "transcript--dim",
+        "transcript--cursor",
+        "transcript--match",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor_up", "Previous row", show=False),
+        Binding("down", "cursor_down", "Next row", show=False),
+        Binding("enter,space", "toggle_card", "Expand/collapse", show=False),
+        Binding("home", "jump_top", "Top", show=False),
+        Binding("end", "jump_bottom", "Bottom", show=False),
+        Binding("left_square_bracket", "previous_turn", "Previous turn", show=False),
+        Binding("right_square_bracket", "next_turn", "Next turn", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._index: LogIndex | None = None
+        self._order: Sequence[int] = ()
+        self._chunks: list[_Chunk] = []
+        self._tops: list[int] = [0]
+        self._live: OrderedDict[int, None] = OrderedDict()
+        self._expanded: set[int] = set()
+        self.cursor: int | None = None
+        self.following = True
+        self.search_query = ""
+        self._preparing = False
+        self._lines_per_event = float(ESTIMATED_LINES_PER_EVENT)
+
+    # -- data -------------------------------------------------------------------------
+
+    @property
+    def event_count(self) -> int:
+        return len(self._order)
+
+    def set_source(self, index: LogIndex, order: Sequence[int], prelude: Sequence[Row]) -> None:
+        """Show the rows of `order` (line indices of `index`) after the `prelude` rows."""
+        self._index = index
+        self._order = order
+        prelude_chunk = _Chunk(PRELUDE_POSITION, PRELUDE_POSITION, fixed=True)
+        self._chunks = [prelude_chunk]
+        self._set_rows(prelude_chunk, [PRELUDE_POSITION] * len(prelude), list(prelude))
+        self._live.clear()
+        self._extend_chunks(0)
+        self.cursor = None
+        self._expanded = set()
+        self._layout(scroll_to_end=True)
+
+    def replace_source(
+        self, index: LogIndex, order: Sequence[int], prelude: Sequence[Row], *, shift: int
+    ) -> None:
+        """Show the whole log in place of a look at its latest events.
+
+        The rows shown so far move down by `shift` positions; the view stays on them (or at
+        the bottom when it was there), and so do the cursor and the expanded cards.
+        """
+        anchor: tuple[int, int] | None = None
+        if not self.following:
+            shown = self.visible_rows()
+            if shown:
+                first = shown[0][0]
+                top = self.row_top(first)
+                anchor = (first + shift, (top or 0) - round(self.scroll_y))
+        cursor = self.cursor
+        expanded = {position + shift for position in self._expanded}
+        self.set_source(index, order, prelude)
+        self._expanded = expanded
+        if cursor is not None and cursor >= 0:
+            self.cursor = cursor + shift
+        if anchor is not None:
+            top = self.row_top(anchor[0])
+            if top is not None:
+                self.following = False
+                self._scroll_y_to(top - anchor[1])
+                self._prepare()
+        self.refresh()
+
+    def extend_source(self, order: Sequence[int], first_changed: int) -> None:
+        """The log grew: positions from `first_changed` on are new or changed."""
+        at_end = self.following
+        self._order = order
+        chunk_index = self.chunk_of(first_changed)
+        for stale in range(chunk_index, len(self._chunks)):
+            self._live.pop(stale, None)
+        del self._chunks[max(1, chunk_index) :]
+        self._extend_chunks(self._chunks[-1].end if len(self._chunks) > 1 else 0)
+        self._layout(scroll_to_end=at_end)
+
+    def _extend_chunks(self, start: int) -> None:
+        total = len(self._order)
+        for chunk_start in range(start, total, CHUNK_EVENTS):
+            chunk = _Chunk(chunk_start, min(total, chunk_start + CHUNK_EVENTS))
+            chunk.height = max(1, round((chunk.end - chunk.start) * self._lines_per_event))
+            self._chunks.append(chunk)
+
+    def chunk_of(self, position: int) -> int:
+        """The chunk holding the row of order position `position`."""
+        if position < 0:
+            return 0
+        return min(len(self._chunks) - 1, 1 + position // CHUNK_EVENTS)
+
+    def _set_rows(self, chunk: _Chunk, positions: list[int], rows: list[Row]) -> None:
+        chunk.positions, chunk.rows = positions, rows
+        chunk.width = self._row_width
+        chunk.lines = [None] * len(rows)
+        chunk.heights = [_estimate_height(row, chunk.width) for row in rows]
+        self._sum_rows(chunk)
+
+    def _sum_rows(self, chunk: _Chunk) -> None:
+        chunk.row_tops = [0, *accumulate(chunk.heights)]
+        chunk.height = chunk.row_tops[-1]
+
+    def _materialize(self, chunk_index: int) -> tuple[_Chunk, bool]:
+        """Rows of one chunk at the current width (decoding its events if needed).
+
+        Returns the chunk and whether its height changed.
+        """
+        chunk = self._chunks[chunk_index]
+        old_height = chunk.height
+        width = self._row_width
+        if chunk.rows is None and self._index is not None and not chunk.fixed:
+            shown = chunk_rows(self._index, self._order, chunk.start, chunk.end)
+            self._set_rows(chunk, [position for position, _ in shown], [row for _, row in shown])
+            self._learn_density(chunk)
+        elif chunk.rows is not None and chunk.width != width:
+            self._set_rows(chunk, chunk.positions, chunk.rows)
+        if not chunk.fixed:
+            self._live[chunk_index] = None
+            self._live.move_to_end(chunk_index)
+            while len(self._live) > LIVE_CHUNKS:
+                evicted, _ = self._live.popitem(last=False)
+                self._chunks[evicted].forget()
+        return chunk, chunk.height != old_height
+
+    def _render_rows(self, chunk: _Chunk, top: int, bottom: int) -> bool:
+        """Render the rows of `chunk` that overlap its lines [top, bottom).
+
+        Returns True when a row's height differed from its estimate.
+        """
+        if chunk.rows is None:
+            return False
+        changed = False
+        first = max(0, bisect_right(chunk.row_tops, top) - 1)
+        for row_index in range(first, len(chunk.rows)):
+            if chunk.row_tops[row_index] >= bottom:
+                break
+            if chunk.lines[row_index] is None:
+                lines = self._render_row(
+                    chunk.rows[row_index], chunk.positions[row_index], chunk.width
+                )
+                chunk.lines[row_index] = lines
+                if len(lines) != chunk.heights[row_index]:
+                    chunk.heights[row_index] = len(lines)
+                    changed = True
+        if changed:
+            self._sum_rows(chunk)
+        return changed
+
+    def _learn_density(self, chunk: _Chunk) -> None:
+        events = chunk.end - chunk.start
+        if events:
+            self._lines_per_event = 0.8 * self._lines_per_event + 0.2 * (chunk.height / events)
+
+    def _rerender_row(self, position: int) -> None:
+        chunk = self._chunks[self.chunk_of(position)]
+        row_index = chunk.row_index(position)
+        if chunk.rows is None or row_index is None:
+            return
+        lines = self._render_row(chunk.rows[row_index], position, chunk.width)
+        chunk.lines[row_index] = lines
+        chunk.heights[row_index] = len(lines)
+        self._sum_rows(chunk)
+        self._layout()
+
+    # -- geometry ---------------------------------------------------------------------
+
+    @property
+    def _row_width(self) -> int:
+        return max(10, self.scrollable_content_region.width - GUTTER - 1)
+
+    def _chunk_at(self, y: int) -> int:
+        return max(0, min(len(self._chunks) - 1, bisect_right(self._tops, y) - 1))
+
+    def _set_virtual_height(self) -> None:
+        self._tops = [0, *accumulate(chunk.height for chunk in self._chunks)]
+        self.virtual_size = Size(self.scrollable_content_region.width, self._tops[-1])
+
+    def _layout(self, *, scroll_to_end: bool = False) -> None:
+        if scroll_to_end:
+            self.following = True
+        self._set_virtual_height()
+        self._prepare()
+        self.refresh()
+
+    def _anchor(self, target: int) -> tuple[int, int, int]:
+        """(chunk, row, offset): the first row starting on screen, and where it sits."""
+        chunk_index = self._chunk_at(target)
+        while chunk_index < len(self._chunks):
+            chunk = self._chunks[chunk_index]
+            chunk_top = self._tops[chunk_index]
+            for row_index in range(len(chunk.heights)):
+                row_top = chunk_top + chunk.row_tops[row_index]
+                if row_top >= target:
+                    return chunk_index, row_index, row_top - target
+            chunk_index += 1
+        return -1, -1, 0
+
+    def _line_of(self, chunk_index: int, row_index: int) -> int:
+        return self._tops[chunk_index] + self._chunks[chunk_index].row_tops[row_index]
+
+    def _prepare(self) -> None:
+        """Render the rows in view; keep the top row still (or the bottom when following)."""
+        if self._preparing or not self._chunks or self.size.height == 0:
+            return
+        self._preparing = True
+        try:
+            for _ in range(12):
+                height = self.scrollable_content_region.height
+                if self.following:
+                    target = max(0, self._tops[-1] - height)
+                else:
+                    target = min(round(self.scroll_y), max(0, self._tops[-1] - height))
+                anchor_chunk, anchor_row, anchor_offset = self._anchor(target)
+                changed = False
+                chunk_index = self._chunk_at(target)
+                while chunk_index < len(self._chunks) and self._tops[chunk_index] < target + height:
+                    chunk, resized = self._materialize(chunk_index)
+                    chunk_top = self._tops[chunk_index]
+                    if resized:
+                        changed = True
+                        break  # positions below moved: measure again
+                    changed |= self._render_rows(
+                        chunk, target - chunk_top, target + height - chunk_top
+                    )
+                    chunk_index += 1
+                if not changed:
+                    self._scroll_y_to(target)
+                    break
+                self._set_virtual_height()
+                if not self.following and anchor_chunk >= 0:
+                    self._scroll_y_to(self._line_of(anchor_chunk, anchor_row) - anchor_offset)
+        finally:
+            self._preparing = False
+
+    def _scroll_y_to(self, y: int) -> None:
+        maximum = max(0, self._tops[-1] - self.scrollable_content_region.height)
+        y = max(0, min(y, maximum))
+        if round(self.scroll_y) != y:
+            self.set_reactive(TranscriptView.scroll_y, float(y))
+            self.scroll_target_y = float(y)
+            self.vertical_scrollbar.position = y
+            self.refresh()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self._preparing:
+            maximum = max(0, self._tops[-1] - self.scrollable_content_region.height)
+            self.following = round(new_value) >= maximum
+            self._prepare()
+
+    def on_resize(self, event: Resize) -> None:
+        self._layout()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        for chunk in self._chunks:
+            chunk.width = 0  # re-estimated and re-rendered when next in view
+        if self.is_mounted:
+            self.call_later(self._layout)
+
+    # -- positions of rows ------------------------------------------------------------
+
+    def row_top(self, position: int) -> int | None:
+        """The first virtual line of the row at `position`, rendering it if needed."""
+        chunk_index = self.chunk_of(position)
+        chunk, resized = self._materialize(chunk_index)
+        row_index = chunk.row_index(position)
+        if row_index is None:
+            return None
+        top = chunk.row_tops[row_index]
+        resized |= self._render_rows(chunk, top, top + 1)
+        if resized:
+            self._set_virtual_height()
+        return self._line_of(chunk_index, row_index)
+
+    def row_height(self, position: int) -> int:
+        chunk = self._chunks[self.chunk_of(position)]
+        row_index = chunk.row_index(position)
+        return 0 if row_index is None else chunk.heights[row_index]
+
+    def row_at(self, position: int) -> Row | None:
+        chunk, _ = self._materialize(self.chunk_of(position))
+        row_index = chunk.row_index(position)
+        if row_index is None or chunk.rows is None:
+            return None
+        return chunk.rows[row_index]
+
+    def _row_at_line(self, y: int) -> tuple[int, Row] | None:
+        chunk_index = self._chunk_at(y)
+        chunk = self._chunks[chunk_index]
+        if not chunk.rows:
+            return None
+        row_index = bisect_right(chunk.row_tops, y - self._tops[chunk_index]) - 1
+        row_index = max(0, min(row_index, len(chunk.rows) - 1))
+        return chunk.positions[row_index], chunk.rows[row_index]
+
+    def visible_rows(self) -> list[tuple[int, Row]]:
+        """The rows at least partly on screen, top to bottom."""
+        top = round(self.scroll_y)
+        bottom = top + self.scrollable_content_region.height
+        shown: list[tuple[int, Row]] = []
+        chunk_index = self._chunk_at(top)
+        while chunk_index < len(self._chunks) and self._tops[chunk_index] < bottom:
+            chunk = self._chunks[chunk_index]
+            chunk_top = self._tops[chunk_index]
+            for row_index, row in enumerate(chunk.rows or []):
+                row_start = chunk_top + chunk.row_tops[row_index]
+                row_end = chunk_top + chunk.row_tops[row_index + 1]
+                if row_end > top and row_start < bottom:
+                    shown.append((chunk.positions[row_index], row))
+            chunk_index += 1
+        return shown
+
+    def _neighbour(self, position: int | None, step: int) -> int | None:
+        """The position of the row before/after `position` (None at either end)."""
+        if position is None:
+            return None
+        chunk_index = self.chunk_of(position)
+        while 0 <= chunk_index < len(self._chunks):
+            chunk, _ = self._materialize(chunk_index)
+            candidates = chunk.positions if step > 0 else list(reversed(chunk.positions))
+            for candidate in candidates:
+                if (candidate > position) if step > 0 else (candidate < position):
+                    return candidate
+            chunk_index += step
+        return None
+
+    # -- cursor and navigation --------------------------------------------------------
+
+    def move_cursor(self, position: int | None, *, align_top: bool = False) -> None:
+        """Highlight the row at `position` and scroll it into view."""
+        self.cursor = position
+        if position is not None:
+            self.scroll_to_row(position, align_top=align_top)
+        self.refresh()
+
+    def scroll_to_row(self, position: int, *, align_top: bool = False) -> None:
+        top = self.row_top(position)
+        if top is None:
+            return
+        height = self.row_height(position)
+        view_top = round(self.scroll_y)
+        view_height = self.scrollable_content_region.height
+        if align_top or top < view_top or height > view_height:
+            target = top
+        elif top + height > view_top + view_height:
+            target = top + height - view_height
+        else:
+            return
+        maximum = max(0, self._tops[-1] - view_height)
+        self.following = target >= maximum
+        self._scroll_y_to(target)
+        self._prepare()
+
+    def _cursor_on_screen(self) -> int | None:
+        """The cursor if its row is visible, else the nearest visible row."""
+        shown = self.visible_rows()
+        if not shown:
+            return self.cursor
+        positions = [position for position, _ in shown]
+        if self.cursor in positions:
+            return self.cursor
+        return positions[-1] if self.following else positions[0]
+
+    def action_cursor_up(self) -> None:
+        current = self._cursor_on_screen()
+        previous = self._neighbour(current, -1)
+        self.move_cursor(previous if previous is not None else current)
+
+    def action_cursor_down(self) -> None:
+        current = self._cursor_on_screen()
+        following = self._neighbour(current, 1)
+        self.move_cursor(following if following is not None else current)
+
+    def action_jump_top(self) -> None:
+        self.following = self._tops[-1] <= self.scrollable_content_region.height
+        self._scroll_y_to(0)
+        self._prepare()
+        shown = self.visible_rows()
+        self.move_cursor(shown[0][0] if shown else None)
+
+    def action_jump_bottom(self) -> None:
+        self._layout(scroll_to_end=True)
+        shown = self.visible_rows()
+        self.cursor = shown[-1][0] if shown else None
+        self.refresh()
+
+    def _turn_from(self, position: int, step: int) -> int | None:
+        """The next/previous user row after/before `position`."""
+        candidate: int | None = position
+        while True:
+            candidate = self._neighbour(candidate, step)
+            if candidate is None:
+                return None
+            row = self.row_at(candidate)
+            if row is not None and row.kind is RowKind.USER:
+                return candidate
+
+    def action_next_turn(self) -> None:
+        current = self._cursor_on_screen()
+        target = self._turn_from(current if current is not None else PRELUDE_POSITION, 1)
+        if target is not None:
+            self.move_cursor(target, align_top=True)
+
+    def action_previous_turn(self) -> None:
+        current = self._cursor_on_screen()
+        if current is None:
+            return
+        target = self._turn_from(current, -1)
+        if target is not None:
+            self.move_cursor(target, align_top=True)
+
+    def page(self, pages: int) -> None:
+        view_height = self.scrollable_content_region.height
+        target = round(self.scroll_y) + pages * max(1, view_height - 1)
+        maximum = max(0, self._tops[-1] - view_height)
+        self.following = target >= maximum
+        self._scroll_y_to(target)
+        self._prepare()
+
+    # -- tool cards -------------------------------------------------------------------
+
+    def is_expanded(self, position: int) -> bool:
+        return position in self._expanded
+
+    def toggle_card(self, position: int | None = None) -> bool:
+        """Expand or collapse a tool card (the cursor's, else the last one on screen)."""
+        target = position
+        if target is None:
+            current = self._cursor_on_screen()
+            row = self.row_at(current) if current is not None else None
+            if current is not None and row is not None and is_tool_card(row):
+                target = current
+            else:
+                cards = [pos for pos, shown in self.visible_rows() if is_tool_card(shown)]
+                target = cards[-1] if cards else None
+        if target is None:
+            return False
+        self._expanded.symmetric_difference_update({target})
+        keep_bottom = self.following and target not in self._expanded
+        self.cursor = target
+        self._rerender_row(target)
+        if not keep_bottom:
+            self.scroll_to_row(target)
+        self.refresh()
+        return True
+
+    def action_toggle_card(self) -> None:
+        self.toggle_card()
+
+    def on_click(self, event: Click) -> None:
+        hit = self._row_at_line(round(self.scroll_y) + event.y)
+        if hit is None:
+            return
+        position, row = hit
+        if position == self.cursor and is_tool_card(row):
+            self.toggle_card(position)
+        else:
+            self.move_cursor(position)
+
+    # -- search highlight -------------------------------------------------------------
+
+    def set_search(self, query: str) -> None:
+        self.search_query = query
+        self.refresh()
+
+    # -- rendering --------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        line_y = round(self.scroll_y) + y
+        if not self._chunks or line_y >= self._tops[-1]:
+            return Strip.blank(width, base)
+        chunk_index = self._chunk_at(line_y)
+        chunk, resized = self._materialize(chunk_index)
+        offset = line_y - self._tops[chunk_index]
+        if resized or self._render_rows(chunk, offset, offset + 1):
+            self.call_after_refresh(self._layout)  # estimates were off: lay out again
+        row_index = bisect_right(chunk.row_tops, offset) - 1
+        if not 0 <= row_index < len(chunk.lines):
+            return Strip.blank(width, base)
+        lines = chunk.lines[row_index] or []
+        line_in_row = offset - chunk.row_tops[row_index]
+        if line_in_row >= len(lines):
+            return Strip.blank(width, base)
+        strip = lines[line_in_row]
+        if self.search_query:
+            strip = self._highlight(strip)
+        is_cursor = chunk.positions[row_index] == self.cursor
+        gutter_style = self.get_component_rich_style("transcript--cursor") if is_cursor else base
+        gutter = Strip([Segment("▌ " if is_cursor else "  ", gutter_style)], GUTTER)
+        return Strip.join([gutter, strip]).adjust_cell_length(width, base)
+
+    def _highlight(self, strip: Strip) -> Strip:
+        """Mark every occurrence of the search query on one line."""
+        text = strip.text.casefold()
+        needle = self.search_query.casefold()
+        if len(text) != len(strip.text) or needle not in text:
+            return strip  # (case folding that changes lengths would misplace the marks)
+        cuts: list[int] = []
+        start = text.find(needle)
+        while start >= 0:
+            cuts += [start, start + len(needle)]
+            start = text.find(needle, start + len(needle))
+        cells = [strip.index_to_cell_position(index) for index in cuts]
+        pieces = strip.divide([*cells, strip.cell_length])
+        style = self.get_component_rich_style("transcript--match")
+        return Strip.join(
+            Strip(list(Segment.apply_style(piece, post_style=style)), piece.cell_length)
+            if number % 2
+            else piece
+            for number, piece in enumerate(pieces)
+        )
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"transcript--{name}")
+
+    def _render_row(self, row: Row, position: int, width: int) -> list[Strip]:
+        console = self.app.console
+        base = self.rich_style
+        renderable = self._renderable(row, position)
+        if isinstance(renderable, _Marked):
+            marker_width = cell_len(renderable.marker)
+            options = console.options.update_width(max(1, width - marker_width))
+            body = console.render_lines(
+                renderable.body, options.update(highlight=False), style=base, pad=True
+            )
+            first = Segment(renderable.marker, base + renderable.style)
+            rest = Segment(" " * marker_width, base)
+            strips = [
+                Strip([first if number == 0 else rest, *line], width)
+                for number, line in enumerate(body)
+            ]
+        else:
+            options = console.options.update_width(width).update(highlight=False)
+            lines = console.render_lines(renderable, options, style=base, pad=True)
+            strips = [Strip(line, width) for line in lines]
+        strips.append(Strip.blank(width, base))
+        return strips
+
+    def _renderable(self, row: Row, position: int) -> RenderableType | _Marked:
+        text = sanitize_text(row.text)
+        kind = row.kind
+        if kind is RowKind.USER:
+            body = Text(text, style=self._style("user"))
+            if not row.attachments.empty:
+                body.append("\n" + row.attachments.label(), style=self._style("dim"))
+            return _marked(USER_MARKER, body, self._style("user"))
+        if kind is RowKind.ASSISTANT:
+            # parsing Markdown costs time in proportion to its size: a huge answer stays plain
+            answer: RenderableType = Markdown(text) if len(text) <= MARKDOWN_LIMIT else Text(text)
+            return _marked("● ", answer, self._style("assistant"))
+        if kind is RowKind.ERROR:
+            return _marked(
+                "✖ ", Text("error: " + text, style=self._style("error")), self._style("error")
+            )
+        if is_tool_card(row):
+            return self._tool_card(row, position)
+        if kind is RowKind.PERMISSION:
+            line = Text(text, style=self._style("permission"))
+            if row.detail:
+                line.append("  " + sanitize_line(row.detail), style=self._style("dim"))
+            return _marked("⚑ ", line, self._style("permission"))
+        if kind is RowKind.ASK_USER:
+            body = Text(text, style=self._style("ask"))
+            if row.detail:
+                body.append("\n" + sanitize_text(row.detail))
+            return _marked("? ", body, self._style("ask"))
+        if kind is RowKind.SPECIALIST:
+            body = Text(text, style=self._style("specialist"))
+            if row.detail:
+                body.append("\n" + sanitize_text(row.detail), style=self._style("dim"))
+            return _marked("◆ ", body, self._style("specialist"))
+        if row.is_card:
+            first, _, rest = text.partition("\n")
+            return Panel(
+                Text(rest),
+                title=Text(first, style=self._style("card")),
+                title_align="left",
+                border_style=self._style("card"),
+            )
+        if row.is_summary:
+            return Panel(
+                Markdown(text),
+                title=Text("summary of earlier conversation", style=self._style("summary")),
+                title_align="left",
+                border_style=self._style("summary"),
+            )
+        if row.is_fork_marker:
+            return Rule(Text(text, style=self._style("system")), style=self._style("dim"))
+        return _marked("· ", Text(text, style=self._style("system")), self._style("system"))
+
+    def _output_text(self, lines: list[str], *, preview: bool) -> Text:
+        """Tool output, with the added and removed lines of a diff coloured."""
+        is_diff = any(line.startswith(("@@", "+++", "---")) for line in lines[:8]) or (
+            preview and all(line[:1] in ("+", "-", " ", "") for line in lines)
+        )
+        body = Text(style=self._style("output"))
+        for number, line in enumerate(lines):
+            style = ""
+            if is_diff and line.startswith("+") and not line.startswith("+++"):
+                style = "tool-ok"
+            elif is_diff and line.startswith("-") and not line.startswith("---"):
+                style = "tool-error"
+            elif is_diff and line.startswith("@@"):
+                style = "dim"
+            body.append(("\n" if number else "") + line, style=self._style(style) if style else "")
+        return body
+
+    def _tool_card(self, row: Row, position: int) -> RenderableType:
+        info = row.tool_info
+        expanded = position in self._expanded
+        name = sanitize_line(info.name if info else row.tool)
+        target = sanitize_line(info.target if info else row.detail)
+        is_result = row.kind is RowKind.TOOL_RESULT
+        status = row.status if is_result else "no result"
+        status_style = self._style("tool-error" if status == "error" else "tool-ok")
+        header = Text()
+        header.append("▾ " if expanded else "▸ ", style=self._style("tool"))
+        header.append(name, style=self._style("tool") + Style(bold=True))
+        if target:
+            header.append("  " + target)
+        header.append("  " + sanitize_line(status), style=status_style)
+        parts: list[RenderableType] = [header]
+        output = sanitize_text(row.detail if is_result else "")
+        if not expanded:
+            preview = truncate_tool_output(output, 160) if output else ""
+            if preview:
+                parts.append(
+                    Text(
+                        "  " + sanitize_line(preview),
+                        style=self._style("dim"),
+                        no_wrap=True,
+                        overflow="ellipsis",
+                    )
+                )
+            return Group(*parts)
+        if info is not None and info.secondary:
+            parts.append(Text("  " + sanitize_line(info.secondary), style=self._style("dim")))
+        if output:
+            lines = output.splitlines()
+            body = self._output_text(
+                lines[:EXPANDED_OUTPUT_LINES],
+                preview=info is not None and bool(info.display_preview),
+            )
+            if len(lines) > EXPANDED_OUTPUT_LINES:
+                hidden = len(lines) - EXPANDED_OUTPUT_LINES
+                body.append(f"\n… {hidden} more lines", style=self._style("dim"))
+            parts.append(Panel(body, border_style=self._style("dim"), padding=(0, 1)))
+        if info is not None and info.changed_files:
+            files = ", ".join(sanitize_line(path) for path in info.changed_files)
+            parts.append(Text("  changed: " + files, style=self._style("dim")))
+        return Group(*parts)
+
+
+def _marked(marker: str, body: RenderableType, marker_style: Style) -> _Marked:
+    return _Marked(marker, marker_style, body)
+
+
+def _estimate_height(row: Row, width: int) -> int:
+    """Lines a row will take at `width`, before it is rendered (refined when it is)."""
+    if is_tool_card(row):
+        return 3
+    text = row.text
+    if len(text) > 20_000:
+        return len(text) // max(1, width) + 2
+    usable = max(1, width - GUTTER)
+    lines = sum(1 + len(line) // usable for line in text.split("\n"))
+    if row.is_card or row.is_summary:
+        lines += 2
+    if row.kind is RowKind.ASSISTANT:
+        lines += text.count("```")
+    return lines + 1
