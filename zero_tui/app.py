@@ -134,8 +134,10 @@ def run_app(
             from zero_tui.demo import build_demo_store
 
             demo_dir = tempfile.mkdtemp(prefix="zero-tui-demo-")
-            built = build_demo_store(Path(demo_dir))
-            store = SessionStore(demo_dir)
+            # the demo's workspaces go beside its store, inside this private temp dir
+            sessions_root = Path(demo_dir) / "sessions"
+            built = build_demo_store(sessions_root)
+            store = SessionStore(sessions_root)
             cwd = str(built.workspaces[0])
         else:
             store = SessionStore(store_root)
