@@ -1,8 +1,8 @@
 """Store benchmark: listing a 10,000-session store, and the resume filter for one workspace.
 
 Figures are ratios taken in one run (design §4): `zero-tui sessions --all --json` against
-`cat` over every metadata file of the same store (the floor any lister pays), and the
-resume filter of one 1,000-session workspace.
+`cat` over every metadata file of the same store (the floor any lister pays), cold (no
+catalog cache) and warm, and the resume filter of one 1,000-session workspace.
 
     python -m benchmarks.store_bench [--sessions 10000] [--events 40]
 """
@@ -106,11 +106,15 @@ def generate_store(root: Path, sessions: int, events_per_session: int) -> list[s
     return workspaces
 
 
-def _median_wall(command: list[str], repeats: int) -> float:
+def _median_wall(
+    command: list[str], repeats: int, env: dict[str, str] | None = None, fresh_cache: bool = False
+) -> float:
     timings: list[float] = []
     for _ in range(repeats):
+        if fresh_cache and env is not None:
+            shutil.rmtree(env["ZERO_TUI_CACHE_DIR"], ignore_errors=True)
         started = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
         timings.append(time.perf_counter() - started)
     return statistics.median(timings)
 
@@ -128,9 +132,10 @@ def run(sessions: int = 10_000, events_per_session: int = 40, repeats: int = 5) 
         list_file = Path(temp) / "metadata-files"
         list_file.write_text("\0".join(metadata_files))
         floor = _median_wall(["sh", "-c", f"xargs -0 cat < '{list_file}' > /dev/null"], repeats)
-        cli = _median_wall(
-            [*_zero_tui_command(), "sessions", "--all", "--json", "--store", str(root)], repeats
-        )
+        list_command = [*_zero_tui_command(), "sessions", "--all", "--json", "--store", str(root)]
+        env = dict(os.environ, ZERO_TUI_CACHE_DIR=str(Path(temp) / "cache"))
+        cli_cold = _median_wall(list_command, repeats, env, fresh_cache=True)
+        cli = _median_wall(list_command, repeats, env)
         startup = _median_wall([*_zero_tui_command(), "--version"], repeats)
         store = SessionStore(root)
         filter_timings: list[float] = []
@@ -152,9 +157,11 @@ def run(sessions: int = 10_000, events_per_session: int = 40, repeats: int = 5) 
             "events_per_session": events_per_session,
             "store_bytes": sum(f.stat().st_size for f in root.glob("*/*")),
             "cat_metadata_s": floor,
+            "cli_sessions_all_json_cold_s": cli_cold,
             "cli_sessions_all_json_s": cli,
             "cli_startup_s": startup,
             "cli_vs_cat_ratio": cli / floor,
+            "cli_cold_vs_cat_ratio": cli_cold / floor,
             "resume_filter_workspace_s": statistics.median(filter_timings),
             "resume_filter_1000_candidates_s": statistics.median(scoped_timings),
             "resume_filter_shown": shown,

@@ -110,9 +110,15 @@ def _workspace(args: argparse.Namespace) -> str:
     return resolve_workspace(getattr(args, "cwd", None))
 
 
-def _write_json(value: object, out: TextIO) -> None:
-    json.dump(value, out, ensure_ascii=False, indent=2)
-    out.write("\n")
+def _write_json_array(items: Sequence[object], out: TextIO) -> None:
+    """A JSON array with one compact object per line: readable, greppable, and encoded by
+    json's C encoder (an indented dump falls back to the pure-Python one, 5x slower)."""
+    out.write("[\n")
+    last = len(items) - 1
+    for index, item in enumerate(items):
+        out.write(json.dumps(item, ensure_ascii=False))
+        out.write(",\n" if index < last else "\n")
+    out.write("]\n")
 
 
 def session_summary(meta: Metadata) -> dict[str, Any]:
@@ -158,7 +164,7 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
     )
     catalog.save()
     if args.json:
-        _write_json([session_summary(meta) for meta in listing.sessions], out)
+        _write_json_array([session_summary(meta) for meta in listing.sessions], out)
         return EXIT_OK
     now = datetime.now(UTC)
     for meta in listing.sessions:
