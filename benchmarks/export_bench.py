@@ -20,71 +20,19 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from zero_tui.store import Event, SessionStore
+from benchmarks.big_session import EVENT_COUNT, SESSION_ID, write_session
+from zero_tui.store import SessionStore
 from zero_tui.transcript.export import EXPORT_FORMATS, export_session
 
-SESSION_ID = "bench"
-EVENT_COUNT = 100_000
 BUDGET = 1 / 3
 # html renders every answer through markdown-it-py (~1 ms each): reported, not budgeted
 BUDGETED_FORMATS = ("txt", "md", "json")
-_CREATED_AT = "2026-06-04T10:00:00Z"
-_OUTPUT = "\n".join(
-    f"{n:04d} src/module_{n}.go: func Handler{n}(w http.ResponseWriter, r *http.Request)"
-    for n in range(40)
-)
-_ANSWER = (
-    "Here is what changed:\n\n- the **parser** now accepts `time.DateOnly`\n"
-    "- the tests cover leap days\n\n```go\nfunc ParseDate(s string) (time.Time, error) {\n"
-    "\treturn time.Parse(time.DateOnly, s)\n}\n```\n"
-) * 3
-
-
-def _payloads(count: int) -> Iterator[tuple[str, object]]:
-    """A realistic mix: prompt, tool call, tool result, usage, answer (about 1 KB a line)."""
-    for number in range(count):
-        turn, step = divmod(number, 5)
-        if step == 0:
-            yield (
-                "message",
-                {"content": f"Turn {turn}: please fix the failing test", "role": "user"},
-            )
-        elif step == 1:
-            arguments = json.dumps({"path": "src", "pattern": f"Handler{turn}"})
-            yield "tool_call", {"arguments": arguments, "id": f"call_{turn}", "name": "grep"}
-        elif step == 2:
-            yield (
-                "tool_result",
-                {"name": "grep", "output": _OUTPUT, "status": "ok", "toolCallId": f"call_{turn}"},
-            )
-        elif step == 3:
-            yield (
-                "provider_usage",
-                {"completionTokens": 120, "promptTokens": 6000 + turn, "totalTokens": 6120 + turn},
-            )
-        else:
-            yield "message", {"content": f"Turn {turn}. {_ANSWER}", "role": "assistant"}
-
-
-def write_session(root: Path, count: int = EVENT_COUNT) -> Path:
-    """Create the session through the store, then write its log directly (fast)."""
-    store = SessionStore(root)
-    store.create(SESSION_ID, title="Benchmark session", model_id="gpt-5", provider="openai")
-    path = store.events_path(SESSION_ID)
-    with path.open("wb") as log:
-        for sequence, (event_type, payload) in enumerate(_payloads(count), start=1):
-            raw = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
-            event = Event(
-                f"{SESSION_ID}:{sequence}", SESSION_ID, sequence, event_type, _CREATED_AT, raw
-            )
-            log.write(event.to_json_line())
-    return path
 
 
 def _timed(action: Callable[[], object]) -> tuple[float, float]:

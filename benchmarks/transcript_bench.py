@@ -7,7 +7,7 @@ time to the first screen, the same for a 10-event session in the same run (the a
 start-up on this machine, and the ratio of the two), the events decoded for the first
 screen and per page, and the peak memory (tracemalloc, in a second run) against the log
 size.
-Run it with `python -m benchmarks.transcript_bench` (or `python benchmarks/transcript_bench.py`).
+Run it with `python -m benchmarks.transcript_bench` from the repository root.
 """
 
 from __future__ import annotations
@@ -19,75 +19,23 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from textual.app import App
 
+from benchmarks.big_session import EVENT_COUNT, SESSION_ID, write_session
 from zero_tui.app import css_paths
 from zero_tui.screens.transcript import TranscriptScreen
 from zero_tui.store import Event, SessionStore
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.widgets.transcript_view import TranscriptView
 
-SESSION_ID = "bench"
-EVENT_COUNT = 100_000
 SIZE = (120, 40)
 PAGES = 20
 BASELINE_ID = "baseline"
 BASELINE_EVENTS = 10
 """A tiny session opened in the same run: the app's own start-up time on this machine."""
-_CREATED_AT = "2026-06-04T10:00:00Z"
-_OUTPUT = "\n".join(
-    f"{n:04d} src/module_{n}.go: func Handler{n}(w http.ResponseWriter)" for n in range(56)
-)
-_ANSWER = (
-    "Here is what changed:\n\n- the **parser** now accepts `time.DateOnly`\n"
-    "- the tests cover leap days\n\n```go\nfunc ParseDate(s string) (time.Time, error) {\n"
-    "\treturn time.Parse(time.DateOnly, s)\n}\n```\n"
-) * 4
-
-
-def _payloads(count: int) -> Iterator[tuple[str, object]]:
-    """A realistic mix: prompt, tool call, tool result, usage, answer (about 1 KB a line)."""
-    for number in range(count):
-        turn, step = divmod(number, 5)
-        if step == 0:
-            yield (
-                "message",
-                {"content": f"Turn {turn}: please fix the failing test", "role": "user"},
-            )
-        elif step == 1:
-            arguments = json.dumps({"pattern": f"Handler{turn}", "path": "src"})
-            yield "tool_call", {"arguments": arguments, "id": f"call_{turn}", "name": "grep"}
-        elif step == 2:
-            yield (
-                "tool_result",
-                {"name": "grep", "output": _OUTPUT, "status": "ok", "toolCallId": f"call_{turn}"},
-            )
-        elif step == 3:
-            yield (
-                "provider_usage",
-                {"completionTokens": 120, "promptTokens": 6000 + turn, "totalTokens": 6120 + turn},
-            )
-        else:
-            yield "message", {"content": f"Turn {turn}. {_ANSWER}", "role": "assistant"}
-
-
-def write_session(root: Path, count: int = EVENT_COUNT, session_id: str = SESSION_ID) -> Path:
-    """Create the session through the store, then write its log directly (fast)."""
-    store = SessionStore(root)
-    store.create(session_id, title="Benchmark session", model_id="gpt-5", provider="openai")
-    path = store.events_path(session_id)
-    with path.open("wb") as log:
-        for sequence, (event_type, payload) in enumerate(_payloads(count), start=1):
-            raw = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
-            event = Event(
-                f"{session_id}:{sequence}", session_id, sequence, event_type, _CREATED_AT, raw
-            )
-            log.write(event.to_json_line())
-    return path
 
 
 class _BenchApp(App[None]):
