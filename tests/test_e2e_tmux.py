@@ -177,7 +177,7 @@ def test_pick_filter_open_and_quit(
     )
     assert "write the docs please" in screen
 
-    tmux.press("q")
+    tmux.press("Tab", "q")  # the command line has the focus: Tab to the rows, where q quits
     tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
     tmux.send_line("echo exit-status=$?")
     tmux.wait_for(lambda screen: "exit-status=0" in screen, "a clean exit status")

@@ -46,6 +46,8 @@ OPTIONAL_MODULES = [
     "zero_tui.search.rows",
     "zero_tui.cli",
     "zero_tui.clipboard",  # design §1: no Textual import either
+    "zero_tui.commands",  # the command registry and the slash parser
+    "zero_tui.transcript.answers",
     "zero_tui.agent",
 ]
 

@@ -55,7 +55,7 @@ def test_expanded_tool_card(
 
     async def expand(pilot: Pilot[Any]) -> None:
         await ready(pilot)
-        await pilot.press("up", "up", "enter")
+        await pilot.press("tab", "up", "up", "enter")
 
     app = TranscriptApp(builder.store, "s1")
     assert snap_compare(app, terminal_size=(100, 30), run_before=expand)

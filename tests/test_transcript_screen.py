@@ -218,6 +218,7 @@ async def test_opens_at_the_bottom_and_jumps(make_store: Callable[..., StoreBuil
         text = screen_text(pilot)
         assert "answer 59" in text
         assert "question 0" not in text
+        await pilot.press("tab")  # from the command line to the rows
         await pilot.press("home")
         text = screen_text(pilot)
         assert "Resumed Zero session" in text
@@ -250,8 +251,9 @@ async def test_turn_navigation(make_store: Callable[..., StoreBuilder]) -> None:
     async with TranscriptApp(builder.store, "s1").run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
         view = screen.view
-        await pilot.press("alt+up")
+        await pilot.press("alt+up")  # works from the command line too
         assert cursor_text(view) == "question 39"
+        await pilot.press("tab")  # the rows: [ and ] are keys there
         await pilot.press("alt+up", "alt+up")
         assert cursor_text(view) == "question 37"
         assert CURSOR + USER_MARKER + "question 37" in screen_text(pilot)
@@ -280,6 +282,7 @@ async def test_tool_card_expands_and_collapses(make_store: Callable[..., StoreBu
         screen = await opened(pilot)
         assert "▸ bash  seq 30  ok" in screen_text(pilot)
         assert "line 30\n" not in screen_text(pilot) + "\n"
+        await pilot.press("tab")  # the rows
         await pilot.press("up")  # from "done" to the card
         await pilot.press("enter")
         text = screen_text(pilot)
@@ -307,6 +310,10 @@ async def test_find_in_transcript(make_store: Callable[..., StoreBuilder]) -> No
         bar = screen.query_one(FindBar)
         assert bar.is_open
         assert isinstance(screen.focused, Input)
+        await pilot.press("slash")  # `/` is a character here, not the command line
+        assert bar.text == "/"
+        assert screen.focused is not screen.composer
+        await pilot.press("backspace")
         await pilot.press(*"NEEDLE", "enter")
 
         await wait_until(pilot, lambda: cursor_text(view) == "question 5 needle")

@@ -16,7 +16,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from zero_tui.messages import OpenSession, ResumeResolved
+from zero_tui.copier import Copier, terminal_copier
+from zero_tui.messages import OpenSession, ResumeRequest, ResumeResolved
 from zero_tui.screens.picker import PickerScreen
 from zero_tui.store import SessionStore, StoreError
 
@@ -31,7 +32,8 @@ def styles_dir() -> Path:
 
 def css_paths() -> list[Path]:
     directory = styles_dir()
-    return [directory / name for name in ("base.tcss", "picker.tcss", "transcript.tcss")]
+    names = ("base.tcss", "picker.tcss", "transcript.tcss", "dialogs.tcss")
+    return [directory / name for name in names]
 
 
 class ZeroApp(App[None]):
@@ -56,6 +58,7 @@ class ZeroApp(App[None]):
         all_workspaces: bool = False,
         resume: str | None = None,
         clock: Callable[[], datetime] | None = None,
+        copier: Copier | None = None,
     ) -> None:
         super().__init__()
         self.store = store
@@ -63,6 +66,7 @@ class ZeroApp(App[None]):
         self.start_all_workspaces = all_workspaces
         self.resume = resume
         self.clock = clock
+        self.copier = copier or terminal_copier(self)
 
     def on_mount(self) -> None:
         self.push_screen(
@@ -97,10 +101,28 @@ class ZeroApp(App[None]):
                 message.message or "nothing to resume", title="Sessions", severity="warning"
             )
 
+    def on_resume_request(self, message: ResumeRequest) -> None:
+        """`/resume latest|ID` typed in a screen."""
+        self._resolve_resume(message.argument)
+
     def on_open_session(self, message: OpenSession) -> None:
         from zero_tui.screens.transcript import TranscriptScreen
 
-        self.push_screen(TranscriptScreen(self.store, message.session_id, notice=message.notice))
+        current = self.screen
+        if isinstance(current, TranscriptScreen) and current.session_id == message.session_id:
+            return
+        screen = TranscriptScreen(
+            self.store,
+            message.session_id,
+            notice=message.notice,
+            workspace=self.workspace,
+            clock=self.clock,
+            copier=self.copier,
+        )
+        if isinstance(current, TranscriptScreen):
+            self.switch_screen(screen)  # one transcript at a time: Esc still goes to the picker
+        else:
+            self.push_screen(screen)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -115,8 +137,16 @@ def make_app(
     all_workspaces: bool = False,
     resume: str | None = None,
     clock: Callable[[], datetime] | None = None,
+    copier: Copier | None = None,
 ) -> ZeroApp:
-    return ZeroApp(store, cwd=cwd, all_workspaces=all_workspaces, resume=resume, clock=clock)
+    return ZeroApp(
+        store,
+        cwd=cwd,
+        all_workspaces=all_workspaces,
+        resume=resume,
+        clock=clock,
+        copier=copier,
+    )
 
 
 def run_app(

@@ -68,3 +68,10 @@ class ResumeResolved(Message):
 
     session_id: str | None
     message: str | None
+
+
+@dataclass
+class ResumeRequest(Message):
+    """`/resume latest` or `/resume <id>` typed in a screen: the app resolves it."""
+
+    argument: str

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,14 +20,28 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from zero_tui.commands import (
+    REGISTRY,
+    CommandError,
+    Context,
+    ExportRequest,
+    Outcome,
+    clean_title,
+    export_to_file,
+    parse_export_args,
+    parse_no_args,
+    rename_session,
+)
 from zero_tui.messages import (
     OpenSession,
     PreviewLoaded,
     RankingDone,
+    ResumeRequest,
     ScanFailed,
     ScopeKey,
     ScopeLoaded,
@@ -48,11 +63,20 @@ from zero_tui.search.rows import (
 )
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable
+from zero_tui.widgets.composer import Composer, SlashComplete, command_bindings, palette_entries
 from zero_tui.widgets.preview import SessionPreview
 from zero_tui.widgets.session_list import SessionList
 
 FIRST_CHUNK = 64  # sessions filtered before the first rows are posted
 CHUNK = 2048
+
+
+@dataclass
+class PickerCommandDone(Message):
+    """An export or rename of a picker row finished (in a worker)."""
+
+    title: str
+    outcome: Outcome
 
 
 @dataclass
@@ -113,6 +137,7 @@ class PickerScreen(Screen[None]):
         Binding("home", "first", "First", show=False, priority=True),
         Binding("end", "last", "Last", show=False, priority=True),
         Binding("ctrl+r", "rescan", "Rescan", show=False),
+        *command_bindings(Context.PICKER),
     ]
 
     def __init__(
@@ -151,7 +176,10 @@ class PickerScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
             yield Static("Resume a session", id="picker-title", markup=False)
-            yield Input(placeholder="type to filter…", id="query", compact=True)
+            yield Composer(
+                Context.PICKER, placeholder="type to filter… · / for commands", id="query"
+            )
+            yield SlashComplete(id="picker-complete")
             with Horizontal(id="picker-body"):
                 yield SessionList(id="sessions")
                 yield SessionPreview(id="preview")
@@ -163,8 +191,13 @@ class PickerScreen(Screen[None]):
         self.query_one("#picker-title", Static).update(f"Resume a session · {self.workspace}")
         self.query_one("#empty-state").display = False
         self.query_one(SessionPreview).show_message("")
+        self.composer.attach(self.query_one(SlashComplete))
         self._update_bindings_labels()
         self.start_scan()
+
+    @property
+    def composer(self) -> Composer:
+        return self.query_one("#query", Composer)
 
     @property
     def session_list(self) -> SessionList:
@@ -411,6 +444,8 @@ class PickerScreen(Screen[None]):
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
+        if event.value.startswith("/"):
+            return  # a command, not a filter: the list stays as it is
         self._query = event.value.strip().lower()
         if not self._query:
             self._ranked_for = None
@@ -519,8 +554,131 @@ class PickerScreen(Screen[None]):
         elif event.worker.group == "rank":
             self.notify(f"search failed: {error}", severity="error")
 
+    # --- commands (`/` as the first character of the query) ------------------------------
+
+    @property
+    def command_mode(self) -> bool:
+        return self.composer.command_mode
+
+    @on(Composer.Run)
+    def _composer_run(self, event: Composer.Run) -> None:
+        event.stop()  # (Enter is the picker's binding; the Input's own Enter comes here only
+        if self.command_mode:  # when that binding is disabled, in an empty store)
+            self._run_line()
+
+    def _run_line(self) -> None:
+        if self.run_text(self.composer.value):
+            self.composer.clear_line()
+
+    def run_text(self, text: str) -> bool:
+        """Run a slash command; False (and the reason shown) when it cannot run."""
+        try:
+            command, args = REGISTRY.resolve(text, Context.PICKER)
+            getattr(self, f"command_{command.name}")(args)
+        except CommandError as error:
+            self.notify(str(error), title="Command", severity="error", markup=False)
+            return False
+        return True
+
+    def action_run_command(self, name: str) -> None:
+        self.run_text(f"/{name}")
+
+    def _highlighted_session(self) -> PickerRow:
+        row = self.session_list.highlighted_row
+        if row is None:
+            raise CommandError("no session is highlighted")
+        return row
+
+    def command_export(self, args: str) -> None:
+        request = parse_export_args(args)
+        row = self._highlighted_session()
+        self._export(row.session_id, request, self._now()[0])
+
+    def action_export_dialog(self) -> None:
+        """ctrl+s: export the highlighted session without opening it."""
+        from zero_tui.screens.dialogs import ExportDialog
+
+        row = self.session_list.highlighted_row
+        if row is None:
+            self.notify("no session is highlighted", title="Export", severity="error")
+            return
+        session_id = row.session_id
+
+        def chosen(request: ExportRequest | None) -> None:
+            if request is not None:
+                self._export(session_id, request, self._now()[0])
+
+        hint = "empty: the default name, in the workspace"
+        self.app.push_screen(ExportDialog(f"Export {session_id}", hint), chosen)
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _export(self, session_id: str, request: ExportRequest, now: datetime) -> None:
+        outcome = export_to_file(self.store, session_id, request, workspace=self.workspace, now=now)
+        self.post_message(PickerCommandDone("Export", outcome))
+
+    def command_rename(self, args: str) -> None:
+        row = self._highlighted_session()
+        if not args:
+            from zero_tui.screens.dialogs import LineEditor
+
+            session_id = row.session_id
+            title = row.title if row.title != "untitled" else ""
+            self.app.push_screen(
+                LineEditor(f"Rename {session_id}", title, placeholder="a title"),
+                partial(self._renamed_in_editor, session_id),
+            )
+            return
+        self._rename(row.session_id, clean_title(args))
+
+    def _renamed_in_editor(self, session_id: str, title: str | None) -> None:
+        if title is None:
+            return
+        try:
+            cleaned = clean_title(title)
+        except CommandError as error:
+            self.notify(str(error), title="Rename", severity="error", markup=False)
+            return
+        self._rename(session_id, cleaned)
+
+    @work(thread=True, group="rename", exit_on_error=False)
+    def _rename(self, session_id: str, title: str) -> None:
+        self.post_message(
+            PickerCommandDone("Rename", rename_session(self.store, session_id, title))
+        )
+
+    def on_picker_command_done(self, message: PickerCommandDone) -> None:
+        outcome = message.outcome
+        if outcome.notice:
+            self.notify(outcome.notice, title=message.title, severity="warning", markup=False)
+        self.notify(
+            outcome.message,
+            title=message.title,
+            severity="information" if outcome.ok else "error",
+            markup=False,
+        )
+        if outcome.meta is not None:
+            self._preview_shown = None
+            self.start_scan()  # the new title, in its place (a rename keeps updatedAt)
+
+    def command_resume(self, args: str) -> None:
+        if not args:
+            raise CommandError("this is the session picker: pick a session and press Enter")
+        self.post_message(ResumeRequest(args))
+
+    def command_help(self, args: str) -> None:
+        from zero_tui.screens.dialogs import HelpScreen
+
+        parse_no_args("help", args)
+        self.app.push_screen(HelpScreen(Context.PICKER))
+
+    def command_quit(self, args: str) -> None:
+        parse_no_args("quit", args)
+        self.app.exit()
+
     def system_commands(self) -> Iterable[SystemCommand]:
         """The picker's actions for the command palette."""
+        for title, help_text, text in palette_entries(Context.PICKER):
+            yield SystemCommand(title, help_text, partial(self.run_text, text))
         scope = "this workspace only" if self.all_workspaces else "all workspaces"
         yield SystemCommand("Sessions: " + scope, "Tab", self.action_toggle_scope)
         empty = "hide empty runs" if self.include_empty else "show empty runs"
@@ -531,9 +689,16 @@ class PickerScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Nothing to open or widen in an empty store: the footer offers only what works.
+        if action in ("open", "toggle_scope") and self.is_mounted and self.command_mode:
+            return True
+        if action in ("export_dialog", "run_command"):  # the registry's keys act on a row
+            return self._store_total != 0
         return not (action in ("open", "toggle_scope", "toggle_empty") and self._store_total == 0)
 
     def action_move(self, delta: int) -> None:
+        if self.composer.completing:
+            self.composer.action_popup_move(delta)
+            return
         self.session_list.move(delta, wrap=True)
 
     def action_page(self, pages: int) -> None:
@@ -546,6 +711,11 @@ class PickerScreen(Screen[None]):
         self.session_list.last()
 
     def action_open(self) -> None:
+        if self.command_mode:
+            if self.composer.completing:
+                self.composer.accept_completion(explicit=False)
+            self._run_line()
+            return
         row = self.session_list.highlighted_row
         if row is not None:
             self.post_message(OpenSession(row.session_id))
@@ -555,9 +725,15 @@ class PickerScreen(Screen[None]):
         self.post_message(OpenSession(event.row.session_id))
 
     def action_quit(self) -> None:
+        if self.command_mode:  # Esc leaves command mode
+            self.composer.clear_line()
+            return
         self.app.exit()
 
     def action_toggle_scope(self) -> None:
+        if self.composer.completing:
+            self.composer.accept_completion(trailing_space=True)
+            return
         self.all_workspaces = not self.all_workspaces
         self._scope_changed()
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import partial
 from typing import ClassVar
 
 from textual import on, work
@@ -15,15 +17,36 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
+from zero_tui.clipboard import CopyResult
+from zero_tui.commands import (
+    REGISTRY,
+    CommandError,
+    Context,
+    CopyRequest,
+    ExportRequest,
+    Outcome,
+    clean_title,
+    export_to_file,
+    parse_copy_args,
+    parse_export_args,
+    parse_no_args,
+    rename_session,
+)
+from zero_tui.copier import Copier, terminal_copier
+from zero_tui.messages import ResumeRequest
+from zero_tui.screens.dialogs import CodeBlockPicker, ExportDialog, HelpScreen, LineEditor
 from zero_tui.store import Metadata, SessionStore, StoreError
+from zero_tui.store.gotext import trim_space
+from zero_tui.transcript.answers import NO_ANSWER, CodeBlock, code_blocks, log_answers
 from zero_tui.transcript.log_index import LogChange, LogIndex, find_row
 from zero_tui.transcript.rows import card_row, resume_card
 from zero_tui.transcript.sanitize import sanitize_line
+from zero_tui.widgets.composer import Composer, SlashComplete, command_bindings, palette_entries
 from zero_tui.widgets.find_bar import FindBar
-from zero_tui.widgets.transcript_view import PRELUDE_POSITION, TranscriptView
+from zero_tui.widgets.transcript_view import PRELUDE_POSITION, TranscriptView, is_tool_card
 
 POLL_SECONDS = 0.5
 TAIL_PAINT_WAIT_SECONDS = 1.0
@@ -81,6 +104,30 @@ class MatchFound(Message):
     position: int | None
 
 
+@dataclass
+class CopyDone(Message):
+    bubble = False  # for this screen only
+
+    result: CopyResult
+
+
+@dataclass
+class CommandDone(Message):
+    """An export or rename finished (in a worker): what to tell the user."""
+
+    bubble = False  # for this screen only
+
+    title: str
+    outcome: Outcome
+
+
+@dataclass
+class CodeBlocksFound(Message):
+    bubble = False  # for this screen only
+
+    blocks: list[CodeBlock]
+
+
 class TranscriptCommands(Provider):
     """The transcript's actions in the command palette."""
 
@@ -109,6 +156,11 @@ class TranscriptScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
+        # Priority: handled before the next key is handed to a widget, so "Tab q" typed at
+        # once quits from the rows, and "/co" typed on the rows all lands in the composer.
+        Binding("tab", "switch_focus", "Rows", id="transcript.focus", priority=True),
+        Binding("shift+tab", "switch_focus", "Rows", show=False, priority=True),
+        Binding("slash", "command_line", "Commands", show=False, priority=True),
         Binding("ctrl+f", "find", "Find", priority=True),
         Binding("ctrl+o", "toggle_card", "Expand/collapse", priority=True),
         Binding("alt+up", "previous_turn", "Prev turn", priority=True),
@@ -118,13 +170,26 @@ class TranscriptScreen(Screen[None]):
         Binding("ctrl+home", "top", "Top", show=False, priority=True),
         Binding("ctrl+end", "bottom", "Bottom", show=False, priority=True),
         Binding("q", "quit_app", "Quit"),
+        *command_bindings(Context.TRANSCRIPT),
     ]
 
-    def __init__(self, store: SessionStore, session_id: str, *, notice: str | None = None) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        session_id: str,
+        *,
+        notice: str | None = None,
+        workspace: str = "",
+        clock: Callable[[], datetime] | None = None,
+        copier: Copier | None = None,
+    ) -> None:
         super().__init__()
         self.store = store
         self.session_id = session_id
         self.notice = notice
+        self.workspace = workspace
+        self._clock = clock
+        self._copier = copier
         self.meta: Metadata | None = None
         self.index: LogIndex | None = None
         self.order: Sequence[int] = ()
@@ -143,6 +208,12 @@ class TranscriptScreen(Screen[None]):
             yield Static(Content(""), id="transcript-note")
         yield TranscriptView(id="transcript-view")
         yield FindBar(id="find-bar")
+        yield SlashComplete(id="slash-complete")
+        yield Composer(
+            Context.TRANSCRIPT,
+            placeholder="/ for commands: /copy /export /rename /resume /help · Tab: rows",
+            id="composer",
+        )
         yield Footer()
 
     @property
@@ -153,9 +224,14 @@ class TranscriptScreen(Screen[None]):
     def find_bar(self) -> FindBar:
         return self.query_one(FindBar)
 
+    @property
+    def composer(self) -> Composer:
+        return self.query_one(Composer)
+
     def on_mount(self) -> None:
         self._show_note()
-        self.view.focus()
+        self.composer.attach(self.query_one(SlashComplete))
+        self.composer.focus()
         self._load(self._load_id)
         self.set_interval(POLL_SECONDS, self._poll)
 
@@ -407,8 +483,250 @@ class TranscriptScreen(Screen[None]):
     def action_bottom(self) -> None:
         self.view.action_jump_bottom()
 
+    # -- focus: the command line and the rows ----------------------------------------
+
+    def action_switch_focus(self) -> None:
+        """Tab: complete a command name; else from the command line to the rows and back."""
+        composer = self.composer
+        if composer.completing and composer.accept_completion(trailing_space=True):
+            return
+        # set_focus now, not `widget.focus()` (deferred): the next key, typed at once, must
+        # already go to the widget that has the focus.
+        self.set_focus(self.view if self.focused is self.composer else self.composer)
+
+    def action_command_line(self) -> None:
+        """`/` on the rows: to the command line, with the `/` typed."""
+        composer = self.composer
+        focused = self.focused
+        if isinstance(focused, Input) and focused is not composer:
+            focused.insert_text_at_cursor("/")  # the find bar: a character like any other
+            return
+        if focused is not composer:
+            self.set_focus(composer)
+            if not composer.value:
+                composer.value = "/"
+                composer.cursor_position = 1
+            return
+        composer.insert_text_at_cursor("/")  # typing in the line: just the character
+
+    def on_descendant_focus(self) -> None:
+        label = "Command line" if self.focused is self.view else "Rows"
+        for key, bindings in self._bindings.key_to_bindings.items():
+            self._bindings.key_to_bindings[key] = [
+                replace(binding, description=label) if binding.id == "transcript.focus" else binding
+                for binding in bindings
+            ]
+        self.refresh_bindings()
+
+    @on(Composer.Move)
+    def _composer_move(self, event: Composer.Move) -> None:
+        if event.delta < 0:
+            self.view.action_cursor_up()
+        else:
+            self.view.action_cursor_down()
+
+    # -- commands ---------------------------------------------------------------------
+
+    @on(Composer.Run)
+    def _composer_run(self, event: Composer.Run) -> None:
+        event.stop()
+        if not trim_space(event.text):
+            return
+        if not trim_space(event.text).startswith("/"):
+            self._error("Commands", "zero-tui does not send prompts yet: type / for the commands")
+            return
+        if self.run_text(event.text):
+            self.composer.clear_line()
+
+    def run_text(self, text: str) -> bool:
+        """Run a slash command; False (and the reason shown) when it cannot run."""
+        try:
+            command, args = REGISTRY.resolve(text, Context.TRANSCRIPT)
+            getattr(self, f"command_{command.name}")(args)
+        except CommandError as error:
+            self._error("Command", str(error))
+            return False
+        return True
+
+    def action_run_command(self, name: str) -> None:
+        self.run_text(f"/{name}")
+
+    def _error(self, title: str, message: str) -> None:
+        self.notify(message, title=title, severity="error", markup=False)
+
+    def _now(self) -> datetime:
+        return self._clock() if self._clock is not None else datetime.now().astimezone()
+
+    def _loaded_index(self) -> LogIndex:
+        if self.index is None or not self.loaded:
+            raise CommandError("the transcript is still loading: try again in a moment")
+        return self.index
+
+    # /copy
+
+    def command_copy(self, args: str) -> None:
+        request = parse_copy_args(args)
+        self._find_answer(self._loaded_index(), self.order, request)
+
+    @work(thread=True, exclusive=True, group="copy", exit_on_error=False)
+    def _find_answer(self, index: LogIndex, order: Sequence[int], request: CopyRequest) -> None:
+        worker = get_current_worker()
+        answers = log_answers(index, order, request.nth, cancelled=lambda: worker.is_cancelled)
+        if worker.is_cancelled:
+            return
+        if len(answers) < request.nth:
+            message = (
+                NO_ANSWER
+                if not answers
+                else f"there is no answer {request.nth} back: this session has {len(answers)}."
+            )
+            self.post_message(CopyDone(CopyResult(False, message)))
+            return
+        text = answers[request.nth - 1]
+        if request.code:
+            blocks = code_blocks(text)
+            if len(blocks) != 1:
+                self.post_message(CodeBlocksFound(blocks))
+                return
+            text = blocks[0].text
+        self._copy(text)
+
+    def on_code_blocks_found(self, message: CodeBlocksFound) -> None:
+        if not message.blocks:
+            self._error("Copy", "that answer has no code block.")
+            return
+        blocks = message.blocks
+
+        def picked(choice: int | None) -> None:
+            if choice is not None:
+                self._copy_in_worker(blocks[choice].text)
+
+        self.app.push_screen(CodeBlockPicker(blocks), picked)
+
+    def _copy(self, text: str) -> None:
+        """Copy now (called from a worker thread)."""
+        copier = self._copier or terminal_copier(self.app)
+        self.post_message(CopyDone(copier(text)))
+
+    @work(thread=True, exclusive=True, group="copy", exit_on_error=False)
+    def _copy_in_worker(self, text: str) -> None:
+        self._copy(text)
+
+    def on_copy_done(self, message: CopyDone) -> None:
+        result = message.result
+        self.notify(
+            result.message,
+            title="Copy",
+            severity="information" if result.ok else "error",
+            markup=False,
+        )
+
+    def action_copy_highlighted(self) -> None:
+        """ctrl+y: the highlighted message's text; with nothing highlighted, the last answer."""
+        view = self.view
+        row = view.row_at(view.cursor) if view.cursor is not None else None
+        if row is None:
+            self.run_text("/copy")
+            return
+        text = row.detail if is_tool_card(row) and row.detail else row.text
+        if not trim_space(text):
+            self._error("Copy", "the highlighted row has no text to copy.")
+            return
+        self._copy_in_worker(text)
+
+    # /export
+
+    def command_export(self, args: str) -> None:
+        request = parse_export_args(args)
+        self._loaded_index()
+        if not self.order:
+            raise CommandError("nothing to export yet.")
+        self._export(request, self._now())
+
+    def action_export_dialog(self) -> None:
+        def chosen(request: ExportRequest | None) -> None:
+            if request is not None:
+                self._export(request, self._now())
+
+        hint = "empty: the default name, in the workspace"
+        self.app.push_screen(ExportDialog(f"Export {self.session_id}", hint), chosen)
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def _export(self, request: ExportRequest, now: datetime) -> None:
+        outcome = export_to_file(
+            self.store, self.session_id, request, workspace=self.workspace, now=now
+        )
+        self.post_message(CommandDone("Export", outcome))
+
+    def on_command_done(self, message: CommandDone) -> None:
+        outcome = message.outcome
+        if outcome.meta is not None:
+            self.meta = outcome.meta
+            self._show_header()
+        if outcome.notice:
+            self.notify(outcome.notice, title=message.title, severity="warning", markup=False)
+        self.notify(
+            outcome.message,
+            title=message.title,
+            severity="information" if outcome.ok else "error",
+            markup=False,
+        )
+
+    # /rename
+
+    def command_rename(self, args: str) -> None:
+        if not args:
+            current = self.meta.title if self.meta is not None else ""
+            self.app.push_screen(
+                LineEditor(f"Rename {self.session_id}", current, placeholder="a title"),
+                self._renamed_in_editor,
+            )
+            return
+        self._rename(clean_title(args))
+
+    def _renamed_in_editor(self, title: str | None) -> None:
+        if title is None:
+            return
+        try:
+            cleaned = clean_title(title)
+        except CommandError as error:
+            self._error("Rename", str(error))
+            return
+        self._rename(cleaned)
+
+    @work(thread=True, exclusive=True, group="rename", exit_on_error=False)
+    def _rename(self, title: str) -> None:
+        self.post_message(CommandDone("Rename", rename_session(self.store, self.session_id, title)))
+
+    # /resume, /new, /help, /quit
+
+    def command_resume(self, args: str) -> None:
+        if not args:
+            self.action_back()  # the picker
+            return
+        self.post_message(ResumeRequest(args))
+
+    def command_new(self, args: str) -> None:
+        parse_no_args("new", args)
+        self.notify(
+            f"Left session {self.session_id} — resume it anytime with /resume {self.session_id}.",
+            title="Sessions",
+            markup=False,
+        )
+        self.action_back()
+
+    def command_help(self, args: str) -> None:
+        parse_no_args("help", args)
+        self.app.push_screen(HelpScreen(Context.TRANSCRIPT))
+
+    def command_quit(self, args: str) -> None:
+        parse_no_args("quit", args)
+        self.app.exit()
+
     def system_commands(self) -> Iterable[SystemCommand]:
         """Palette entries for this screen (the app adds them to its system commands)."""
+        for title, help_text, text in palette_entries(Context.TRANSCRIPT):
+            yield SystemCommand(title, help_text, partial(self.run_text, text))
         yield SystemCommand("Find in transcript", "Search the rows (ctrl+f)", self.action_find)
         yield SystemCommand(
             "Expand or collapse tool output", "The highlighted tool card", self.action_toggle_card

@@ -1,0 +1,75 @@
+"""SVG snapshots of the composer's completion list, the picker's command mode and /help."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, user
+from test_transcript_screen import TranscriptApp, build, opened
+from textual.pilot import Pilot
+from textual.worker import WorkerState
+
+from zero_tui.app import make_app
+from zero_tui.screens.dialogs import HelpScreen
+
+SnapCompare = Callable[..., bool]
+W = "/home/u/proj"
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    for _ in range(100):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(
+            worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in pilot.app.workers
+        ):
+            break
+    await no_cursor_blink(pilot)
+
+
+def test_slash_completion_in_a_transcript(
+    snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder]
+) -> None:
+    builder = build(make_store, [user("fix the parser"), assistant("Fixed.")], cwd=W)
+
+    async def slash(pilot: Pilot[Any]) -> None:
+        await opened(pilot)
+        await no_cursor_blink(pilot)
+        await pilot.press("slash", "e")
+
+    app = TranscriptApp(builder.store, "s1")
+    assert snap_compare(app, terminal_size=(100, 30), run_before=slash)
+
+
+def test_picker_command_mode(
+    snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder]
+) -> None:
+    builder = make_store()
+    builder.add("s1", title="Fix the parser", cwd=W, updated_at="2026-07-04T11:00:00Z")
+    builder.add("s2", title="Write the docs", cwd=W, updated_at="2026-07-04T10:00:00Z")
+
+    async def slash(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("slash")
+        await pilot.pause()
+
+    app = make_app(builder.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=(110, 24), run_before=slash)
+
+
+def test_help_screen(snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder]) -> None:
+    builder = build(make_store, [user("hi"), assistant("hello")], cwd=W)
+
+    async def helped(pilot: Pilot[Any]) -> None:
+        await opened(pilot)
+        await pilot.press(*"/help", "enter")
+        for _ in range(100):
+            if isinstance(pilot.app.screen, HelpScreen):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+
+    app = TranscriptApp(builder.store, "s1")
+    assert snap_compare(app, terminal_size=(110, 40), run_before=helped)

@@ -1,0 +1,346 @@
+"""The one command registry: slash commands, their keys, the palette and /help (style §5.5).
+
+Each command is defined once, here: name, aliases, arguments, one-line help, where it
+works, and the keys that run it. The UI builds its key bindings, the command palette, the
+slash completion and the /help screen from `REGISTRY`; nothing else lists commands.
+
+`parse_slash` splits `/name args` (`text[1:].partition(" ")`, as toad and Zero do); the
+`parse_*_args` functions check each command's arguments and raise `CommandError` with the
+message the user sees (the typed text then stays in the composer).
+
+No Textual or Rich import here (tests/test_import_hygiene.py).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from zero_tui.atomic import AtomicWriteError
+from zero_tui.search.ranking import PickerItem, RankedIndex
+from zero_tui.store import Metadata, SessionStore, StoreError
+from zero_tui.store.gotext import trim_space, truncate_utf8
+
+TITLE_LIMIT_BYTES = 80
+EXPORT_FORMATS = ("txt", "md", "json", "html")
+
+
+class Context(StrEnum):
+    """Where a command or key works."""
+
+    PICKER = "picker"
+    TRANSCRIPT = "transcript"
+
+
+BOTH = frozenset({Context.PICKER, Context.TRANSCRIPT})
+
+
+class CommandError(Exception):
+    """A command the user typed cannot run; the message says why (shown as an error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A key that runs a command (or one of its forms) in one context.
+
+    `action` is the screen action the key runs; "" means the bare command (`/name`).
+    """
+
+    key: str
+    context: Context
+    description: str
+    action: str = ""
+    show: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    help: str
+    args: str = ""
+    aliases: tuple[str, ...] = ()
+    contexts: frozenset[Context] = BOTH
+    keys: tuple[Key, ...] = ()
+    context_help: tuple[tuple[Context, str], ...] = ()
+    """What the command does in one context, when that differs from `help`."""
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.args}".rstrip()
+
+    def help_in(self, context: Context) -> str:
+        return dict(self.context_help).get(context, self.help)
+
+    def available_in(self, context: Context) -> bool:
+        return context in self.contexts
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCall:
+    """`/name args`: `name` as typed (lowered), `args` the rest, trimmed."""
+
+    name: str
+    args: str
+
+
+class Registry:
+    """Commands by name and alias (case-insensitive), in definition order."""
+
+    def __init__(self, commands: Iterable[Command]) -> None:
+        self._commands = tuple(commands)
+        self._by_name: dict[str, Command] = {}
+        for command in self._commands:
+            for name in (command.name, *command.aliases):
+                if name in self._by_name:
+                    raise ValueError(f"command name defined twice: {name}")
+                self._by_name[name] = command
+        self._index: dict[Context, tuple[list[Command], RankedIndex]] = {}
+
+    def __iter__(self) -> Iterator[Command]:
+        return iter(self._commands)
+
+    def __len__(self) -> int:
+        return len(self._commands)
+
+    def get(self, name: str) -> Command | None:
+        return self._by_name.get(name.strip().lower())
+
+    def in_context(self, context: Context) -> list[Command]:
+        return [command for command in self._commands if command.available_in(context)]
+
+    def keys(self, context: Context) -> list[tuple[Command, Key]]:
+        return [
+            (command, key)
+            for command in self._commands
+            for key in command.keys
+            if key.context is context
+        ]
+
+    def resolve(self, text: str, context: Context) -> tuple[Command, str]:
+        """The command `text` names and its argument string, or CommandError."""
+        call = parse_slash(text)
+        if call is None:
+            raise CommandError("commands start with /: type / to see them")
+        if not call.name:
+            raise CommandError("type a command name after / (/help lists them)")
+        command = self.get(call.name)
+        if command is None:
+            raise CommandError(f"unknown command /{call.name} (/help lists the commands)")
+        if not command.available_in(context):
+            where = " or ".join(sorted(c.value for c in command.contexts))
+            raise CommandError(f"/{command.name} works in the {where}, not here")
+        return command, call.args
+
+    def complete(self, text: str, context: Context) -> list[Command]:
+        """Commands for the completion list while `/name` is being typed, best first.
+
+        Fuzzy over names (Go's picker tiers, then typos) with aliases and help searchable
+        too; an empty name lists every command of the context in definition order.
+        """
+        if not text.startswith("/") or " " in text:
+            return []
+        commands, index = self._ranked(context)
+        return [commands[i] for i in index.rank(text[1:]).indices]
+
+    def _ranked(self, context: Context) -> tuple[list[Command], RankedIndex]:
+        cached = self._index.get(context)
+        if cached is None:
+            commands = self.in_context(context)
+            items = [
+                PickerItem(label=c.name, value=" ".join(c.aliases), meta=c.help) for c in commands
+            ]
+            cached = self._index[context] = (commands, RankedIndex(items))
+        return cached
+
+
+def parse_slash(text: str) -> SlashCall | None:
+    """`/name args` -> SlashCall; None when `text` is not a slash command."""
+    stripped = trim_space(text)
+    if not stripped.startswith("/"):
+        return None
+    name, _, args = stripped[1:].partition(" ")
+    return SlashCall(name.lower(), trim_space(args))
+
+
+# --- arguments ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CopyRequest:
+    nth: int = 1  # 1: the last answer, 2: the one before it, ...
+    code: bool = False
+
+
+def parse_copy_args(args: str) -> CopyRequest:
+    """`/copy [N | code]` (`code N` / `N code` are accepted too)."""
+    nth, code = 1, False
+    for token in args.split():
+        if token.lower() == "code" and not code:
+            code = True
+        elif token.isdigit() and nth == 1 and int(token) >= 1:
+            nth = int(token)
+        else:
+            raise CommandError(
+                f"usage: /copy [N | code] (N: 1 is the last answer, 2 the one before); "
+                f"not {token!r}"
+            )
+    return CopyRequest(nth, code)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRequest:
+    path: str | None
+    fmt: str | None
+
+
+def parse_export_args(args: str) -> ExportRequest:
+    """`/export [path] [--format txt|md|json|html]` (shlex: quote a path with spaces)."""
+    usage = "usage: /export [path] [--format txt|md|json|html]"
+    try:
+        tokens = shlex.split(args)
+    except ValueError as error:
+        raise CommandError(f"{usage} ({error})") from None
+    fmt: str | None = None
+    words: list[str] = []
+    position = 0
+    while position < len(tokens):
+        token = tokens[position]
+        value: str | None = None
+        if token in ("--format", "-f"):
+            if position + 1 >= len(tokens):
+                raise CommandError(f"{usage}: --format needs a value")
+            value = tokens[position + 1]
+            position += 2
+        elif token.startswith("--format="):
+            value = token.partition("=")[2]
+            position += 1
+        else:
+            if token.startswith("-") and len(token) > 1 and not words:
+                raise CommandError(f"{usage}: unknown option {token}")
+            words.append(token)
+            position += 1
+            continue
+        if value.lower() not in EXPORT_FORMATS:
+            raise CommandError(f"unknown export format {value!r} (choose from txt, md, json, html)")
+        fmt = value.lower()
+    path = " ".join(words) or None
+    return ExportRequest(path, fmt)
+
+
+def clean_title(title: str) -> str:
+    """Zero's /rename: trimmed, cut to 80 bytes on a UTF-8 boundary; CommandError if empty."""
+    cleaned = trim_space(truncate_utf8(trim_space(title), TITLE_LIMIT_BYTES))
+    if not cleaned:
+        raise CommandError("Could not rename session: session name cannot be empty.")
+    return cleaned
+
+
+def parse_no_args(name: str, args: str) -> None:
+    if args:
+        raise CommandError(f"/{name} takes no arguments")
+
+
+# --- effects (blocking: the UI runs these in thread workers) --------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a command did, as the user is told: `message`, and a `notice` to show besides."""
+
+    ok: bool
+    message: str
+    notice: str | None = None
+    meta: Metadata | None = None
+
+
+NOTHING_TO_EXPORT = "nothing to export yet."
+
+
+def export_to_file(
+    store: SessionStore,
+    session_id: str,
+    request: ExportRequest,
+    *,
+    workspace: str,
+    now: datetime,
+) -> Outcome:
+    """`/export`: `wrote transcript to <path>`, or why not (`failed to write <path>: …`)."""
+    from zero_tui.transcript.export import export_session
+
+    try:
+        meta = store.get(session_id)
+        if meta is None:
+            return Outcome(False, f"zero session not found: {session_id}")
+        if meta.event_count <= 0:
+            return Outcome(False, NOTHING_TO_EXPORT)
+        result = export_session(
+            store, session_id, fmt=request.fmt, path=request.path, workspace=workspace, now=now
+        )
+    except (StoreError, AtomicWriteError, ValueError) as error:
+        return Outcome(False, str(error))
+    except OSError as error:  # anything the atomic writer did not word itself
+        return Outcome(False, f"failed to write: {error}")
+    return Outcome(True, f"wrote transcript to {result.path}", result.notice)
+
+
+def rename_session(store: SessionStore, session_id: str, title: str) -> Outcome:
+    """`/rename <title>` (the title already `clean_title`d): metadata only, updatedAt kept."""
+    try:
+        meta = store.update_title(session_id, title)
+    except (StoreError, OSError) as error:
+        return Outcome(False, f"Could not rename session: {error}")
+    return Outcome(True, f"Session renamed to {meta.title}.", meta=meta)
+
+
+# --- the commands ---------------------------------------------------------------------------
+
+REGISTRY = Registry(
+    [
+        Command(
+            "copy",
+            "Copy the last answer; N: the N-th last one; code: pick one of its code blocks",
+            args="[N | code]",
+            contexts=frozenset({Context.TRANSCRIPT}),
+            keys=(Key("ctrl+y", Context.TRANSCRIPT, "Copy", action="copy_highlighted"),),
+        ),
+        Command(
+            "export",
+            "Write the transcript to a file (default: txt in the workspace)",
+            args="[path] [--format txt|md|json|html]",
+            keys=(
+                Key("ctrl+s", Context.PICKER, "Export", action="export_dialog"),
+                Key("ctrl+s", Context.TRANSCRIPT, "Export", action="export_dialog", show=False),
+            ),
+            context_help=(
+                (Context.PICKER, "Write the highlighted session to a file, without opening it"),
+            ),
+        ),
+        Command(
+            "rename",
+            "Rename the session (bare: edit the current title)",
+            args="[title]",
+            keys=(
+                Key("f2", Context.PICKER, "Rename"),
+                Key("f2", Context.TRANSCRIPT, "Rename", show=False),
+            ),
+            context_help=((Context.PICKER, "Rename the highlighted session"),),
+        ),
+        Command(
+            "resume",
+            "Open another session: latest, an id, or bare for the picker",
+            args="[latest | ID]",
+            aliases=("sessions",),
+        ),
+        Command(
+            "new",
+            "Leave this session (back to the picker)",
+            contexts=frozenset({Context.TRANSCRIPT}),
+        ),
+        Command("help", "List the commands and keys", aliases=("?",)),
+        Command("quit", "Quit zero-tui", aliases=("exit",)),
+    ]
+)
+"""Every command, in the order /help and the completion list show them."""

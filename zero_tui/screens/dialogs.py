@@ -1,0 +1,171 @@
+"""Small modal screens: a one-line editor (rename), the export dialog, a code block picker
+and /help. They only collect an answer (`dismiss`); the calling screen does the IO."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from zero_tui.commands import EXPORT_FORMATS, REGISTRY, Context, ExportRequest
+from zero_tui.transcript.answers import CodeBlock
+from zero_tui.transcript.sanitize import sanitize_line
+
+
+class LineEditor(ModalScreen[str | None]):
+    """One line, prefilled: Enter saves (the text), Esc cancels (None)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, value: str, *, placeholder: str = "") -> None:
+        super().__init__()
+        self._title = title
+        self._value = value
+        self._placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(self._title), classes="dialog-title")
+            yield Input(self._value, placeholder=self._placeholder, id="line-editor")
+            yield Static(Content("Enter saves · Esc cancels"), classes="dialog-hint")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ExportDialog(ModalScreen[ExportRequest | None]):
+    """Where and in which format: an empty path means the default name in the workspace."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, default_hint: str) -> None:
+        super().__init__()
+        self._title = title
+        self._default_hint = default_hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(self._title), classes="dialog-title")
+            with Horizontal(classes="dialog-row"):
+                yield Input(placeholder=self._default_hint, id="export-path")
+                yield Select.from_values(
+                    EXPORT_FORMATS, value="txt", allow_blank=False, id="export-format"
+                )
+            yield Static(
+                Content(
+                    "Enter writes · Tab: format · Esc cancels · a relative path is in the workspace"
+                ),
+                classes="dialog-hint",
+            )
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        fmt = self.query_one("#export-format", Select).value
+        path = event.value.strip() or None
+        self.dismiss(ExportRequest(path, str(fmt) if isinstance(fmt, str) else "txt"))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CodeBlockPicker(ModalScreen[int | None]):
+    """Pick one code block of the answer: Enter copies it, Esc cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, blocks: list[CodeBlock]) -> None:
+        super().__init__()
+        self._blocks = blocks
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content("Copy which code block?"), classes="dialog-title")
+            yield OptionList(
+                *(
+                    Option(Content(f"{number}. {sanitize_line(block.label)}"))
+                    for number, block in enumerate(self._blocks, start=1)
+                ),
+                id="code-blocks",
+            )
+            yield Static(Content("Enter copies · Esc cancels"), classes="dialog-hint")
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option_index)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def help_text(context: Context) -> str:
+    """The /help page: every command of the registry, then the keys."""
+    lines = ["Commands (type / in the command line; Tab completes, Enter runs)", ""]
+    for command in REGISTRY.in_context(context):
+        aliases = f"  (also /{', /'.join(command.aliases)})" if command.aliases else ""
+        lines.append(f"  {command.usage}{aliases}")
+        lines.append(f"      {command.help_in(context)}")
+    lines += ["", "Keys", ""]
+    keys = [
+        (key.key, f"{key.description}: /{command.name}") for command, key in REGISTRY.keys(context)
+    ]
+    if context is Context.TRANSCRIPT:
+        keys = [
+            ("tab", "switch between the command line and the rows"),
+            ("up/down", "move the highlight (rows; command line: when no list is open)"),
+            ("ctrl+y", "copy the highlighted message (else the last answer)"),
+            ("pgup/pgdn, wheel", "scroll"),
+            ("ctrl+home/end", "top / bottom"),
+            ("alt+up/down", "previous / next turn"),
+            ("ctrl+f", "find"),
+            ("ctrl+o", "expand or collapse a tool card"),
+            ("esc", "clear the command line; when empty, back to the sessions"),
+            ("q", "quit (on the rows)"),
+            *[(key, text) for key, text in keys if key != "ctrl+y"],
+        ]
+    else:
+        keys = [
+            ("/", "as the first character of the query: commands"),
+            ("enter", "open the highlighted session"),
+            ("tab", "this workspace / all workspaces"),
+            ("ctrl+e", "show or hide empty runs"),
+            ("ctrl+r", "scan the store again"),
+            *keys,
+            ("esc", "quit"),
+        ]
+    keys.append(("f1", "command palette · ctrl+q quits anywhere"))
+    key_width = max(len(key) for key, _ in keys) + 2
+    lines += [f"  {key.ljust(key_width)}{text}" for key, text in keys]
+    return "\n".join(lines)
+
+
+class HelpScreen(ModalScreen[None]):
+    """/help: the registry's commands and the keys of the screen it was opened from."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,enter", "close", "Close"),
+    ]
+
+    def __init__(self, context: Context) -> None:
+        super().__init__()
+        self._help_context = context
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog help"):
+            yield Static(Content("zero-tui help"), classes="dialog-title")
+            with VerticalScroll():
+                yield Static(Content(help_text(self._help_context)), id="help-text")
+            yield Static(Content("Esc closes"), classes="dialog-hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
