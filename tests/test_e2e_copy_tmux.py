@@ -8,7 +8,6 @@ byte (the deadline only bounds a hang; nothing asserts on timing).
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import subprocess
@@ -18,7 +17,14 @@ from pathlib import Path
 
 import pytest
 from conftest import StoreBuilder, assistant, user
-from test_e2e_tmux import DEADLINE_SECONDS, POLL_SECONDS, PROMPT, Tmux, zero_tui_command
+from test_e2e_tmux import (
+    DEADLINE_SECONDS,
+    POLL_SECONDS,
+    PROMPT,
+    Tmux,
+    isolated_env,
+    zero_tui_command,
+)
 
 from zero_tui.clipboard import sanitize
 
@@ -56,24 +62,9 @@ class ClipboardTmux(Tmux):
 def clipboard_tmux(tmp_path: Path) -> Iterator[ClipboardTmux]:
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
-    home = tmp_path / "home"
-    for name in ("home", "data", "cache", "config", "state"):
-        (tmp_path / name).mkdir()
-    _command, extra = zero_tui_command()
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        **extra,
-    }
+    env = isolated_env(tmp_path)
     server = ClipboardTmux(env)
-    server.start(home)
+    server.start(tmp_path / "home")
     try:
         server.run("set-option", "-g", "set-clipboard", "on")
         yield server

@@ -93,15 +93,13 @@ class Tmux:
         )
 
 
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
+def isolated_env(tmp_path: Path) -> dict[str, str]:
+    """An environment whose HOME and XDG dirs live in tmp_path: the user's are never touched."""
     home = tmp_path / "home"
     for name in ("home", "data", "cache", "config", "state"):
         (tmp_path / name).mkdir()
     _command, extra = zero_tui_command()
-    env = {
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
         "XDG_DATA_HOME": str(tmp_path / "data"),
@@ -113,8 +111,14 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
         "LC_ALL": "C.UTF-8",
         **extra,
     }
-    server = Tmux(env)
-    server.start(home)
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    server = Tmux(isolated_env(tmp_path))
+    server.start(tmp_path / "home")
     try:
         yield server
     finally:
