@@ -38,6 +38,7 @@ from zero_tui.commands import (
 from zero_tui.copier import Copier, terminal_copier
 from zero_tui.messages import ResumeRequest
 from zero_tui.screens.dialogs import CodeBlockPicker, ExportDialog, HelpScreen, LineEditor
+from zero_tui.search.rows import time_label
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.gotext import trim_space
 from zero_tui.transcript.answers import NO_ANSWER, CodeBlock, code_blocks, log_answers
@@ -340,7 +341,9 @@ class TranscriptScreen(Screen[None]):
                 facts.append(sanitize_line(meta.session_kind))
             if meta.cwd:
                 facts.append(sanitize_line(meta.cwd))
-            facts.append("updated " + sanitize_line(meta.updated_at))
+            now = self._now()
+            when = time_label(meta.updated_at, now, now.tzinfo) or sanitize_line(meta.updated_at)
+            facts.append("updated " + when)
         self.query_one("#transcript-facts", Static).update(Content("  ·  ".join(facts)))
 
     def _show_note(self) -> None:
