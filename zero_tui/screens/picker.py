@@ -21,12 +21,10 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.commands import (
-    REGISTRY,
     CommandError,
     Context,
     ExportRequest,
@@ -34,7 +32,6 @@ from zero_tui.commands import (
     clean_title,
     export_to_file,
     parse_export_args,
-    parse_no_args,
     rename_session,
 )
 from zero_tui.messages import (
@@ -46,6 +43,7 @@ from zero_tui.messages import (
     ScopeKey,
     ScopeLoaded,
 )
+from zero_tui.screens.command_screen import CommandScreen
 from zero_tui.search.catalog import SessionCatalog, default_cache_dir
 from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
 from zero_tui.search.rows import (
@@ -63,7 +61,7 @@ from zero_tui.search.rows import (
 )
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable
-from zero_tui.widgets.composer import Composer, SlashComplete, command_bindings, palette_entries
+from zero_tui.widgets.composer import Composer, SlashComplete, command_bindings
 from zero_tui.widgets.preview import SessionPreview
 from zero_tui.widgets.session_list import SessionList
 
@@ -120,8 +118,10 @@ class RowRanker:
         return index.rank(query)
 
 
-class PickerScreen(Screen[None]):
+class PickerScreen(CommandScreen):
     """Pick a session to resume. The query Input keeps the focus; keys move the list."""
+
+    COMMAND_CONTEXT: ClassVar[Context] = Context.PICKER
 
     AUTO_FOCUS = "#query"
 
@@ -570,19 +570,6 @@ class PickerScreen(Screen[None]):
         if self.run_text(self.composer.value):
             self.composer.clear_line()
 
-    def run_text(self, text: str) -> bool:
-        """Run a slash command; False (and the reason shown) when it cannot run."""
-        try:
-            command, args = REGISTRY.resolve(text, Context.PICKER)
-            getattr(self, f"command_{command.name}")(args)
-        except CommandError as error:
-            self.notify(str(error), title="Command", severity="error", markup=False)
-            return False
-        return True
-
-    def action_run_command(self, name: str) -> None:
-        self.run_text(f"/{name}")
-
     def _highlighted_session(self) -> PickerRow:
         row = self.session_list.highlighted_row
         if row is None:
@@ -665,20 +652,9 @@ class PickerScreen(Screen[None]):
             raise CommandError("this is the session picker: pick a session and press Enter")
         self.post_message(ResumeRequest(args))
 
-    def command_help(self, args: str) -> None:
-        from zero_tui.screens.dialogs import HelpScreen
-
-        parse_no_args("help", args)
-        self.app.push_screen(HelpScreen(Context.PICKER))
-
-    def command_quit(self, args: str) -> None:
-        parse_no_args("quit", args)
-        self.app.exit()
-
     def system_commands(self) -> Iterable[SystemCommand]:
         """The picker's actions for the command palette."""
-        for title, help_text, text in palette_entries(Context.PICKER):
-            yield SystemCommand(title, help_text, partial(self.run_text, text))
+        yield from self.registry_commands()
         scope = "this workspace only" if self.all_workspaces else "all workspaces"
         yield SystemCommand("Sessions: " + scope, "Tab", self.action_toggle_scope)
         empty = "hide empty runs" if self.include_empty else "show empty runs"

@@ -6,7 +6,6 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import partial
 from typing import ClassVar
 
 from textual import on, work
@@ -16,13 +15,11 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import (
-    REGISTRY,
     CommandError,
     Context,
     CopyRequest,
@@ -37,7 +34,8 @@ from zero_tui.commands import (
 )
 from zero_tui.copier import Copier, terminal_copier
 from zero_tui.messages import ResumeRequest
-from zero_tui.screens.dialogs import CodeBlockPicker, ExportDialog, HelpScreen, LineEditor
+from zero_tui.screens.command_screen import CommandScreen
+from zero_tui.screens.dialogs import CodeBlockPicker, ExportDialog, LineEditor
 from zero_tui.search.rows import time_label
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.gotext import trim_space
@@ -45,7 +43,7 @@ from zero_tui.transcript.answers import NO_ANSWER, CodeBlock, code_blocks, log_a
 from zero_tui.transcript.log_index import LogChange, LogIndex, find_row
 from zero_tui.transcript.rows import card_row, resume_card
 from zero_tui.transcript.sanitize import sanitize_line
-from zero_tui.widgets.composer import Composer, SlashComplete, command_bindings, palette_entries
+from zero_tui.widgets.composer import Composer, SlashComplete, command_bindings
 from zero_tui.widgets.find_bar import FindBar
 from zero_tui.widgets.transcript_view import PRELUDE_POSITION, TranscriptView, is_tool_card
 
@@ -150,8 +148,10 @@ class TranscriptCommands(Provider):
                 )
 
 
-class TranscriptScreen(Screen[None]):
+class TranscriptScreen(CommandScreen):
     """The rows of one session, newest at the bottom, following the log while it grows."""
+
+    COMMAND_CONTEXT: ClassVar[Context] = Context.TRANSCRIPT
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {TranscriptCommands}
 
@@ -541,19 +541,6 @@ class TranscriptScreen(Screen[None]):
         if self.run_text(event.text):
             self.composer.clear_line()
 
-    def run_text(self, text: str) -> bool:
-        """Run a slash command; False (and the reason shown) when it cannot run."""
-        try:
-            command, args = REGISTRY.resolve(text, Context.TRANSCRIPT)
-            getattr(self, f"command_{command.name}")(args)
-        except CommandError as error:
-            self._error("Command", str(error))
-            return False
-        return True
-
-    def action_run_command(self, name: str) -> None:
-        self.run_text(f"/{name}")
-
     def _error(self, title: str, message: str) -> None:
         self.notify(message, title=title, severity="error", markup=False)
 
@@ -718,18 +705,9 @@ class TranscriptScreen(Screen[None]):
         )
         self.action_back()
 
-    def command_help(self, args: str) -> None:
-        parse_no_args("help", args)
-        self.app.push_screen(HelpScreen(Context.TRANSCRIPT))
-
-    def command_quit(self, args: str) -> None:
-        parse_no_args("quit", args)
-        self.app.exit()
-
     def system_commands(self) -> Iterable[SystemCommand]:
         """Palette entries for this screen (the app adds them to its system commands)."""
-        for title, help_text, text in palette_entries(Context.TRANSCRIPT):
-            yield SystemCommand(title, help_text, partial(self.run_text, text))
+        yield from self.registry_commands()
         yield SystemCommand("Find in transcript", "Search the rows (ctrl+f)", self.action_find)
         yield SystemCommand(
             "Expand or collapse tool output", "The highlighted tool card", self.action_toggle_card
