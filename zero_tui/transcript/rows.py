@@ -24,9 +24,9 @@ from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
-from zero_tui.store import gojson
+from zero_tui.store import Event, Metadata, gojson
 from zero_tui.store.gotext import collapse_space, go_sprint, trim_space, truncate_utf8
 
 WELCOME_TEXT = "Welcome to Zero. Type /help for commands."
@@ -67,19 +67,6 @@ _ROW_EVENT_TYPES = frozenset(
         "specialist_stop",
     }
 )
-
-
-class EventLike(Protocol):
-    """What the builder reads from a store `Event`."""
-
-    @property
-    def sequence(self) -> int: ...
-
-    @property
-    def type(self) -> str: ...
-
-    @property
-    def payload(self) -> Any: ...
 
 
 class RowKind(StrEnum):
@@ -252,7 +239,7 @@ class _ToolCandidate:
 # --- payload helpers (Go `payloadString` & co.) -------------------------------------------
 
 
-def event_payload_map(event: EventLike) -> dict[str, Any]:
+def event_payload_map(event: Event) -> dict[str, Any]:
     """The payload as a JSON object; undecodable, null or non-object payloads are empty."""
     try:
         value = event.payload
@@ -612,7 +599,7 @@ class RowBuilder:
     def turn_count(self) -> int:
         return self._turn
 
-    def add_events(self, events: Iterable[EventLike]) -> int | None:
+    def add_events(self, events: Iterable[Event]) -> int | None:
         """Add a batch; returns the index of the first changed row, or None if none changed."""
         batch = list(events)
         first_changed: int | None = None
@@ -625,7 +612,7 @@ class RowBuilder:
             first_changed = _earliest(first_changed, self.add(event))
         return first_changed
 
-    def add(self, event: EventLike) -> int | None:
+    def add(self, event: Event) -> int | None:
         """Add one event; returns the index of the first changed row, or None."""
         order = self._next_order
         self._next_order += 1
@@ -898,7 +885,7 @@ def _earliest(current: int | None, candidate: int | None) -> int | None:
     return min(current, candidate)
 
 
-def rows_from_events(events: Iterable[EventLike]) -> list[Row]:
+def rows_from_events(events: Iterable[Event]) -> list[Row]:
     """All transcript rows of an event list (Zero's `transcriptRowsFromSessionEvents`)."""
     builder = RowBuilder()
     builder.add_events(events)
@@ -967,31 +954,6 @@ def card_row(lines: Sequence[str]) -> Row:
     return Row(kind=RowKind.SYSTEM, text="\n".join(lines), is_card=True)
 
 
-class _GoalLike(Protocol):
-    @property
-    def objective(self) -> str: ...
-
-    @property
-    def status(self) -> str: ...
-
-
-class _MetadataLike(Protocol):
-    @property
-    def session_id(self) -> str: ...
-
-    @property
-    def title(self) -> str: ...
-
-    @property
-    def model_id(self) -> str: ...
-
-    @property
-    def provider(self) -> str: ...
-
-    @property
-    def goal(self) -> _GoalLike | None: ...
-
-
 def _display_value(value: str, fallback: str) -> str:
     trimmed = trim_space(value)
     return trimmed if trimmed else fallback
@@ -1005,7 +967,7 @@ def _recorded_suffix(recorded: str, current: str) -> str:
 
 
 def resume_card(
-    meta: _MetadataLike, event_count: int, *, model: str = "", provider: str = ""
+    meta: Metadata, event_count: int, *, model: str = "", provider: str = ""
 ) -> list[str]:
     """The §1.4 resume summary card, one string per line.
 
