@@ -22,7 +22,7 @@ from zero_tui.clipboard import CopyResult
 from zero_tui.screens.dialogs import CodeBlockPicker, ExportDialog, HelpScreen, LineEditor
 from zero_tui.screens.picker import PickerScreen
 from zero_tui.screens.transcript import TranscriptScreen
-from zero_tui.widgets.composer import Composer, SlashComplete
+from zero_tui.widgets.composer import Composer, PromptEditor, SlashComplete
 from zero_tui.widgets.transcript_view import TranscriptView
 
 SIZE = (110, 40)
@@ -91,8 +91,12 @@ async def command(pilot: Pilot[Any], text: str) -> None:
     await pilot.press("enter")
 
 
-def composer(pilot: Pilot[Any]) -> Composer:
-    return pilot.app.screen.query_one(Composer)
+def composer(pilot: Pilot[Any]) -> Composer | PromptEditor:
+    """The screen's editor: the picker's query line or the transcript's prompt editor."""
+    screen = pilot.app.screen
+    if isinstance(screen, TranscriptScreen):
+        return screen.composer
+    return screen.query_one(Composer)
 
 
 @pytest.fixture
@@ -423,7 +427,8 @@ async def test_help_lists_the_registry(session: StoreBuilder, workspace: Path) -
         for usage in ("/copy [N | code]", "/export [path]", "/rename [title]", "/resume"):
             assert usage in text
         assert "(also /sessions)" in text
-        assert "switch between the command line and the rows" in text
+        assert "Between the editor and the rows (Tab)" not in text  # one line per key
+        assert "From the editor to the rows (Tab)" in text
         await pilot.press("escape")
         assert isinstance(app.screen, TranscriptScreen)
         await command(pilot, "/quit")

@@ -17,7 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from zero_tui.app import css_paths
-from zero_tui.screens.transcript import TranscriptLoaded, TranscriptScreen
+from zero_tui.messages import TranscriptLoaded
+from zero_tui.screens.transcript import TranscriptScreen
 from zero_tui.store import SessionStore
 from zero_tui.transcript import log_index
 from zero_tui.transcript.log_index import CHUNK_EVENTS, CONTEXT_EVENTS, LogIndex
@@ -312,7 +313,7 @@ async def test_find_in_transcript(make_store: Callable[..., StoreBuilder]) -> No
         assert isinstance(screen.focused, Input)
         await pilot.press("slash")  # `/` is a character here, not the command line
         assert bar.text == "/"
-        assert screen.focused is not screen.composer
+        assert screen.focused.id == "find-input"
         await pilot.press("backspace")
         await pilot.press(*"NEEDLE", "enter")
 

@@ -36,6 +36,8 @@ class Context(StrEnum):
 
 
 BOTH = frozenset({Context.PICKER, Context.TRANSCRIPT})
+PICKER_ONLY = frozenset({Context.PICKER})
+TRANSCRIPT_ONLY = frozenset({Context.TRANSCRIPT})
 
 
 class CommandError(Exception):
@@ -44,9 +46,10 @@ class CommandError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Key:
-    """A key that runs a command (or one of its forms) in one context.
+    """A key that runs a command (or one of its forms) or a screen action in one context.
 
-    `action` is the screen action the key runs; "" means the bare command (`/name`).
+    `action` is the screen action the key runs; "" means the bare command (`/name`), or
+    the screen action the key belongs to.
     """
 
     key: str
@@ -79,6 +82,24 @@ class Command:
 
 
 @dataclass(frozen=True, slots=True)
+class ScreenAction:
+    """A screen action that is no slash command: its keys, and its command-palette entry
+    (`palette=False`: keys only).
+
+    Two actions may share a key (`scope('all')` and `scope('this')` on Tab): the screen's
+    `check_action` says which is in force, so the footer and the palette show the one
+    that fits.
+    """
+
+    action: str
+    title: str
+    help: str
+    contexts: frozenset[Context]
+    keys: tuple[Key, ...] = ()
+    palette: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class SlashCall:
     """`/name args`: `name` as typed (lowered), `args` the rest, trimmed."""
 
@@ -89,8 +110,9 @@ class SlashCall:
 class Registry:
     """Commands by name and alias (case-insensitive), in definition order."""
 
-    def __init__(self, commands: Iterable[Command]) -> None:
+    def __init__(self, commands: Iterable[Command], actions: Iterable[ScreenAction] = ()) -> None:
         self._commands = tuple(commands)
+        self._actions = tuple(actions)
         self._by_name: dict[str, Command] = {}
         for command in self._commands:
             for name in (command.name, *command.aliases):
@@ -112,10 +134,23 @@ class Registry:
         return [command for command in self._commands if command.available_in(context)]
 
     def keys(self, context: Context) -> list[tuple[Command, Key]]:
+        """The keys that run slash commands in one context."""
         return [
             (command, key)
             for command in self._commands
             for key in command.keys
+            if key.context is context
+        ]
+
+    def actions(self, context: Context) -> list[ScreenAction]:
+        """The screen actions of one context, in definition order."""
+        return [action for action in self._actions if context in action.contexts]
+
+    def action_keys(self, context: Context) -> list[tuple[ScreenAction, Key]]:
+        return [
+            (action, key)
+            for action in self.actions(context)
+            for key in action.keys
             if key.context is context
         ]
 
@@ -341,6 +376,203 @@ REGISTRY = Registry(
         ),
         Command("help", "List the commands and keys", aliases=("?",)),
         Command("quit", "Quit zero-tui", aliases=("exit",)),
-    ]
+    ],
+    [
+        # the transcript
+        ScreenAction(
+            "back",
+            "Back to sessions",
+            "Close this transcript (Esc)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("escape", Context.TRANSCRIPT, "Back"),),
+        ),
+        ScreenAction(
+            "switch_focus('rows')",
+            "Focus the rows",
+            "From the editor to the rows (Tab)",
+            TRANSCRIPT_ONLY,
+            keys=(
+                Key("tab", Context.TRANSCRIPT, "Rows"),
+                Key("shift+tab", Context.TRANSCRIPT, "Rows", show=False),
+            ),
+            palette=False,
+        ),
+        ScreenAction(
+            "switch_focus('editor')",
+            "Focus the editor",
+            "From the rows to the editor (Tab)",
+            TRANSCRIPT_ONLY,
+            keys=(
+                Key("tab", Context.TRANSCRIPT, "Prompt"),
+                Key("shift+tab", Context.TRANSCRIPT, "Prompt", show=False),
+            ),
+            palette=False,
+        ),
+        ScreenAction(
+            "find",
+            "Find in transcript",
+            "Search the rows (ctrl+f; Enter / shift+Enter: next / previous)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("ctrl+f", Context.TRANSCRIPT, "Find"),),
+        ),
+        ScreenAction(
+            "toggle_card",
+            "Expand or collapse tool output",
+            "The highlighted tool card (ctrl+o, or Enter on the rows)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("ctrl+o", Context.TRANSCRIPT, "Expand/collapse"),),
+        ),
+        ScreenAction(
+            "previous_turn",
+            "Previous turn",
+            "Jump to the previous prompt (alt+up)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("alt+up", Context.TRANSCRIPT, "Prev turn"),),
+        ),
+        ScreenAction(
+            "next_turn",
+            "Next turn",
+            "Jump to the next prompt (alt+down)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("alt+down", Context.TRANSCRIPT, "Next turn"),),
+        ),
+        ScreenAction(
+            "page(-1)",
+            "Page up",
+            "Scroll up a page (PgUp)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("pageup", Context.TRANSCRIPT, "Page up", show=False),),
+            palette=False,
+        ),
+        ScreenAction(
+            "page(1)",
+            "Page down",
+            "Scroll down a page (PgDn)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("pagedown", Context.TRANSCRIPT, "Page down", show=False),),
+            palette=False,
+        ),
+        ScreenAction(
+            "top",
+            "Top of transcript",
+            "First row (ctrl+home)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("ctrl+home", Context.TRANSCRIPT, "Top", show=False),),
+        ),
+        ScreenAction(
+            "bottom",
+            "Bottom of transcript",
+            "Latest row (ctrl+end)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("ctrl+end", Context.TRANSCRIPT, "Bottom", show=False),),
+        ),
+        ScreenAction(
+            "quit_app",
+            "Quit",
+            "Quit zero-tui (q on the rows)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("q", Context.TRANSCRIPT, "Quit"),),
+            palette=False,
+        ),
+        # the picker
+        ScreenAction(
+            "scope('all')",
+            "Sessions: all workspaces",
+            "Tab: every workspace's sessions",
+            PICKER_ONLY,
+            keys=(Key("tab", Context.PICKER, "All workspaces"),),
+        ),
+        ScreenAction(
+            "scope('this')",
+            "Sessions: this workspace only",
+            "Tab: back to this workspace",
+            PICKER_ONLY,
+            keys=(Key("tab", Context.PICKER, "This workspace"),),
+        ),
+        ScreenAction(
+            "empty('show')",
+            "Sessions: show empty runs",
+            "ctrl+e: runs with no conversation",
+            PICKER_ONLY,
+            keys=(Key("ctrl+e", Context.PICKER, "Show empty"),),
+        ),
+        ScreenAction(
+            "empty('hide')",
+            "Sessions: hide empty runs",
+            "ctrl+e",
+            PICKER_ONLY,
+            keys=(Key("ctrl+e", Context.PICKER, "Hide empty"),),
+        ),
+        ScreenAction(
+            "rescan",
+            "Sessions: scan again",
+            "ctrl+r: re-read the store",
+            PICKER_ONLY,
+            keys=(Key("ctrl+r", Context.PICKER, "Rescan", show=False),),
+        ),
+        ScreenAction(
+            "open",
+            "Sessions: open the highlighted session",
+            "Enter",
+            PICKER_ONLY,
+        ),
+        ScreenAction(
+            "move(-1)",
+            "Up",
+            "The previous session (up, ctrl+p)",
+            PICKER_ONLY,
+            keys=(Key("ctrl+p", Context.PICKER, "Up", show=False),),
+            palette=False,
+        ),
+        ScreenAction(
+            "move(1)",
+            "Down",
+            "The next session (down, ctrl+n)",
+            PICKER_ONLY,
+            keys=(Key("ctrl+n", Context.PICKER, "Down", show=False),),
+            palette=False,
+        ),
+        ScreenAction(
+            "page(-1)",
+            "Page up",
+            "PgUp",
+            PICKER_ONLY,
+            keys=(Key("pageup", Context.PICKER, "Page up", show=False),),
+            palette=False,
+        ),
+        ScreenAction(
+            "page(1)",
+            "Page down",
+            "PgDn",
+            PICKER_ONLY,
+            keys=(Key("pagedown", Context.PICKER, "Page down", show=False),),
+            palette=False,
+        ),
+        ScreenAction(
+            "first",
+            "First session",
+            "Home",
+            PICKER_ONLY,
+            keys=(Key("home", Context.PICKER, "First", show=False),),
+            palette=False,
+        ),
+        ScreenAction(
+            "last",
+            "Last session",
+            "End",
+            PICKER_ONLY,
+            keys=(Key("end", Context.PICKER, "Last", show=False),),
+            palette=False,
+        ),
+        ScreenAction(
+            "quit",
+            "Quit",
+            "Esc (with an empty query)",
+            PICKER_ONLY,
+            keys=(Key("escape", Context.PICKER, "Quit"),),
+            palette=False,
+        ),
+    ],
 )
-"""Every command, in the order /help and the completion list show them."""
+"""Every command, in the order /help and the completion list show them, and every screen
+action with its keys."""

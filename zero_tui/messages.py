@@ -1,4 +1,8 @@
-"""Messages posted by thread workers and widgets; handlers on screens own all UI changes."""
+"""Every message of the UI: posted by thread workers and widgets, handled on the screens.
+
+Workers hand results back only through these; the handlers own all UI changes. Messages that
+concern one screen only do not bubble (`bubble = False`).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,19 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from zero_tui.clipboard import CopyResult
+from zero_tui.commands import Outcome
 from zero_tui.search.ranking import Ranking
-from zero_tui.search.rows import PickerRow, PreviewData
+from zero_tui.search.rows import PickerRow, PreviewData, ScopeHead
+from zero_tui.store import Metadata
+from zero_tui.transcript.answers import CodeBlock
+from zero_tui.transcript.log_index import LogIndex
 
 ScopeKey = tuple[bool, bool]
 """(all_workspaces, include_empty): one view of the store in the picker."""
+
+
+# --- the picker ------------------------------------------------------------------------
 
 
 @dataclass
@@ -27,6 +39,17 @@ class ScopeLoaded(Message):
     store_total: int
     complete: bool
     replace: bool = False
+
+
+@dataclass
+class RememberedRowsLoaded(Message):
+    """The rows remembered from the last run (no store IO yet): the catalog scan follows
+    once they are painted."""
+
+    scan_id: int
+    key: ScopeKey
+    head: ScopeHead | None
+    rows: list[PickerRow]
 
 
 @dataclass
@@ -54,12 +77,20 @@ class PreviewLoaded(Message):
     preview: PreviewData
 
 
+# --- opening sessions ------------------------------------------------------------------
+
+
 @dataclass
 class OpenSession(Message):
     """Open the transcript of a session (from the picker or from `--resume`)."""
 
     session_id: str
     notice: str | None = None
+
+
+@dataclass
+class NewConversation(Message):
+    """`/new`: an empty conversation in the current workspace."""
 
 
 @dataclass
@@ -75,3 +106,87 @@ class ResumeRequest(Message):
     """`/resume latest` or `/resume <id>` typed in a screen: the app resolves it."""
 
     argument: str
+
+
+# --- commands shared by the screens ------------------------------------------------------
+
+
+@dataclass
+class CommandDone(Message):
+    """An export or rename finished (in a worker): what to tell the user."""
+
+    bubble = False
+
+    title: str
+    session_id: str
+    outcome: Outcome
+
+
+# --- the transcript ----------------------------------------------------------------------
+
+
+@dataclass
+class TranscriptLoaded(Message):
+    """The log is indexed: rows can be shown."""
+
+    bubble = False
+
+    load_id: int
+    meta: Metadata | None
+    index: LogIndex
+    order: Sequence[int]
+    note: str | None
+    partial: bool = False  # only the latest events: the whole log follows
+
+
+@dataclass
+class TranscriptFailed(Message):
+    bubble = False
+
+    load_id: int
+    error: str
+
+
+@dataclass
+class LogPolled(Message):
+    """One look at the log's end. `first_changed` is None when nothing changed; `replaced`
+    when it shrank, changed inode or gained a compaction (read it again)."""
+
+    bubble = False
+
+    load_id: int
+    first_changed: int | None
+    replaced: bool
+    meta: Metadata | None
+
+
+@dataclass
+class MatchFound(Message):
+    bubble = False
+
+    query: str
+    position: int | None
+
+
+@dataclass
+class CopyDone(Message):
+    bubble = False
+
+    result: CopyResult
+
+
+@dataclass
+class CodeBlocksFound(Message):
+    bubble = False
+
+    blocks: list[CodeBlock]
+
+
+@dataclass
+class PromptRecalled(Message):
+    """The prompt /retry or /edit works on, found in the session's log (None: none)."""
+
+    bubble = False
+
+    command: str
+    prompt: str | None

@@ -3,24 +3,73 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from functools import partial
 from typing import ClassVar
 
+from textual import work
+from textual.actions import parse as parse_action
 from textual.app import SystemCommand
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from zero_tui.commands import REGISTRY, CommandError, Context, parse_no_args
-from zero_tui.widgets.composer import palette_entries
+from zero_tui.commands import (
+    REGISTRY,
+    CommandError,
+    Context,
+    ExportRequest,
+    clean_title,
+    export_to_file,
+    parse_export_args,
+    parse_no_args,
+    rename_session,
+)
+from zero_tui.messages import CommandDone
+from zero_tui.store import Metadata, SessionStore
+
+
+def screen_bindings(context: Context) -> list[BindingType]:
+    """Every key of one screen, from the registry: its commands' and its actions'.
+
+    None is a priority binding: the focused widget runs them in the order the keys were
+    typed (zero_tui/widgets/ordered_keys.py).
+    """
+    bindings: list[BindingType] = [
+        Binding(
+            key.key,
+            key.action or f"run_command('{command.name}')",
+            key.description,
+            show=key.show,
+        )
+        for command, key in REGISTRY.keys(context)
+    ]
+    bindings += [
+        Binding(key.key, key.action or action.action, key.description, show=key.show)
+        for action, key in REGISTRY.action_keys(context)
+    ]
+    return bindings
+
+
+def palette_entries(context: Context) -> list[tuple[str, str, str]]:
+    """(title, help, slash text) of every command of a context, for the command palette."""
+    return [
+        (command.usage, command.help_in(context), f"/{command.name}")
+        for command in REGISTRY.in_context(context)
+    ]
 
 
 class CommandScreen(Screen[None]):
     """Runs `/name args` by calling the screen's `command_<name>(args)` method.
 
     Subclasses set COMMAND_CONTEXT and define a `command_<name>` for each command the
-    registry offers in that context; /help and /quit are the same everywhere.
+    registry offers in that context; /help, /quit, /export and /rename are written here
+    once, acting on the session `command_session()` names.
     """
 
     COMMAND_CONTEXT: ClassVar[Context]
+
+    store: SessionStore
+    workspace: str
 
     def run_text(self, text: str) -> bool:
         """Run a slash command; False (and the reason shown) when it cannot run."""
@@ -46,6 +95,106 @@ class CommandScreen(Screen[None]):
         self.app.exit()
 
     def registry_commands(self) -> Iterable[SystemCommand]:
-        """The registry's commands for this screen, as command-palette entries."""
+        """The registry's commands and actions for this screen, as command-palette entries."""
         for title, help_text, text in palette_entries(self.COMMAND_CONTEXT):
             yield SystemCommand(title, help_text, partial(self.run_text, text))
+        for action in REGISTRY.actions(self.COMMAND_CONTEXT):
+            _namespace, name, parameters = parse_action(action.action)
+            if action.palette and self.check_action(name, parameters):
+                yield SystemCommand(
+                    action.title, action.help, partial(self.run_action, action.action)
+                )
+
+    # --- what the session commands act on (the subclasses say) ---------------------------
+
+    def command_session(self) -> str:
+        """The id /export and /rename act on; CommandError when there is none."""
+        raise CommandError("no session to act on")
+
+    def current_title(self, session_id: str) -> str:
+        """The title the bare /rename starts from."""
+        return ""
+
+    def check_export_ready(self) -> None:
+        """CommandError when there is nothing to export yet."""
+
+    def command_time(self) -> datetime:
+        return datetime.now().astimezone()
+
+    def session_renamed(self, meta: Metadata) -> None:
+        """A rename went through: show the new title wherever this screen shows it."""
+
+    # --- /export ---------------------------------------------------------------------------
+
+    def command_export(self, args: str) -> None:
+        request = parse_export_args(args)
+        session_id = self.command_session()
+        self.check_export_ready()
+        self._export(session_id, request, self.command_time())
+
+    def action_export_dialog(self) -> None:
+        """ctrl+s: the export dialog for the session commands act on."""
+        from zero_tui.screens.dialogs import ExportDialog
+
+        try:
+            session_id = self.command_session()
+            self.check_export_ready()
+        except CommandError as error:
+            self.notify(str(error), title="Export", severity="error", markup=False)
+            return
+
+        def chosen(request: ExportRequest | None) -> None:
+            if request is not None:
+                self._export(session_id, request, self.command_time())
+
+        hint = "empty: the default name, in the workspace"
+        self.app.push_screen(ExportDialog(f"Export {session_id}", hint), chosen)
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _export(self, session_id: str, request: ExportRequest, now: datetime) -> None:
+        outcome = export_to_file(self.store, session_id, request, workspace=self.workspace, now=now)
+        self.post_message(CommandDone("Export", session_id, outcome))
+
+    # --- /rename ---------------------------------------------------------------------------
+
+    def command_rename(self, args: str) -> None:
+        session_id = self.command_session()
+        if args:
+            self._rename(session_id, clean_title(args))
+            return
+        from zero_tui.screens.dialogs import LineEditor
+
+        self.app.push_screen(
+            LineEditor(
+                f"Rename {session_id}", self.current_title(session_id), placeholder="a title"
+            ),
+            partial(self._renamed_in_editor, session_id),
+        )
+
+    def _renamed_in_editor(self, session_id: str, title: str | None) -> None:
+        if title is None:
+            return
+        try:
+            cleaned = clean_title(title)
+        except CommandError as error:
+            self.notify(str(error), title="Rename", severity="error", markup=False)
+            return
+        self._rename(session_id, cleaned)
+
+    @work(thread=True, group="rename", exit_on_error=False)
+    def _rename(self, session_id: str, title: str) -> None:
+        outcome = rename_session(self.store, session_id, title)
+        self.post_message(CommandDone("Rename", session_id, outcome))
+
+    def on_command_done(self, message: CommandDone) -> None:
+        outcome = message.outcome
+        if outcome.notice:
+            self.notify(outcome.notice, title=message.title, severity="warning", markup=False)
+        self.notify(
+            outcome.message,
+            title=message.title,
+            severity="information" if outcome.ok else "error",
+            markup=False,
+        )
+        if outcome.meta is not None:
+            self.session_renamed(outcome.meta)

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from zero_tui.commands import EXPORT_FORMATS, REGISTRY, Context, ExportRequest
 from zero_tui.transcript.answers import CodeBlock
 from zero_tui.transcript.sanitize import sanitize_line
+from zero_tui.widgets.composer import TextLine
 
 
 class LineEditor(ModalScreen[str | None]):
@@ -33,7 +34,7 @@ class LineEditor(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(self._title), classes="dialog-title")
-            yield Input(self._value, placeholder=self._placeholder, id="line-editor")
+            yield TextLine(self._value, placeholder=self._placeholder, id="line-editor")
             yield Static(Content("Enter saves · Esc cancels"), classes="dialog-hint")
 
     @on(Input.Submitted)
@@ -58,7 +59,7 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
         with Vertical(classes="dialog"):
             yield Static(Content(self._title), classes="dialog-title")
             with Horizontal(classes="dialog-row"):
-                yield Input(placeholder=self._default_hint, id="export-path")
+                yield TextLine(placeholder=self._default_hint, id="export-path")
                 yield Select.from_values(
                     EXPORT_FORMATS, value="txt", allow_blank=False, id="export-format"
                 )
@@ -108,41 +109,39 @@ class CodeBlockPicker(ModalScreen[int | None]):
         self.dismiss(None)
 
 
+EDITING_KEYS: dict[Context, tuple[tuple[str, str], ...]] = {
+    Context.TRANSCRIPT: (
+        ("enter", "send the prompt, or run the / command"),
+        ("alt+enter, ctrl+j", "a new line in the prompt"),
+        ("up/down", "the completion list; else the rows' highlight"),
+        ("type on the rows", "the text goes to the editor"),
+    ),
+    Context.PICKER: (
+        ("type", "filter the sessions; / first: a command"),
+        ("enter", "open the highlighted session (or run the command)"),
+        ("up/down", "move the highlight"),
+    ),
+}
+
+
 def help_text(context: Context) -> str:
-    """The /help page: every command of the registry, then the keys."""
-    lines = ["Commands (type / in the command line; Tab completes, Enter runs)", ""]
+    """The /help page: every command of the registry, then every key (from the registry)."""
+    lines = ["Commands (type / in the editor; Tab completes, Enter runs)", ""]
     for command in REGISTRY.in_context(context):
         aliases = f"  (also /{', /'.join(command.aliases)})" if command.aliases else ""
         lines.append(f"  {command.usage}{aliases}")
         lines.append(f"      {command.help_in(context)}")
     lines += ["", "Keys", ""]
-    keys = [
+    keys: list[tuple[str, str]] = list(EDITING_KEYS[context])
+    seen: set[tuple[str, str]] = set()
+    for action, key in REGISTRY.action_keys(context):
+        entry = (key.key, action.help)
+        if entry not in seen:
+            seen.add(entry)
+            keys.append(entry)
+    keys += [
         (key.key, f"{key.description}: /{command.name}") for command, key in REGISTRY.keys(context)
     ]
-    if context is Context.TRANSCRIPT:
-        keys = [
-            ("tab", "switch between the command line and the rows"),
-            ("up/down", "move the highlight (rows; command line: when no list is open)"),
-            ("ctrl+y", "copy the highlighted message (else the last answer)"),
-            ("pgup/pgdn, wheel", "scroll"),
-            ("ctrl+home/end", "top / bottom"),
-            ("alt+up/down", "previous / next turn"),
-            ("ctrl+f", "find"),
-            ("ctrl+o", "expand or collapse a tool card"),
-            ("esc", "clear the command line; when empty, back to the sessions"),
-            ("q", "quit (on the rows)"),
-            *[(key, text) for key, text in keys if key != "ctrl+y"],
-        ]
-    else:
-        keys = [
-            ("/", "as the first character of the query: commands"),
-            ("enter", "open the highlighted session"),
-            ("tab", "this workspace / all workspaces"),
-            ("ctrl+e", "show or hide empty runs"),
-            ("ctrl+r", "scan the store again"),
-            *keys,
-            ("esc", "quit"),
-        ]
     keys.append(("f1", "command palette · ctrl+q quits anywhere"))
     key_width = max(len(key) for key, _ in keys) + 2
     lines += [f"  {key.ljust(key_width)}{text}" for key, text in keys]

@@ -8,42 +8,31 @@ rows appear before a big store is fully read; the other scopes follow in the sam
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from zero_tui.commands import (
-    CommandError,
-    Context,
-    ExportRequest,
-    Outcome,
-    clean_title,
-    export_to_file,
-    parse_export_args,
-    rename_session,
-)
+from zero_tui.commands import CommandError, Context
 from zero_tui.messages import (
     OpenSession,
     PreviewLoaded,
     RankingDone,
+    RememberedRowsLoaded,
     ResumeRequest,
     ScanFailed,
     ScopeKey,
     ScopeLoaded,
 )
-from zero_tui.screens.command_screen import CommandScreen
+from zero_tui.screens.command_screen import CommandScreen, screen_bindings
 from zero_tui.search.catalog import SessionCatalog, default_cache_dir
 from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
 from zero_tui.search.rows import (
@@ -61,20 +50,12 @@ from zero_tui.search.rows import (
 )
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable
-from zero_tui.widgets.composer import Composer, SlashComplete, command_bindings
+from zero_tui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.widgets.preview import SessionPreview
 from zero_tui.widgets.session_list import SessionList
 
 FIRST_CHUNK = 64  # sessions filtered before the first rows are posted
 CHUNK = 2048
-
-
-@dataclass
-class PickerCommandDone(Message):
-    """An export or rename of a picker row finished (in a worker)."""
-
-    title: str
-    outcome: Outcome
 
 
 @dataclass
@@ -125,20 +106,7 @@ class PickerScreen(CommandScreen):
 
     AUTO_FOCUS = "#query"
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", priority=True),
-        Binding("escape", "quit", "Quit", priority=True),
-        Binding("tab", "toggle_scope", "All workspaces", priority=True, id="picker.scope"),
-        Binding("ctrl+e", "toggle_empty", "Empty runs", priority=True, id="picker.empty"),
-        Binding("up,ctrl+p", "move(-1)", "Up", show=False, priority=True),
-        Binding("down,ctrl+n", "move(1)", "Down", show=False, priority=True),
-        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
-        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
-        Binding("home", "first", "First", show=False, priority=True),
-        Binding("end", "last", "Last", show=False, priority=True),
-        Binding("ctrl+r", "rescan", "Rescan", show=False),
-        *command_bindings(Context.PICKER),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screen_bindings(Context.PICKER)
 
     def __init__(
         self,
@@ -152,7 +120,6 @@ class PickerScreen(CommandScreen):
     ) -> None:
         super().__init__(name=name)
         self._cache_dir = cache_dir
-        self._rows_painted = threading.Event()
         self.store = store
         self.workspace = workspace
         self.all_workspaces = all_workspaces
@@ -167,6 +134,7 @@ class PickerScreen(CommandScreen):
         self._ranked_for: tuple[ScopeKey, str] | None = None
         self._ranker = RowRanker()
         self._last_ranking: Ranking | None = None
+        self._open_when_ranked = False
         self._preview_running = False
         self._preview_wanted: PickerRow | None = None
         self._preview_shown: str | None = None
@@ -192,7 +160,6 @@ class PickerScreen(CommandScreen):
         self.query_one("#empty-state").display = False
         self.query_one(SessionPreview).show_message("")
         self.composer.attach(self.query_one(SlashComplete))
-        self._update_bindings_labels()
         self.start_scan()
 
     @property
@@ -221,34 +188,52 @@ class PickerScreen(CommandScreen):
         self._ranker.forget()
         self._ranked_for = None
         self._refresh_status()
+        self.workers.cancel_group(self, "scan")
         self._scan(self._scan_id, self.scope_key)
 
-    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="scan-head", exit_on_error=False)
     def _scan(self, scan_id: int, first: ScopeKey) -> None:
-        """Remembered rows first (no store IO), then the catalog's, then the store's truth."""
+        """The rows remembered from the last run (no store IO): shown before the catalog."""
+        cache_dir = self._cache_dir or default_cache_dir()
+        remembered = head_path(cache_dir, self.store.root, self.workspace)
+        now, tz = self._now()
+        head = load_head(remembered, self.store.root, self.workspace).get(first)
+        if head is not None and not head.sessions:
+            head = None
+        rows = picker_rows(head.sessions, now, tz) if head is not None else []
+        if not get_current_worker().is_cancelled:
+            self.post_message(RememberedRowsLoaded(scan_id, first, head, rows))
+
+    def on_remembered_rows_loaded(self, message: RememberedRowsLoaded) -> None:
+        if message.scan_id != self._scan_id:
+            return
+        head = message.head
+        if head is None:
+            self._scan_store(message.scan_id, message.key, shown=False)
+            return
+        self.on_scope_loaded(
+            ScopeLoaded(
+                scan_id=message.scan_id,
+                key=message.key,
+                rows=message.rows,
+                other_workspace=head.other_workspace,
+                empty_runs=head.empty_runs,
+                not_resumable=head.not_resumable,
+                store_total=head.store_total,
+                complete=False,
+                replace=True,
+            )
+        )
+        # After these rows are painted: the catalog's work would compete with the paint.
+        self.call_after_refresh(self._scan_store, message.scan_id, message.key, shown=True)
+
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    def _scan_store(self, scan_id: int, first: ScopeKey, *, shown: bool) -> None:
+        """The catalog's rows, then the store's truth, every scope (the current one first)."""
         worker = get_current_worker()
         cache_dir = self._cache_dir or default_cache_dir()
         remembered = head_path(cache_dir, self.store.root, self.workspace)
         now, tz = self._now()
-        shown = False
-        head = load_head(remembered, self.store.root, self.workspace).get(first)
-        if head is not None and head.sessions:
-            self.post_message(
-                ScopeLoaded(
-                    scan_id=scan_id,
-                    key=first,
-                    rows=picker_rows(head.sessions, now, tz),
-                    other_workspace=head.other_workspace,
-                    empty_runs=head.empty_runs,
-                    not_resumable=head.not_resumable,
-                    store_total=head.store_total,
-                    complete=False,
-                    replace=True,
-                )
-            )
-            shown = True
-            # Let the UI paint these rows before this thread takes the GIL for the catalog.
-            self._rows_painted.wait(timeout=1.0)
         catalog = SessionCatalog(self.store, self._cache_dir)
         cached = catalog.cached_sessions()
         if cached and not worker.is_cancelled:
@@ -344,8 +329,6 @@ class PickerScreen(CommandScreen):
         scope.complete = message.complete
         if message.key == self.scope_key and (message.rows or message.complete):
             self._show_scope(keep_cursor=True)
-            if not self._rows_painted.is_set():
-                self.call_after_refresh(self._rows_painted.set)
         self._refresh_status()
 
     def on_scan_failed(self, message: ScanFailed) -> None:
@@ -488,6 +471,9 @@ class PickerScreen(CommandScreen):
         )
         self.session_list.set_empty_message(self._list_empty_message(scope))
         self._refresh_status()
+        if self._open_when_ranked:
+            self._open_when_ranked = False
+            self.action_open()
 
     # --- preview -------------------------------------------------------------------------
 
@@ -549,7 +535,7 @@ class PickerScreen(CommandScreen):
         if event.worker.group == "preview":
             self._preview_running = False
             self.query_one(SessionPreview).show_message(f"preview failed: {error}")
-        elif event.worker.group == "scan":
+        elif event.worker.group in ("scan-head", "scan"):
             self.on_scan_failed(ScanFailed(self._scan_id, str(error)))
         elif event.worker.group == "rank":
             self.notify(f"search failed: {error}", severity="error")
@@ -560,92 +546,43 @@ class PickerScreen(CommandScreen):
     def command_mode(self) -> bool:
         return self.composer.command_mode
 
-    @on(Composer.Run)
-    def _composer_run(self, event: Composer.Run) -> None:
-        event.stop()  # (Enter is the picker's binding; the Input's own Enter comes here only
-        if self.command_mode:  # when that binding is disabled, in an empty store)
+    @on(EditorRun)
+    def _composer_run(self, event: EditorRun) -> None:
+        """Enter: run the command typed, else open the highlighted session."""
+        event.stop()
+        if self.command_mode:
             self._run_line()
+        else:
+            self.action_open()
+
+    @on(EditorMove)
+    def _composer_move(self, event: EditorMove) -> None:
+        self.session_list.move(event.delta, wrap=True)
 
     def _run_line(self) -> None:
         if self.run_text(self.composer.value):
             self.composer.clear_line()
 
-    def _highlighted_session(self) -> PickerRow:
+    # /export and /rename (CommandScreen) act on the highlighted session
+
+    def command_session(self) -> str:
         row = self.session_list.highlighted_row
         if row is None:
             raise CommandError("no session is highlighted")
-        return row
+        return row.session_id
 
-    def command_export(self, args: str) -> None:
-        request = parse_export_args(args)
-        row = self._highlighted_session()
-        self._export(row.session_id, request, self._now()[0])
-
-    def action_export_dialog(self) -> None:
-        """ctrl+s: export the highlighted session without opening it."""
-        from zero_tui.screens.dialogs import ExportDialog
-
+    def current_title(self, session_id: str) -> str:
         row = self.session_list.highlighted_row
-        if row is None:
-            self.notify("no session is highlighted", title="Export", severity="error")
-            return
-        session_id = row.session_id
+        if row is None or row.session_id != session_id or row.title == "untitled":
+            return ""
+        return row.title
 
-        def chosen(request: ExportRequest | None) -> None:
-            if request is not None:
-                self._export(session_id, request, self._now()[0])
+    def command_time(self) -> datetime:
+        return self._now()[0]
 
-        hint = "empty: the default name, in the workspace"
-        self.app.push_screen(ExportDialog(f"Export {session_id}", hint), chosen)
-
-    @work(thread=True, group="export", exit_on_error=False)
-    def _export(self, session_id: str, request: ExportRequest, now: datetime) -> None:
-        outcome = export_to_file(self.store, session_id, request, workspace=self.workspace, now=now)
-        self.post_message(PickerCommandDone("Export", outcome))
-
-    def command_rename(self, args: str) -> None:
-        row = self._highlighted_session()
-        if not args:
-            from zero_tui.screens.dialogs import LineEditor
-
-            session_id = row.session_id
-            title = row.title if row.title != "untitled" else ""
-            self.app.push_screen(
-                LineEditor(f"Rename {session_id}", title, placeholder="a title"),
-                partial(self._renamed_in_editor, session_id),
-            )
-            return
-        self._rename(row.session_id, clean_title(args))
-
-    def _renamed_in_editor(self, session_id: str, title: str | None) -> None:
-        if title is None:
-            return
-        try:
-            cleaned = clean_title(title)
-        except CommandError as error:
-            self.notify(str(error), title="Rename", severity="error", markup=False)
-            return
-        self._rename(session_id, cleaned)
-
-    @work(thread=True, group="rename", exit_on_error=False)
-    def _rename(self, session_id: str, title: str) -> None:
-        self.post_message(
-            PickerCommandDone("Rename", rename_session(self.store, session_id, title))
-        )
-
-    def on_picker_command_done(self, message: PickerCommandDone) -> None:
-        outcome = message.outcome
-        if outcome.notice:
-            self.notify(outcome.notice, title=message.title, severity="warning", markup=False)
-        self.notify(
-            outcome.message,
-            title=message.title,
-            severity="information" if outcome.ok else "error",
-            markup=False,
-        )
-        if outcome.meta is not None:
-            self._preview_shown = None
-            self.start_scan()  # the new title, in its place (a rename keeps updatedAt)
+    def session_renamed(self, meta: Metadata) -> None:
+        self._preview_shown = None
+        self.start_scan()  # the new title, in its place (a rename keeps updatedAt)
 
     def command_resume(self, args: str) -> None:
         if not args:
@@ -655,21 +592,18 @@ class PickerScreen(CommandScreen):
     def system_commands(self) -> Iterable[SystemCommand]:
         """The picker's actions for the command palette."""
         yield from self.registry_commands()
-        scope = "this workspace only" if self.all_workspaces else "all workspaces"
-        yield SystemCommand("Sessions: " + scope, "Tab", self.action_toggle_scope)
-        empty = "hide empty runs" if self.include_empty else "show empty runs"
-        yield SystemCommand("Sessions: " + empty, "ctrl+e", self.action_toggle_empty)
-        yield SystemCommand("Sessions: scan again", "ctrl+r: re-read the store", self.start_scan)
-        if self.session_list.highlighted_row is not None:
-            yield SystemCommand("Sessions: open the highlighted session", "Enter", self.action_open)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Nothing to open or widen in an empty store: the footer offers only what works.
-        if action in ("open", "toggle_scope") and self.is_mounted and self.command_mode:
-            return True
+        if action == "scope":
+            return parameters == (("this",) if self.all_workspaces else ("all",))
+        if action == "empty":
+            return parameters == (("hide",) if self.include_empty else ("show",))
+        if action == "open" and self.is_mounted and self.session_list.highlighted_row is None:
+            return False
         if action in ("export_dialog", "run_command"):  # the registry's keys act on a row
             return self._store_total != 0
-        return not (action in ("open", "toggle_scope", "toggle_empty") and self._store_total == 0)
+        # Nothing to open or widen in an empty store: the footer offers only what works.
+        return not (action in ("open", "scope", "empty") and self._store_total == 0)
 
     def action_move(self, delta: int) -> None:
         if self.composer.completing:
@@ -692,6 +626,10 @@ class PickerScreen(CommandScreen):
                 self.composer.accept_completion(explicit=False)
             self._run_line()
             return
+        if self._query and self._ranked_for != (self.scope_key, self._query):
+            # Enter typed right behind the query: open once the list is ranked for it
+            self._open_when_ranked = True
+            return
         row = self.session_list.highlighted_row
         if row is not None:
             self.post_message(OpenSession(row.session_id))
@@ -706,15 +644,14 @@ class PickerScreen(CommandScreen):
             return
         self.app.exit()
 
-    def action_toggle_scope(self) -> None:
-        if self.composer.completing:
-            self.composer.accept_completion(trailing_space=True)
-            return
-        self.all_workspaces = not self.all_workspaces
+    def action_scope(self, scope: str) -> None:
+        """Tab: this workspace or all of them."""
+        self.all_workspaces = scope == "all"
         self._scope_changed()
 
-    def action_toggle_empty(self) -> None:
-        self.include_empty = not self.include_empty
+    def action_empty(self, show: str) -> None:
+        """ctrl+e: show or hide the empty runs."""
+        self.include_empty = show == "show"
         self._scope_changed()
 
     def action_rescan(self) -> None:
@@ -722,24 +659,13 @@ class PickerScreen(CommandScreen):
 
     def _scope_changed(self) -> None:
         self._ranked_for = None
-        self._update_bindings_labels()
+        self.refresh_bindings()
         if self.scope_key in self._scopes:
             self._show_scope(keep_cursor=False)
         else:
             self.session_list.set_rows([], show_workspace=self.all_workspaces)
             self.session_list.set_empty_message("scanning the session store…")
         self._refresh_status()
-
-    def _update_bindings_labels(self) -> None:
-        scope_label = "This workspace" if self.all_workspaces else "All workspaces"
-        empty_label = "Hide empty" if self.include_empty else "Show empty"
-        for binding_id, label in (("picker.scope", scope_label), ("picker.empty", empty_label)):
-            for key, bindings in self._bindings.key_to_bindings.items():
-                self._bindings.key_to_bindings[key] = [
-                    replace(binding, description=label) if binding.id == binding_id else binding
-                    for binding in bindings
-                ]
-        self.refresh_bindings()
 
 
 _ALL_SCOPES: tuple[ScopeKey, ...] = ((False, False), (True, False), (False, True), (True, True))

@@ -2,129 +2,53 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import (
+    NOTHING_TO_EXPORT,
     CommandError,
     Context,
     CopyRequest,
-    ExportRequest,
-    Outcome,
-    clean_title,
-    export_to_file,
     parse_copy_args,
-    parse_export_args,
     parse_no_args,
-    rename_session,
 )
 from zero_tui.copier import Copier, terminal_copier
-from zero_tui.messages import ResumeRequest
-from zero_tui.screens.command_screen import CommandScreen
-from zero_tui.screens.dialogs import CodeBlockPicker, ExportDialog, LineEditor
+from zero_tui.messages import (
+    CodeBlocksFound,
+    CopyDone,
+    LogPolled,
+    MatchFound,
+    ResumeRequest,
+    TranscriptFailed,
+    TranscriptLoaded,
+)
+from zero_tui.screens.command_screen import CommandScreen, screen_bindings
+from zero_tui.screens.dialogs import CodeBlockPicker
 from zero_tui.search.rows import time_label
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.gotext import trim_space
-from zero_tui.transcript.answers import NO_ANSWER, CodeBlock, code_blocks, log_answers
+from zero_tui.transcript.answers import NO_ANSWER, code_blocks, log_answers
 from zero_tui.transcript.log_index import LogChange, LogIndex, find_row
 from zero_tui.transcript.rows import card_row, resume_card
 from zero_tui.transcript.sanitize import sanitize_line
-from zero_tui.widgets.composer import Composer, SlashComplete, command_bindings
+from zero_tui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
 from zero_tui.widgets.find_bar import FindBar
 from zero_tui.widgets.transcript_view import PRELUDE_POSITION, TranscriptView, is_tool_card
 
 POLL_SECONDS = 0.5
-TAIL_PAINT_WAIT_SECONDS = 1.0
-_COMPACTION_NEEDLE = b'"session_compaction"'
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
-
-
-@dataclass
-class TranscriptLoaded(Message):
-    """The log is indexed: rows can be shown."""
-
-    bubble = False  # for this screen only
-
-    load_id: int
-    meta: Metadata | None
-    index: LogIndex
-    order: Sequence[int]
-    note: str | None
-    partial: bool = False  # only the latest events: the whole log follows
-
-
-@dataclass
-class TranscriptFailed(Message):
-    bubble = False  # for this screen only
-
-    load_id: int
-    error: str
-
-
-@dataclass
-class LogGrew(Message):
-    """Lines were appended; positions from `first_changed` on are new or changed."""
-
-    bubble = False  # for this screen only
-
-    load_id: int
-    first_changed: int
-    meta: Metadata | None
-
-
-@dataclass
-class LogReplaced(Message):
-    """The log shrank, changed inode or gained a compaction: read it again."""
-
-    bubble = False  # for this screen only
-
-    load_id: int
-
-
-@dataclass
-class MatchFound(Message):
-    bubble = False  # for this screen only
-
-    query: str
-    position: int | None
-
-
-@dataclass
-class CopyDone(Message):
-    bubble = False  # for this screen only
-
-    result: CopyResult
-
-
-@dataclass
-class CommandDone(Message):
-    """An export or rename finished (in a worker): what to tell the user."""
-
-    bubble = False  # for this screen only
-
-    title: str
-    outcome: Outcome
-
-
-@dataclass
-class CodeBlocksFound(Message):
-    bubble = False  # for this screen only
-
-    blocks: list[CodeBlock]
 
 
 class TranscriptCommands(Provider):
@@ -155,24 +79,7 @@ class TranscriptScreen(CommandScreen):
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {TranscriptCommands}
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back"),
-        # Priority: handled before the next key is handed to a widget, so "Tab q" typed at
-        # once quits from the rows, and "/co" typed on the rows all lands in the composer.
-        Binding("tab", "switch_focus", "Rows", id="transcript.focus", priority=True),
-        Binding("shift+tab", "switch_focus", "Rows", show=False, priority=True),
-        Binding("slash", "command_line", "Commands", show=False, priority=True),
-        Binding("ctrl+f", "find", "Find", priority=True),
-        Binding("ctrl+o", "toggle_card", "Expand/collapse", priority=True),
-        Binding("alt+up", "previous_turn", "Prev turn", priority=True),
-        Binding("alt+down", "next_turn", "Next turn", priority=True),
-        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
-        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
-        Binding("ctrl+home", "top", "Top", show=False, priority=True),
-        Binding("ctrl+end", "bottom", "Bottom", show=False, priority=True),
-        Binding("q", "quit_app", "Quit"),
-        *command_bindings(Context.TRANSCRIPT),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = screen_bindings(Context.TRANSCRIPT)
 
     def __init__(
         self,
@@ -200,7 +107,6 @@ class TranscriptScreen(CommandScreen):
         self._load_id = 0
         self._polling = False
         self._note: str | None = None
-        self._tail_painted = threading.Event()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="transcript-header"):
@@ -210,7 +116,7 @@ class TranscriptScreen(CommandScreen):
         yield TranscriptView(id="transcript-view")
         yield FindBar(id="find-bar")
         yield SlashComplete(id="slash-complete")
-        yield Composer(
+        yield PromptEditor(
             Context.TRANSCRIPT,
             placeholder="/ for commands: /copy /export /rename /resume /help · Tab: rows",
             id="composer",
@@ -226,44 +132,44 @@ class TranscriptScreen(CommandScreen):
         return self.query_one(FindBar)
 
     @property
-    def composer(self) -> Composer:
-        return self.query_one(Composer)
+    def composer(self) -> PromptEditor:
+        return self.query_one(PromptEditor)
 
     def on_mount(self) -> None:
         self._show_note()
         self.composer.attach(self.query_one(SlashComplete))
-        self.composer.focus()
+        self.view.type_target = self.composer
+        self.set_focus(self.composer)
         self._load(self._load_id)
         self.set_interval(POLL_SECONDS, self._poll)
 
     def on_unmount(self) -> None:
         self._load_id += 1
-        self._tail_painted.set()
         if self.index is not None:
             self.index.close()
 
     # -- loading ----------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="transcript-load", exit_on_error=False)
-    def _load(self, load_id: int) -> None:
-        """Index the log; a huge one shows its latest events first, then the whole log."""
+    def _load(self, load_id: int, *, latest_first: bool = True) -> None:
+        """Index the log. A huge one shows its latest events first: they are posted on their
+        own, and the whole log is indexed once they are painted (`_load` again)."""
         try:
             meta = self.store.get(self.session_id)
             path = self.store.events_path(self.session_id)
-            index = LogIndex.open_tail(path, self.session_id)
-            if index.is_partial:
+            index = LogIndex.open_tail(path, self.session_id) if latest_first else None
+            if index is not None and index.is_partial:
                 if index.find_last_compaction() is None:
                     # No compaction among the latest events: they end the rehydrated view
                     # as they are, so they can be shown while the rest is indexed.
-                    tail_order = range(len(index))
-                    self._tail_painted.clear()
-                    self.post_message(
-                        TranscriptLoaded(load_id, meta, index, tail_order, None, partial=True)
+                    latest = TranscriptLoaded(
+                        load_id, meta, index, range(len(index)), None, partial=True
                     )
-                    # let the UI paint them before this thread competes for the GIL
-                    self._tail_painted.wait(TAIL_PAINT_WAIT_SECONDS)
-                else:
-                    index.close()
+                    self.post_message(latest)
+                    return
+                index.close()
+                index = None
+            if index is None:
                 index = LogIndex.open(path, self.session_id)
         except (StoreError, OSError, ValueError) as error:
             self.post_message(TranscriptFailed(load_id, str(error)))
@@ -291,9 +197,9 @@ class TranscriptScreen(CommandScreen):
             self.view.set_source(message.index, message.order, [])
             self.shown = True
             self._show_header()
-            self.call_after_refresh(self._rows_painted)
+            self.call_after_refresh(self._latest_painted, message.load_id)
             return
-        if previous is not None:
+        if previous is not None and previous is not message.index:
             previous.close()
         prelude = []
         if message.meta is not None:
@@ -316,9 +222,13 @@ class TranscriptScreen(CommandScreen):
         self._show_header()
         self._show_note()
 
+    def _latest_painted(self, load_id: int) -> None:
+        self.painted = True
+        if load_id == self._load_id:
+            self._load(load_id, latest_first=False)
+
     def _rows_painted(self) -> None:
         self.painted = True
-        self._tail_painted.set()
 
     def on_transcript_failed(self, message: TranscriptFailed) -> None:
         if message.load_id == self._load_id:
@@ -355,36 +265,42 @@ class TranscriptScreen(CommandScreen):
     # -- following the log ------------------------------------------------------------
 
     def _poll(self) -> None:
-        if self.loaded and not self._polling:
+        if self.loaded and not self._polling and self.index is not None:
             self._polling = True
-            self._poll_log(self._load_id)
+            self._poll_log(self._load_id, self.index, keeps_all=isinstance(self.order, range))
 
     @work(thread=True, group="transcript-poll", exit_on_error=False)
-    def _poll_log(self, load_id: int) -> None:
+    def _poll_log(self, load_id: int, index: LogIndex, *, keeps_all: bool) -> None:
+        """One look at the log's end; the answer always comes back as `LogPolled`."""
+        first_changed: int | None = None
+        replaced = False
+        meta: Metadata | None = None
         try:
-            index = self.index
-            if index is None:
-                return
             before = len(index)
             refresh = index.refresh()
             if refresh.change is LogChange.REPLACED:
-                self.post_message(LogReplaced(load_id))
+                replaced = True
             elif refresh.change is LogChange.GROWN:
-                if any(
-                    _COMPACTION_NEEDLE in index.line_bytes(line)
-                    for line in range(refresh.first_changed, len(index))
-                ) or (refresh.first_changed < before and not isinstance(self.order, range)):
-                    self.post_message(LogReplaced(load_id))
-                else:
+                first_changed = refresh.first_changed
+                # A compaction changes what the rehydrated view keeps; a rewritten last
+                # line moves positions when the view keeps only some lines.
+                replaced = index.has_compaction_from(first_changed) or (
+                    first_changed < before and not keeps_all
+                )
+                if not replaced:
                     meta = self.store.get(self.session_id)
-                    self.post_message(LogGrew(load_id, refresh.first_changed, meta))
         except (StoreError, OSError, ValueError):
-            pass  # the next poll tries again; a vanished session keeps what was shown
-        finally:
-            self._polling = False
+            first_changed = None  # the next poll tries again; a vanished session keeps its rows
+        self.post_message(LogPolled(load_id, first_changed, replaced, meta))
 
-    def on_log_grew(self, message: LogGrew) -> None:
+    def on_log_polled(self, message: LogPolled) -> None:
+        self._polling = False
         if message.load_id != self._load_id or self.index is None:
+            return
+        if message.replaced:
+            self._reload()
+            return
+        if message.first_changed is None:
             return
         if message.meta is not None:
             self.meta = message.meta
@@ -397,11 +313,11 @@ class TranscriptScreen(CommandScreen):
         self.view.extend_source(self.order, first_position)
         self._show_header()
 
-    def on_log_replaced(self, message: LogReplaced) -> None:
-        if message.load_id == self._load_id:
-            self._load_id += 1
-            self.loaded = self.shown = self.painted = False
-            self._load(self._load_id)
+    def _reload(self) -> None:
+        """Read the log again, from the start (it was replaced, or a run ended)."""
+        self._load_id += 1
+        self.loaded = self.shown = self.painted = False
+        self._load(self._load_id)
 
     # -- find -------------------------------------------------------------------------
 
@@ -446,7 +362,7 @@ class TranscriptScreen(CommandScreen):
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
         self.view.set_search("")
-        self.view.focus()
+        self.set_focus(self.view)
 
     # -- actions ----------------------------------------------------------------------
 
@@ -466,6 +382,9 @@ class TranscriptScreen(CommandScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "quit_app":
             return self.focused is self.view
+        if action == "switch_focus":
+            on_rows = self.focused is self.view
+            return parameters == (("editor",) if on_rows else ("rows",))
         return True
 
     def action_toggle_card(self) -> None:
@@ -486,43 +405,18 @@ class TranscriptScreen(CommandScreen):
     def action_bottom(self) -> None:
         self.view.action_jump_bottom()
 
-    # -- focus: the command line and the rows ----------------------------------------
+    # -- focus: the editor and the rows ----------------------------------------------
 
-    def action_switch_focus(self) -> None:
-        """Tab: complete a command name; else from the command line to the rows and back."""
-        composer = self.composer
-        if composer.completing and composer.accept_completion(trailing_space=True):
-            return
-        # set_focus now, not `widget.focus()` (deferred): the next key, typed at once, must
-        # already go to the widget that has the focus.
-        self.set_focus(self.view if self.focused is self.composer else self.composer)
-
-    def action_command_line(self) -> None:
-        """`/` on the rows: to the command line, with the `/` typed."""
-        composer = self.composer
-        focused = self.focused
-        if isinstance(focused, Input) and focused is not composer:
-            focused.insert_text_at_cursor("/")  # the find bar: a character like any other
-            return
-        if focused is not composer:
-            self.set_focus(composer)
-            if not composer.value:
-                composer.value = "/"
-                composer.cursor_position = 1
-            return
-        composer.insert_text_at_cursor("/")  # typing in the line: just the character
+    def action_switch_focus(self, to: str) -> None:
+        """Tab: from the editor to the rows and back (set_focus now, not the deferred
+        `widget.focus()`: the next key, typed at once, must go to the new widget)."""
+        self.set_focus(self.view if to == "rows" else self.composer)
 
     def on_descendant_focus(self) -> None:
-        label = "Command line" if self.focused is self.view else "Rows"
-        for key, bindings in self._bindings.key_to_bindings.items():
-            self._bindings.key_to_bindings[key] = [
-                replace(binding, description=label) if binding.id == "transcript.focus" else binding
-                for binding in bindings
-            ]
-        self.refresh_bindings()
+        self.refresh_bindings()  # Tab's label: Rows or Prompt
 
-    @on(Composer.Move)
-    def _composer_move(self, event: Composer.Move) -> None:
+    @on(EditorMove)
+    def _composer_move(self, event: EditorMove) -> None:
         if event.delta < 0:
             self.view.action_cursor_up()
         else:
@@ -530,8 +424,8 @@ class TranscriptScreen(CommandScreen):
 
     # -- commands ---------------------------------------------------------------------
 
-    @on(Composer.Run)
-    def _composer_run(self, event: Composer.Run) -> None:
+    @on(EditorRun)
+    def _composer_run(self, event: EditorRun) -> None:
         event.stop()
         if not trim_space(event.text):
             return
@@ -547,10 +441,31 @@ class TranscriptScreen(CommandScreen):
     def _now(self) -> datetime:
         return self._clock() if self._clock is not None else datetime.now().astimezone()
 
+    def command_time(self) -> datetime:
+        return self._now()
+
     def _loaded_index(self) -> LogIndex:
         if self.index is None or not self.loaded:
             raise CommandError("the transcript is still loading: try again in a moment")
         return self.index
+
+    # /export and /rename (CommandScreen) act on this session
+
+    def command_session(self) -> str:
+        return self.session_id
+
+    def current_title(self, session_id: str) -> str:
+        return self.meta.title if self.meta is not None else ""
+
+    def check_export_ready(self) -> None:
+        self._loaded_index()
+        if not self.order:
+            raise CommandError(NOTHING_TO_EXPORT)
+
+    def session_renamed(self, meta: Metadata) -> None:
+        if meta.session_id == self.session_id:
+            self.meta = meta
+            self._show_header()
 
     # /copy
 
@@ -624,71 +539,7 @@ class TranscriptScreen(CommandScreen):
             return
         self._copy_in_worker(text)
 
-    # /export
-
-    def command_export(self, args: str) -> None:
-        request = parse_export_args(args)
-        self._loaded_index()
-        if not self.order:
-            raise CommandError("nothing to export yet.")
-        self._export(request, self._now())
-
-    def action_export_dialog(self) -> None:
-        def chosen(request: ExportRequest | None) -> None:
-            if request is not None:
-                self._export(request, self._now())
-
-        hint = "empty: the default name, in the workspace"
-        self.app.push_screen(ExportDialog(f"Export {self.session_id}", hint), chosen)
-
-    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
-    def _export(self, request: ExportRequest, now: datetime) -> None:
-        outcome = export_to_file(
-            self.store, self.session_id, request, workspace=self.workspace, now=now
-        )
-        self.post_message(CommandDone("Export", outcome))
-
-    def on_command_done(self, message: CommandDone) -> None:
-        outcome = message.outcome
-        if outcome.meta is not None:
-            self.meta = outcome.meta
-            self._show_header()
-        if outcome.notice:
-            self.notify(outcome.notice, title=message.title, severity="warning", markup=False)
-        self.notify(
-            outcome.message,
-            title=message.title,
-            severity="information" if outcome.ok else "error",
-            markup=False,
-        )
-
-    # /rename
-
-    def command_rename(self, args: str) -> None:
-        if not args:
-            current = self.meta.title if self.meta is not None else ""
-            self.app.push_screen(
-                LineEditor(f"Rename {self.session_id}", current, placeholder="a title"),
-                self._renamed_in_editor,
-            )
-            return
-        self._rename(clean_title(args))
-
-    def _renamed_in_editor(self, title: str | None) -> None:
-        if title is None:
-            return
-        try:
-            cleaned = clean_title(title)
-        except CommandError as error:
-            self._error("Rename", str(error))
-            return
-        self._rename(cleaned)
-
-    @work(thread=True, exclusive=True, group="rename", exit_on_error=False)
-    def _rename(self, title: str) -> None:
-        self.post_message(CommandDone("Rename", rename_session(self.store, self.session_id, title)))
-
-    # /resume, /new, /help, /quit
+    # /resume, /new
 
     def command_resume(self, args: str) -> None:
         if not args:
@@ -708,14 +559,3 @@ class TranscriptScreen(CommandScreen):
     def system_commands(self) -> Iterable[SystemCommand]:
         """Palette entries for this screen (the app adds them to its system commands)."""
         yield from self.registry_commands()
-        yield SystemCommand("Find in transcript", "Search the rows (ctrl+f)", self.action_find)
-        yield SystemCommand(
-            "Expand or collapse tool output", "The highlighted tool card", self.action_toggle_card
-        )
-        yield SystemCommand("Next turn", "Jump to the next prompt", self.action_next_turn)
-        yield SystemCommand(
-            "Previous turn", "Jump to the previous prompt", self.action_previous_turn
-        )
-        yield SystemCommand("Top of transcript", "First row", self.action_top)
-        yield SystemCommand("Bottom of transcript", "Latest row", self.action_bottom)
-        yield SystemCommand("Back to sessions", "Close this transcript", self.action_back)

@@ -347,6 +347,19 @@ class LogIndex:
                 search_end = self._starts[line]
         return None
 
+    def has_compaction_from(self, first: int) -> bool:
+        """Whether a line from `first` on is a `session_compaction` (it changes what the
+        rehydrated view keeps, so the log must be read again)."""
+        for line in range(max(first, 0), len(self)):
+            if _COMPACTION_NEEDLE not in self.line_bytes(line):
+                continue
+            try:
+                if self.decode(line).type == "session_compaction":
+                    return True
+            except StoreError:
+                continue  # a corrupt line is shown as such; it is not a compaction
+        return False
+
     def _line_heads(self) -> Iterator[tuple[int, re.Match[bytes] | None]]:
         """Each accepted line index with the match of its head, read in large chunks."""
         buffer = b""

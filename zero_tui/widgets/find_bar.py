@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Label
 
+from zero_tui.widgets.composer import TextLine
+
 
 class FindBar(Horizontal):
     """Hidden until `open()`; posts `FindBar.Find` and `FindBar.Closed`."""
@@ -41,7 +43,7 @@ class FindBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label("Find:", id="find-label")
-        yield Input(placeholder="text in this transcript", id="find-input")
+        yield TextLine(placeholder="text in this transcript", id="find-input")
         yield Label("", id="find-status")
 
     @property
@@ -54,7 +56,8 @@ class FindBar(Horizontal):
 
     def open(self) -> None:
         self.add_class("-open")
-        self.query_one("#find-input", Input).focus()
+        # set_focus now, not `focus()` (deferred): keys typed right behind ctrl+f go here
+        self.screen.set_focus(self.query_one("#find-input", Input))
 
     def close(self) -> None:
         self.remove_class("-open")

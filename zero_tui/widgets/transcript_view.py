@@ -28,14 +28,16 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.events import Click, Resize
+from textual.events import Click, Key, Resize
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from zero_tui.transcript.log_index import CHUNK_EVENTS, LogIndex, chunk_rows
 from zero_tui.transcript.rows import Row, RowKind, truncate_tool_output
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
+from zero_tui.widgets.ordered_keys import OrderedKeys, hand_over
 
 LIVE_CHUNKS = 48
 """Chunks that keep their rows and strips; others keep only their height."""
@@ -95,7 +97,7 @@ class _Marked:
     body: RenderableType
 
 
-class TranscriptView(ScrollView, can_focus=True):
+class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     """Rows of one session, with a highlighted row (the cursor) and expandable tool cards."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -140,6 +142,17 @@ class TranscriptView(ScrollView, can_focus=True):
         self.search_query = ""
         self._preparing = False
         self._lines_per_event = float(ESTIMATED_LINES_PER_EVENT)
+        self.type_target: Widget | None = None
+        """Where characters typed on the rows go (the screen's editor), with the focus."""
+
+    async def unbound_character(self, event: Key) -> bool:
+        """A character typed on the rows starts text in the editor, that key kept."""
+        target = self.type_target
+        if target is None:
+            return False
+        self.screen.set_focus(target)
+        hand_over(event, target)
+        return True
 
     # -- data -------------------------------------------------------------------------
 
