@@ -1,0 +1,1 @@
+"""Continuing a session through the real agent: `zero exec` stream-json (no Textual import)."""
