@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from agent_fixtures import AgentSandbox, make_sandbox
+from agent_fixtures import FAKE_ZERO, AgentSandbox, make_sandbox
 from model_server import Failure, ModelServer, Response, serve, stalled, text_answer, tool_call
 
 from zero_tui.agent.engine import AgentUnavailable, ExecEngine, find_agent
@@ -235,3 +238,60 @@ async def test_a_store_dir_ending_in_zero_sessions_is_where_zero_writes(
     )
     default_store = SessionStore(Path(real_agent.env["XDG_DATA_HOME"]) / "zero" / "sessions")
     assert default_store.list() == []
+
+
+# --- the fake agent answers as the real one does --------------------------------------------
+
+OUT = ("--output-format", "stream-json")
+STDIN = (*OUT, "--input-format", "stream-json")
+USAGE_CASES: list[tuple[tuple[str, ...], bytes]] = [
+    ((), b""),
+    (OUT, b""),
+    (("--max-turns", "0", *OUT, "hi"), b""),
+    ((*OUT, "--resume=a", "--fork", "b", "--", "hi"), b""),
+    ((*OUT, "--bogus", "hi"), b""),
+    ((*OUT, "--resume", "zero_missing", "--", "hi"), b""),
+    ((*OUT, "--resume", "fix the bug", "extra"), b""),
+    ((*OUT, "--resume", "--", "hi"), b""),
+    ((*OUT, "--resume=zero_side", "--", "hi"), b""),
+    ((*OUT, "--resume=zero_side", "--init-session-id", "x", "--", "hi"), b""),
+    ((*OUT, "--cwd", "/nonexistent", "--", "hi"), b""),
+    ((*OUT, "--auto", "max", "--", "hi"), b""),
+    ((*OUT, "--auto=max", "--", "hi"), b""),
+    ((*OUT, "--model", "-x", "--", "hi"), b""),
+    ((*STDIN, "hi"), b""),
+    (STDIN, b"{bad"),
+    (STDIN, b'{"schemaVersion":2,"type":"prompt","content":"x","extra":1}'),
+    (STDIN, b'{"schemaVersion":1,"type":"prompt","content":"x"}'),
+    (STDIN, b'{"schemaVersion":2,"type":"message","role":"assistant","content":"x"}'),
+    (STDIN, b'{"schemaVersion":2,"type":"bogus","content":"x"}'),
+    (STDIN, b'{"schemaVersion":2,"type":"prompt","content":"  "}'),
+    (STDIN, b""),
+]
+
+
+def run_exec(binary: list[str], args: tuple[str, ...], stdin: bytes, home: Path) -> object:
+    home.mkdir()
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home)}
+    env.update(XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"))
+    SessionStore(home / "data" / "zero" / "sessions").create("zero_side", session_kind="side")
+    result = subprocess.run(
+        [*binary, "exec", *args],
+        input=stdin,
+        env=env,
+        cwd=home,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    stdout = re.sub(rb"run_[0-9]{14}_[0-9a-f]{6}", b"<RID>", result.stdout)
+    return result.returncode, stdout, result.stderr
+
+
+@pytest.mark.parametrize(("args", "stdin"), USAGE_CASES)
+def test_the_fake_answers_usage_errors_as_zero_does(
+    tmp_path: Path, args: tuple[str, ...], stdin: bytes
+) -> None:
+    real = run_exec([real_zero()], args, stdin, tmp_path / "real")
+    fake = run_exec([sys.executable, str(FAKE_ZERO)], args, stdin, tmp_path / "fake")
+    assert fake == real
