@@ -195,3 +195,14 @@ def test_version_grows_with_every_event_and_usage_is_summed() -> None:
     assert turn.prompt == "hi"
     assert TurnModel("x").run_id == ""
     assert TurnModel("x").session_id == ""
+
+
+def test_many_small_deltas_join_in_order() -> None:
+    turn = fold(*(TextDelta(f"{index % 10}") for index in range(50_000)))
+    (block,) = turn.blocks
+    assert isinstance(block, TextBlock)
+    assert block.text == "0123456789" * 5_000
+    block.append("!")
+    assert block.text.endswith("9!")
+    assert block == TextBlock("0123456789" * 5_000 + "!")
+    assert block != ReasoningBlock(block.text)

@@ -29,15 +29,56 @@ from zero_tui.agent.events import (
 )
 
 
-@dataclass(slots=True)
-class TextBlock:
-    text: str
-    final: bool = False  # True once `final` replaced the streamed text
+class _Streamed:
+    """Text that grows by deltas: kept as parts and joined only when read, so a long
+    answer streamed in thousands of deltas costs linear time, not quadratic."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, text: str = "") -> None:
+        self._parts = [text] if text else []
+
+    @property
+    def text(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._parts = [value] if value else []
+
+    def append(self, delta: str) -> None:
+        self._parts.append(delta)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Streamed) or type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: not hashable
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.text,)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(repr(value) for value in self._key())
+        return f"{type(self).__name__}({fields})"
 
 
-@dataclass(slots=True)
-class ReasoningBlock:
-    text: str
+class TextBlock(_Streamed):
+    __slots__ = ("final",)
+
+    def __init__(self, text: str = "", final: bool = False) -> None:
+        super().__init__(text)
+        self.final = final  # True once `final` replaced the streamed text
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.text, self.final)
+
+
+class ReasoningBlock(_Streamed):
+    __slots__ = ()
 
 
 @dataclass(slots=True)
@@ -136,18 +177,18 @@ class TurnModel:
         if not delta:
             return
         if self._live_text is None:
-            self._live_text = TextBlock("")
+            self._live_text = TextBlock()
             self.blocks.append(self._live_text)
-        self._live_text.text += delta
+        self._live_text.append(delta)
         self._live_reasoning = None
 
     def _reasoning(self, delta: str) -> None:
         if not delta:
             return
         if self._live_reasoning is None:
-            self._live_reasoning = ReasoningBlock("")
+            self._live_reasoning = ReasoningBlock()
             self.blocks.append(self._live_reasoning)
-        self._live_reasoning.text += delta
+        self._live_reasoning.append(delta)
 
     def _tool_call(self, call: ToolCall) -> None:
         block = ToolBlock(call, permission=self._early_permissions.pop(call.call_id, None))
