@@ -601,9 +601,9 @@ async def test_wait_alone_drains_the_output(fake_agent: AgentSandbox) -> None:
     assert run.run_end == RunEnd("success", 0)
 
 
-async def test_leaving_the_context_on_an_error_kills_the_run(fake_agent: AgentSandbox) -> None:
-    fake_agent.new_session()
-    run = await fake_agent.engine(grace_seconds=600).start(fake_agent.request("ignore-sigint"))
+async def test_leaving_the_context_on_an_error_cancels_the_run(fake_agent: AgentSandbox) -> None:
+    session = fake_agent.new_session()
+    run = await fake_agent.engine().start(fake_agent.request("hang"))
 
     async def consume_then_fail() -> None:
         async with run:
@@ -613,8 +613,33 @@ async def test_leaving_the_context_on_an_error_kills_the_run(fake_agent: AgentSa
 
     with pytest.raises(RuntimeError, match="the UI went away"):
         await consume_then_fail()
+    outcome = await run.wait()
+    assert (outcome.status, outcome.exit_code) == ("interrupted", 130)
+    assert run.run_end == RunEnd("interrupted", 130)  # read on by wait() after the error
+    assert fake_agent.store.read_events(session)[-1].payload == {"message": "interrupted"}
+    assert live_runs() == []
+
+
+async def test_a_cancelled_consumer_cancels_the_run(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    run = await fake_agent.engine(grace_seconds=0.5).start(fake_agent.request("ignore-sigint"))
+    first_delta = asyncio.Event()
+
+    async def consume() -> None:
+        async with run:
+            async for event in run.events():
+                if isinstance(event, TextDelta):
+                    first_delta.set()
+
+    consumer = asyncio.create_task(consume())
+    await first_delta.wait()
+    consumer.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await consumer
+    assert run.cancelled
+    outcome = await run.wait()
+    assert outcome.status == "killed"
     assert not run.running
-    assert run.killed
     assert live_runs() == []
 
 

@@ -203,7 +203,11 @@ def live_runs() -> list[ExecRun]:
 
 
 class ExecRun:
-    """One running `zero exec`: iterate `events()` to the end, then `await wait()`."""
+    """One running `zero exec`, used from the event loop's thread.
+
+    Iterate `events()` to the end, then `await wait()` (or use `async with`): every run
+    must be waited for, so that its process, pipes and tasks are gone when it returns.
+    """
 
     def __init__(
         self,
@@ -223,7 +227,10 @@ class ExecRun:
         self.killed = False  # zero-tui had to SIGKILL the group while exec still ran
         self.run_end: RunEnd | None = None
         self.error: AgentError | None = None
-        self._reading = False
+        self._events_taken = False
+        self._buffer = bytearray()  # stdout read but not yet split into lines
+        self._scanned = 0  # bytes at the start of the buffer known to hold no newline
+        self._read_in_flight = False
         self._stdout_done = False
         self._outcome: RunOutcome | None = None
         self._kill_timer: asyncio.TimerHandle | None = None
@@ -247,9 +254,10 @@ class ExecRun:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        """Leaving early (an error, a cancelled task) cancels the run as Esc would."""
         if self._outcome is None:
             if exc is not None:
-                self.kill()
+                self.cancel()
             await asyncio.shield(self.wait())
 
     async def _write_stdin(self, data: bytes) -> None:
@@ -278,62 +286,77 @@ class ExecRun:
         return self._stderr_tail.decode("utf-8", errors="replace")
 
     async def _lines(self) -> AsyncIterator[bytes]:
+        """stdout split into lines, any length. The state lives on self, so that wait()
+        can go on where an abandoned events() stopped."""
         pipe = self._process.stdout
         assert pipe is not None
-        buffer = bytearray()
-        scanned = 0  # bytes of `buffer` known to hold no newline
-        while chunk := await pipe.read(READ_CHUNK):
-            buffer += chunk
-            start = 0
-            while (newline := buffer.find(b"\n", max(start, scanned))) >= 0:
-                yield bytes(buffer[start:newline])
-                start = newline + 1
-            del buffer[:start]
-            scanned = len(buffer)
-        if buffer:
-            yield bytes(buffer)  # a last line without its newline
+        buffer = self._buffer
+        while not self._stdout_done:
+            newline = buffer.find(b"\n", self._scanned)
+            if newline >= 0:
+                line = bytes(buffer[:newline])
+                del buffer[: newline + 1]  # cheap: bytearray drops its head in place
+                self._scanned = 0
+                yield line
+                continue
+            self._scanned = len(buffer)
+            self._read_in_flight = True
+            try:
+                chunk = await pipe.read(READ_CHUNK)
+            finally:
+                self._read_in_flight = False
+            if chunk:
+                buffer += chunk
+                continue
+            self._stdout_done = True
+            if buffer:
+                line = bytes(buffer)  # a last line without its newline
+                buffer.clear()
+                yield line
+
+    def _parse(self, line: bytes) -> AgentEvent | None:
+        event = parse_line(line)
+        if isinstance(event, RunEnd):
+            self.run_end = event
+        elif isinstance(event, AgentError):
+            self.error = event
+        return event
 
     async def events(self) -> AsyncIterator[AgentEvent]:
         """Every event of the run, in order, until stdout's EOF (also after cancel())."""
-        if self._reading or self._stdout_done:
-            raise RuntimeError("the run's events are read once")
-        self._reading = True
-        try:
-            async for line in self._lines():
-                event = parse_line(line)
-                if event is None:
-                    continue
-                if isinstance(event, RunEnd):
-                    self.run_end = event
-                elif isinstance(event, AgentError):
-                    self.error = event
+        if self._events_taken:
+            raise RuntimeError("a run's events are read once")
+        self._events_taken = True
+        async for line in self._lines():
+            event = self._parse(line)
+            if event is not None:
                 yield event
-            self._stdout_done = True
-        finally:
-            self._reading = False
 
     async def wait(self) -> RunOutcome:
-        """After events() ended: wait for exit (killing the group past the timeout)."""
+        """The outcome, once exec has exited: reads what is left of stdout, waits for the
+        exit (killing the group after `exit_timeout`), then drops the run's pipes.
+
+        Cancelling the waiting task cancels the run (SIGINT, then the group kill after
+        the grace period) instead of leaving it running.
+        """
         if self._outcome is not None:
             return self._outcome
         try:
-            if not self._stdout_done and not self._reading:
-                async for _event in self.events():
-                    pass
+            if not self._read_in_flight:
+                async for line in self._lines():
+                    self._parse(line)
             try:
                 await asyncio.wait_for(self._process.wait(), self.exit_timeout)
             except TimeoutError:
                 self.kill()
                 await self._process.wait()
         except asyncio.CancelledError:
-            self.kill()
+            self.cancel()
             raise
-        finally:
-            self._cancel_timer()
-            if self._process.returncode is not None:
-                # leftovers of the group (children that outlived exec) go with it
-                self._signal_group(signal.SIGKILL)
-                _live_runs.discard(self)
+        self._cancel_timer()
+        # leftovers of the group (children that outlived exec) go with it
+        self._signal_group(signal.SIGKILL)
+        _live_runs.discard(self)
         await self._finish_pipes()
         self._outcome = describe_outcome(
             self.run_end,
