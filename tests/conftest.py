@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_fixtures import fake_agent as fake_agent  # the agent tests' fixture
 from textual.pilot import Pilot
 from textual.widgets import Input
 

@@ -1,0 +1,576 @@
+"""A fake `zero` for the tests: `python fake_zero.py exec ARGS…`, driven by the prompt text.
+
+It follows zero-exec.md §1 to §4 byte for byte for what it supports: argv parsing (§1.1,
+the flags a session-continuing client passes), usage errors (shape E on stdout in
+stream-json mode, `[zero] …` on stderr otherwise), stream-json input (§3), output lines
+built by Go's encoder (sorted keys, Go escaping) with one runId of the real shape, and
+the store written through zero_tui.store in Zero's default root (one locked append per
+event, in §4.2's order). Not supported: redaction, --fork, --file, images, checkpoints.
+
+The prompt picks the scenario (SCENARIOS); anything else streams a plain answer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from typing import NoReturn
+
+from zero_tui.store import Metadata, SessionStore, StoreError, default_root, gojson
+from zero_tui.store.gotext import collapse_space, trim_space, truncate_utf8
+
+SCENARIOS: dict[str, str] = {
+    "slow N": "N text deltas, 0.05 s apart, then the answer",
+    "deltas N": "N one-character text deltas as fast as possible, then the answer",
+    "think": "a reasoning delta, then a short answer",
+    "tool read FILE": "interim text, tool_call read_file FILE, its tool_result, an answer",
+    "crash": "one delta, then exit 1 with a panic line on stderr and no run_end",
+    "garbage": "a non-JSON line and a schemaVersion 1 line among normal ones",
+    "big": "one 5 MB text delta (and the same final answer)",
+    "exit 2": "a usage error before run_start (shape E), exit 2",
+    "exit 3": "a provider error after run_start, exit 3",
+    "exit 4": "an answer judged incomplete, exit 4",
+    "provider 401": "an auth error worded as Zero's openai provider does, exit 3",
+    "provider 429": "a rate-limit error worded as Zero's openai provider does, exit 3",
+    "hang": "one delta, then wait for SIGINT/SIGTERM: interrupted, exit 130",
+    "ignore-sigint": "says `child PID` and hangs ignoring SIGINT; its child shares the group",
+    "slow-start": "says so on stderr, sleeps 30 s before run_start (a signal kills it outright)",
+}
+PLAIN_ANSWER = "You said: {prompt}"
+PROVIDER = "openai"
+DEFAULT_MODEL = "gpt-5"
+EXIT_USAGE = 2
+EXIT_PROVIDER = 3
+EXIT_INCOMPLETE = 4
+EXIT_INTERRUPTED = 130
+OUTPUT_BUDGET = 10 * 1024
+PROMPT_REQUIRED = 'Prompt required. Use `zero exec "prompt"` or `zero exec --file prompt.txt`.'
+AUTH_MESSAGE = (
+    "auth error: your API key is missing or invalid — run `zero setup`, `zero auth openrouter` "
+    "for OpenRouter, or set the provider's API key, then retry. (provider said: Incorrect API "
+    "key provided: test-key. You can find your API key at https://platform.openai.com/account"
+    "/api-keys.)"
+)
+RATE_LIMIT_MESSAGE = (
+    "rate limit error: Rate limit reached for gpt-5 in organization org-test on tokens per "
+    "min (TPM): Limit 30000, Used 30000, Requested 2480. Please try again in 4.96s."
+)
+
+
+class UsageError(Exception):
+    pass
+
+
+# --- output -----------------------------------------------------------------------
+
+
+class Output:
+    def __init__(self, stream_json: bool) -> None:
+        self.stream_json = stream_json
+        moment = datetime.now(UTC)
+        self.run_id = f"run_{moment.strftime('%Y%m%d%H%M%S')}_{secrets.token_hex(3)}"
+
+    def write_raw(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(1, view)
+            view = view[written:]
+
+    def emit(self, event_type: str, **fields: object) -> None:
+        fields = {key: value for key, value in fields.items() if value not in ("", None)}
+        line = gojson.marshal(
+            {**fields, "runId": self.run_id, "schemaVersion": 2, "type": event_type}
+        )
+        self.write_raw(line + b"\n")
+
+    def fail(self, code: str, message: str, exit_code: int, status: str = "error") -> NoReturn:
+        if self.stream_json:
+            self.emit("error", code=code, message=message, recoverable=False)
+            self.emit("run_end", exitCode=exit_code, status=status)
+        else:
+            sys.stderr.write(f"[zero] {message}\n")
+            sys.stderr.flush()
+        sys.exit(exit_code)
+
+
+# --- argv (zero-exec §1.1) --------------------------------------------------------
+
+
+def looks_like_option(value: str) -> bool:
+    if not value.startswith("-"):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return True
+    return False
+
+
+class Options:
+    def __init__(self) -> None:
+        self.output_format = "text"
+        self.input_format = "text"
+        self.resume: str | None = None
+        self.resume_latest = False
+        self.fork = ""
+        self.cwd = ""
+        self.model = ""
+        self.auto = "low"
+        self.init_session_id = ""
+        self.session_title = ""
+        self.max_turns = 0
+        self.prompt_parts: list[str] = []
+        self.help = False
+        self.skip_permissions_unsafe = False
+
+
+VALUE_FLAGS = {
+    "-o": "output_format",
+    "--output-format": "output_format",
+    "-i": "input_format",
+    "--input-format": "input_format",
+    "--fork": "fork",
+    "-C": "cwd",
+    "--cwd": "cwd",
+    "-m": "model",
+    "--model": "model",
+    "--auto": "auto",
+    "--init-session-id": "init_session_id",
+    "--session-title": "session_title",
+    "--max-turns": "max_turns",
+    "-p": "prompt",
+    "--prompt": "prompt",
+}
+REQUIRED_INLINE = {"--init-session-id", "--session-title", "--max-turns"}
+BOOLEAN_FLAGS = {"--no-completion-gate", "--no-notify", "--skip-permissions-unsafe"}
+
+
+def set_value(options: Options, flag: str, value: str) -> None:
+    name = VALUE_FLAGS[flag]
+    if name == "output_format":
+        lowered = value.lower()
+        if lowered not in ("", "text", "json", "stream-json", "debug"):
+            raise UsageError(
+                f"invalid output format {gojson.encode_string(value)}. "
+                "Expected text, json, stream-json, or debug."
+            )
+        options.output_format = "stream-json" if lowered == "debug" else lowered or "text"
+    elif name == "input_format":
+        lowered = value.lower()
+        if lowered not in ("", "text", "stream-json"):
+            raise UsageError(
+                f"Invalid input format {gojson.encode_string(value)}. Expected text or stream-json."
+            )
+        options.input_format = lowered or "text"
+    elif name == "max_turns":
+        if not value:
+            raise UsageError("--max-turns requires a value")
+        if not re.fullmatch(r"[+-]?[0-9]+", value) or int(value) <= 0:
+            raise UsageError(
+                f"invalid --max-turns {gojson.encode_string(value)}. Expected a positive integer."
+            )
+        options.max_turns = int(value)
+    elif name == "auto":
+        options.auto = value
+    elif name == "prompt":
+        options.prompt_parts.append(value)
+    else:
+        setattr(options, name, value)
+
+
+def parse_args(args: list[str], options: Options) -> None:
+    """Fills `options` left to right; UsageError with exec's message on the first fault."""
+    if not args:
+        raise UsageError(PROMPT_REQUIRED)
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        flag, has_inline, inline = arg.partition("=")
+        if arg in ("-h", "--help", "help"):
+            options.help = True
+            return
+        if arg == "--":
+            options.prompt_parts.extend(args[index + 1 :])
+            break
+        if arg in BOOLEAN_FLAGS:
+            options.skip_permissions_unsafe |= arg == "--skip-permissions-unsafe"
+        elif arg == "--resume":
+            following = args[index + 1] if index + 1 < len(args) else ""
+            if following and not following.startswith("-") and trim_space(following):
+                options.resume = trim_space(following)
+                index += 1
+            else:
+                options.resume_latest = True
+        elif flag == "--resume" and has_inline:
+            value = trim_space(inline)
+            options.resume, options.resume_latest = (value, False) if value else (None, True)
+        elif arg in VALUE_FLAGS:
+            following = trim_space(args[index + 1]) if index + 1 < len(args) else ""
+            if not following or looks_like_option(following):
+                raise UsageError(f"{arg} requires a value")
+            if arg == "--auto" and following.lower() not in ("low", "medium", "high", "member"):
+                raise UsageError(
+                    f"Invalid autonomy level {gojson.encode_string(following)}. "
+                    "Expected low, medium, or high."
+                )
+            set_value(options, arg, following)
+            index += 1
+        elif has_inline and flag in VALUE_FLAGS and (flag.startswith("--") or flag == "-p"):
+            value = trim_space(inline)
+            if flag in REQUIRED_INLINE and not value:
+                raise UsageError(f"{flag} requires a value")
+            set_value(options, flag, value)
+        elif arg.startswith("-"):
+            raise UsageError(f"unknown exec flag {gojson.encode_string(arg)}")
+        else:
+            options.prompt_parts.append(arg)
+        index += 1
+    joined = trim_space(" ".join(options.prompt_parts))
+    if (options.resume or options.resume_latest) and options.fork:
+        raise UsageError("Use either --resume or --fork, not both.")
+    if options.init_session_id and (options.resume or options.resume_latest):
+        raise UsageError("Use --init-session-id only when creating or forking a session.")
+    if options.input_format == "stream-json" and joined:
+        raise UsageError(
+            "Stream-json input does not accept positional prompt text. Pipe JSONL or use --file."
+        )
+    if options.input_format != "stream-json" and not joined:
+        raise UsageError(PROMPT_REQUIRED)
+
+
+# --- stream-json input (zero-exec §3) ---------------------------------------------
+
+INPUT_KEYS = {"schemaVersion", "type", "content"}
+
+
+def read_stream_json_prompt(data: bytes) -> str:
+    contents: list[str] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        line = trim_space(raw.decode("utf-8", errors="replace").removesuffix("\r"))
+        if not line:
+            continue
+
+        def bad(why: str, line_number: int = number) -> UsageError:
+            return UsageError(f"Invalid stream-json input at line {line_number}: {why}")
+
+        try:
+            event = gojson.loads(line)
+        except gojson.GoJSONError:
+            raise bad("expected a JSON object.") from None
+        if not isinstance(event, dict):
+            raise bad("expected a JSON object.")
+        allowed = INPUT_KEYS | ({"role", "images"} if event.get("type") == "message" else set())
+        for key in event:
+            if key not in allowed:
+                raise bad(f"unknown field {key}")
+        if event.get("schemaVersion") != 2:
+            raise bad("schemaVersion must be 2")
+        content = event.get("content", "")
+        if not isinstance(content, str):
+            raise bad("expected a JSON object.")
+        if not trim_space(content):
+            raise bad("content is required")
+        if event.get("type") not in ("prompt", "message"):
+            raise bad("type must be prompt or message")
+        if event.get("type") == "message" and event.get("role") != "user":
+            raise bad("role must be user")
+        contents.append(trim_space(content))
+    if not contents:
+        raise UsageError(
+            "Stream-json input must include at least one prompt or user message event."
+        )
+    return "\n\n".join(contents)
+
+
+# --- the run ----------------------------------------------------------------------
+
+
+class Run:
+    def __init__(self, out: Output, store: SessionStore, session_id: str, prompt: str) -> None:
+        self.out = out
+        self.store = store
+        self.session_id = session_id
+        self.prompt = prompt
+        self.cancelled = threading.Event()
+        self.calls = 0
+
+    def record(self, event_type: str, payload: object) -> None:
+        self.store.append_events(self.session_id, [(event_type, payload)])
+
+    def on_signal(self, _signum: int, _frame: object) -> None:
+        self.cancelled.set()
+        # exec swallows later signals until it is done
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def install_handler(self) -> None:
+        signal.signal(signal.SIGINT, self.on_signal)
+        signal.signal(signal.SIGTERM, self.on_signal)
+
+    def pause(self, seconds: float) -> None:
+        if self.cancelled.wait(seconds):
+            self.interrupted()
+
+    def interrupted(self) -> NoReturn:
+        self.out.emit(
+            "error", code="interrupted", message="run cancelled by signal", recoverable=False
+        )
+        self.record("error", {"message": "interrupted"})
+        self.out.emit("run_end", exitCode=EXIT_INTERRUPTED, status="interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+
+    def text(self, delta: str) -> None:
+        self.out.emit("text", delta=delta)
+
+    def usage(self, prompt_tokens: int, completion_tokens: int) -> None:
+        total = prompt_tokens + completion_tokens
+        fields = {
+            "completionTokens": completion_tokens,
+            "promptTokens": prompt_tokens,
+            "totalTokens": total,
+        }
+        self.out.emit("usage", **fields)
+        self.record("provider_usage", fields)
+
+    def finish(self, answer: str) -> NoReturn:
+        if self.cancelled.is_set():
+            self.interrupted()
+        self.record("message", {"content": answer, "role": "assistant"})
+        self.out.emit("final", text=answer)
+        self.out.emit("run_end", exitCode=0, status="success")
+        sys.exit(0)
+
+    def provider_error(self, message: str) -> NoReturn:
+        self.out.emit("error", code="provider_error", message=message, recoverable=False)
+        self.record("error", {"message": message})
+        self.out.emit("run_end", exitCode=EXIT_PROVIDER, status="error")
+        sys.exit(EXIT_PROVIDER)
+
+    def stream(self, answer: str, pieces: int = 3, delay: float = 0.01) -> NoReturn:
+        size = max(1, -(-len(answer) // pieces))
+        for start in range(0, len(answer), size):
+            self.text(answer[start : start + size])
+            self.pause(delay)
+        self.usage(len(self.prompt), len(answer))
+        self.finish(answer)
+
+    def read_file(self, path: str, workspace: str) -> None:
+        self.calls += 1
+        call_id = f"call_{self.calls}"
+        arguments = gojson.marshal({"path": path})
+        self.out.emit(
+            "tool_call", args={"path": path}, id=call_id, name="read_file", sideEffect="read"
+        )
+        self.record(
+            "tool_call", {"arguments": arguments.decode(), "id": call_id, "name": "read_file"}
+        )
+        try:
+            with open(os.path.join(workspace, path), encoding="utf-8", errors="replace") as handle:
+                content = handle.read()
+            status, summary = "ok", f"Read {path} ({len(content.splitlines())} lines)."
+        except OSError as error:
+            content, status, summary = f"read {path}: {error.strerror}", "error", ""
+        shown = truncate_utf8(content, OUTPUT_BUDGET)
+        truncated = shown != content
+        if truncated:
+            shown += "\n[truncated]"
+        display = {"kind": "file", "summary": summary} if summary else None
+        self.out.emit(
+            "tool_result",
+            display=display,
+            id=call_id,
+            name="read_file",
+            output=shown,
+            status=status,
+            truncated=truncated,
+        )
+        self.record(
+            "tool_result",
+            {"name": "read_file", "output": content, "status": status, "toolCallId": call_id},
+        )
+
+
+def scenario(run: Run, workspace: str) -> NoReturn:
+    prompt = run.prompt
+    words = prompt.split()
+    head = words[0] if words else ""
+    count = int(words[1]) if len(words) == 2 and words[1].isdigit() else 0
+    if head == "slow" and count:
+        for index in range(count):
+            run.text(f"chunk {index} ")
+            run.pause(0.05)
+        run.usage(10, count)
+        run.finish("".join(f"chunk {index} " for index in range(count)))
+    if head == "deltas" and count:
+        for _ in range(count):
+            run.text("x")
+        run.usage(10, count)
+        run.finish("x" * count)
+    if prompt == "think":
+        run.out.emit("reasoning", delta="Thinking. ")
+        run.stream("done", pieces=1)
+    if head == "tool" and len(words) == 3 and words[1] == "read":
+        run.text(f"Let me read {words[2]}.")
+        run.usage(100, 10)
+        run.read_file(words[2], workspace)
+        run.stream(f"I read {words[2]}.", pieces=2)
+    if prompt == "crash":
+        run.text("about to crash")
+        sys.stderr.write("panic: fake crash in the agent loop\n")
+        sys.stderr.flush()
+        os._exit(1)
+    if prompt == "garbage":
+        run.text("before ")
+        run.out.write_raw(b"this is not json\n")
+        run.out.write_raw(
+            b'{"delta":"old","runId":"'
+            + run.out.run_id.encode()
+            + b'","schemaVersion":1,"type":"text"}\n'
+        )
+        run.text("after")
+        run.usage(5, 2)
+        run.finish("before after")
+    if prompt == "big":
+        big = "0123456789abcdef" * (5 * 1024 * 1024 // 16)
+        run.text(big)
+        run.usage(5, 1_000_000)
+        run.finish(big)
+    if prompt == "exit 3":
+        run.text("partial ")
+        run.provider_error("provider error: upstream failed (500 Internal Server Error)")
+    if prompt == "provider 401":
+        run.provider_error(AUTH_MESSAGE)
+    if prompt == "provider 429":
+        run.provider_error(RATE_LIMIT_MESSAGE)
+    if prompt == "exit 4":
+        answer = "I made a start."
+        run.text(answer)
+        run.usage(10, 4)
+        run.record("message", {"content": answer, "role": "assistant"})
+        run.out.emit("final", text=answer)
+        run.out.emit("error", code="incomplete", message="plan items remain", recoverable=False)
+        run.record("error", {"message": "incomplete: plan items remain"})
+        run.out.emit("run_end", exitCode=EXIT_INCOMPLETE, status="incomplete")
+        sys.exit(EXIT_INCOMPLETE)
+    if prompt == "hang":
+        run.text("waiting ")
+        run.cancelled.wait()
+        run.interrupted()
+    if prompt == "ignore-sigint":
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        run.text(f"child {child.pid}")
+        while True:
+            time.sleep(60)
+    run.stream(PLAIN_ANSWER.format(prompt=prompt))
+
+
+def session_title(prompt: str) -> str:
+    return truncate_utf8(collapse_space(prompt), 80) or "Zero exec session"
+
+
+def resume_target(options: Options, store: SessionStore) -> str | None:
+    """The resume preflight (§1.4 step 4): the session to continue, None for a new one."""
+    if options.resume_latest:
+        latest = store.latest_resumable()
+        if latest is None:
+            raise UsageError("No Zero sessions available to resume.")
+        return latest.session_id
+    if options.resume is not None:
+        try:
+            meta: Metadata | None = store.get(options.resume)
+        except StoreError as error:
+            raise UsageError(str(error)) from None
+        if meta is None:
+            raise UsageError(f"Zero session not found: {options.resume}")
+        if not meta.is_resumable_kind:
+            raise UsageError(f"Zero session is not resumable: {options.resume}")
+        return meta.session_id
+    return None
+
+
+def create_session(options: Options, store: SessionStore, prompt: str, workspace: str) -> str:
+    if options.init_session_id and store.get(options.init_session_id) is not None:
+        raise UsageError(f"zero session already exists: {options.init_session_id}")
+    created = store.create(
+        options.init_session_id or None,
+        title=options.session_title or session_title(prompt),
+        cwd=workspace,
+        model_id=options.model or DEFAULT_MODEL,
+        provider=PROVIDER,
+    )
+    return created.session_id
+
+
+def main(argv: list[str]) -> int:
+    # until the run starts, a signal kills the process outright (as Go's default does)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if argv[:1] == ["--version"]:
+        print("zero fake")
+        return 0
+    if argv[:1] != ["exec"]:
+        sys.stderr.write("fake zero: only `exec` is supported\n")
+        return EXIT_USAGE
+    options = Options()
+    out = Output(False)
+    try:
+        try:
+            parse_args(argv[1:], options)
+        finally:
+            out.stream_json = options.output_format == "stream-json"
+        if options.help:
+            print("Usage: zero exec [flags] [--] <prompt>")
+            return 0
+        workspace = os.path.abspath(options.cwd or os.getcwd())
+        if not os.path.isdir(workspace):
+            raise UsageError(f"cwd must be an existing directory: {workspace}")
+        if options.auto.lower() not in ("", "low", "medium", "high", "member"):
+            raise UsageError(
+                f"Invalid autonomy level {gojson.encode_string(options.auto)}. "
+                "Expected low, medium, or high."
+            )
+        store = SessionStore(default_root(os.environ))
+        resumed = resume_target(options, store)
+        if options.input_format == "stream-json":
+            prompt = read_stream_json_prompt(sys.stdin.buffer.read())
+        else:
+            prompt = trim_space(" ".join(options.prompt_parts))
+        if prompt == "exit 2":
+            raise UsageError("fake zero: a usage error, as the prompt asked")
+        if prompt == "slow-start":
+            sys.stderr.write("fake zero: starting slowly\n")
+            sys.stderr.flush()
+            time.sleep(30)
+        session_id = resumed or create_session(options, store, prompt, workspace)
+    except UsageError as error:
+        out.fail("usage_error", str(error), EXIT_USAGE)
+    out.emit(
+        "run_start",
+        apiModel=options.model or DEFAULT_MODEL,
+        cwd=workspace,
+        model=options.model or DEFAULT_MODEL,
+        provider=PROVIDER,
+        sessionId=session_id,
+    )
+    if options.skip_permissions_unsafe or options.auto.lower() == "high":
+        because = "--skip-permissions-unsafe" if options.skip_permissions_unsafe else "--auto high"
+        out.emit(
+            "warning",
+            message=f"Unsafe permissions are active for this run because {because} was passed.",
+        )
+    run = Run(out, store, session_id, prompt)
+    run.record("message", {"content": prompt, "role": "user"})
+    run.install_handler()
+    scenario(run, workspace)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

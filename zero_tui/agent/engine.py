@@ -1,0 +1,501 @@
+"""Running `zero exec` headless with stream-json, as zero-exec.md §5 and §6 recommend.
+
+One process per prompt, in its own process group. stdout is read to EOF with no line
+length limit (lines can be megabytes); stderr is read alongside and only its tail is
+kept. Cancel = one SIGINT to exec, keep reading until `run_end`, SIGKILL the group if it
+has not exited after a grace period. No agent process outlives zero-tui: every live run
+is registered, and `terminate_all` (also run at interpreter exit) stops them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import shutil
+import signal
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from zero_tui.agent.events import AgentError, AgentEvent, RunEnd, parse_line
+from zero_tui.agent.outcome import RunOutcome, describe_outcome
+from zero_tui.store import SessionStore, StoreError, default_root, gojson
+from zero_tui.store.gotext import clean_path, trim_space
+
+__all__ = [
+    "AUTONOMY_LEVELS",
+    "AgentUnavailable",
+    "ExecEngine",
+    "ExecRun",
+    "RunOutcome",
+    "RunRequest",
+    "agent_environment",
+    "build_command",
+    "check_request",
+    "choose_cwd",
+    "describe_outcome",
+    "find_agent",
+    "live_runs",
+    "terminate_all",
+]
+
+INSTALL_HINT = "go install github.com/Gitlawb/zero/cmd/zero@latest"
+AUTONOMY_LEVELS = ("low", "medium", "high")
+RESUMABLE_KINDS = ("", "fork")
+ARGV_PROMPT_LIMIT = 32 * 1024  # bytes; Linux caps one argv string at 128 KiB
+STDERR_TAIL_BYTES = 64 * 1024
+READ_CHUNK = 256 * 1024
+DEFAULT_GRACE_SECONDS = 10.0
+DEFAULT_EXIT_TIMEOUT = 15.0  # after stdout's EOF: exec's shutdown waits on its helpers
+
+
+class AgentUnavailable(Exception):
+    """Continuing cannot start; the message is the one line the user sees."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    prompt: str
+    session_id: str | None  # None: a new session (no --resume)
+    cwd: str
+    model: str | None = None
+    auto: str | None = None
+
+
+def find_agent(env: Mapping[str, str]) -> str:
+    """The `zero` executable: $ZERO_BIN if set, else `zero` on PATH."""
+    configured = trim_space(env.get("ZERO_BIN", ""))
+    search_path = env.get("PATH", os.defpath)
+    if configured:
+        if os.sep in configured:
+            found = configured if _is_executable(configured) else None
+        else:
+            found = shutil.which(configured, path=search_path)
+        if found is None:
+            raise AgentUnavailable(
+                f"ZERO_BIN={configured} is not an executable file; point it at Zero's `zero` "
+                f"or install Zero with `{INSTALL_HINT}`"
+            )
+        return found
+    found = shutil.which("zero", path=search_path)
+    if found is None:
+        raise AgentUnavailable(
+            f"The Zero agent (`zero`) is not on PATH: install it with `{INSTALL_HINT}` "
+            "or set ZERO_BIN"
+        )
+    return found
+
+
+def _is_executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def _same_directory(left: Path, right: Path) -> bool:
+    if clean_path(os.path.abspath(left)) == clean_path(os.path.abspath(right)):
+        return True
+    try:
+        return os.path.samefile(left, right)
+    except OSError:
+        return False
+
+
+def agent_environment(store_root: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """The agent's environment such that Zero's default root is `store_root`.
+
+    Zero writes only its default root. A store at `<X>/zero/sessions` is reached by
+    setting XDG_DATA_HOME=<X> (this also moves Zero's other data dirs); any other
+    root cannot be continued.
+    """
+    if _same_directory(store_root, default_root(env)):
+        return dict(env)
+    absolute = Path(clean_path(os.path.abspath(store_root)))
+    if absolute.name == "sessions" and absolute.parent.name == "zero":
+        return {**env, "XDG_DATA_HOME": str(absolute.parent.parent)}
+    raise AgentUnavailable(
+        f"Continuing needs a store at …/zero/sessions, and {absolute} is not one: "
+        "a --store elsewhere is browse-only"
+    )
+
+
+def choose_cwd(recorded: str, fallback: str) -> tuple[str, str | None]:
+    """The session's recorded workspace when it is an existing directory, else `fallback`.
+
+    The note (None when nothing needs saying) tells the status line which was chosen.
+    """
+    if recorded and os.path.isabs(recorded) and os.path.isdir(recorded):
+        if _same_directory(Path(recorded), Path(fallback)):
+            return recorded, None
+        return recorded, f"running in the session's workspace {recorded}"
+    if not recorded:
+        return fallback, f"the session records no workspace: running in {fallback}"
+    return fallback, f"the session's workspace {recorded} is gone: running in {fallback}"
+
+
+def _needs_stdin(prompt: str) -> bool:
+    try:
+        encoded = prompt.encode("utf-8")
+    except UnicodeEncodeError:
+        return True  # lone surrogates cannot go into argv; JSON turns them into U+FFFD
+    return len(encoded) > ARGV_PROMPT_LIMIT or prompt.startswith("-") or "\0" in prompt
+
+
+def build_command(binary: str, request: RunRequest) -> tuple[list[str], bytes | None]:
+    """argv per zero-exec.md §6, and the stdin bytes when the prompt goes by stream-json."""
+    argv = [binary, "exec", "--output-format", "stream-json"]
+    if request.session_id is not None:
+        argv.append(f"--resume={request.session_id}")
+    argv += ["--cwd", os.path.abspath(request.cwd)]
+    if request.model:
+        argv += ["--model", request.model]
+    if request.auto:
+        argv += ["--auto", request.auto.lower()]
+    argv += ["--no-completion-gate", "--no-notify"]
+    if _needs_stdin(request.prompt):
+        argv += ["--input-format", "stream-json"]
+        line = gojson.marshal({"content": request.prompt, "schemaVersion": 2, "type": "prompt"})
+        return argv, line + b"\n"
+    argv += ["--", request.prompt]
+    return argv, None
+
+
+def check_request(store: SessionStore, request: RunRequest) -> None:
+    """What exec would refuse, said before anything runs (AgentUnavailable)."""
+    if not trim_space(request.prompt):
+        raise AgentUnavailable("Nothing to send: the prompt is empty.")
+    if request.auto is not None and request.auto.lower() not in AUTONOMY_LEVELS:
+        raise AgentUnavailable(
+            f"Invalid autonomy level {gojson.encode_string(request.auto)}. "
+            "Expected low, medium, or high."
+        )
+    if request.model is not None and (
+        not trim_space(request.model) or request.model.startswith("-")
+    ):
+        raise AgentUnavailable(f"Invalid model id {gojson.encode_string(request.model)}.")
+    if not os.path.isdir(request.cwd):
+        raise AgentUnavailable(f"cwd must be an existing directory: {os.path.abspath(request.cwd)}")
+    if request.session_id is None:
+        return
+    try:
+        meta = store.get(request.session_id)
+    except StoreError as error:
+        raise AgentUnavailable(str(error)) from None
+    if meta is None:
+        raise AgentUnavailable(f"Zero session not found: {request.session_id}")
+    if meta.session_kind not in RESUMABLE_KINDS:
+        raise AgentUnavailable(
+            f"Zero session is not resumable: {request.session_id} "
+            f"(a {meta.session_kind} session; only regular and forked sessions continue)"
+        )
+
+
+# --- running ----------------------------------------------------------------------
+
+_live_runs: set[ExecRun] = set()
+
+
+def live_runs() -> list[ExecRun]:
+    """Runs started and not yet finished by wait() (or terminate_all)."""
+    return list(_live_runs)
+
+
+class ExecRun:
+    """One running `zero exec`, used from the event loop's thread.
+
+    Iterate `events()` to the end, then `await wait()` (or use `async with`): every run
+    must be waited for, so that its process, pipes and tasks are gone when it returns.
+    """
+
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        argv: list[str],
+        stdin_bytes: bytes | None,
+        *,
+        grace_seconds: float,
+        exit_timeout: float,
+    ) -> None:
+        self._process = process
+        self.argv = argv
+        self.pid = process.pid
+        self.grace_seconds = grace_seconds
+        self.exit_timeout = exit_timeout
+        self.cancelled = False
+        self.killed = False  # zero-tui had to SIGKILL the group while exec still ran
+        self.run_end: RunEnd | None = None
+        self.error: AgentError | None = None
+        self._events_taken = False
+        self._buffer = bytearray()  # stdout read but not yet split into lines
+        self._scanned = 0  # bytes at the start of the buffer known to hold no newline
+        self._read_in_flight = False
+        self._stdout_done = False
+        self._outcome: RunOutcome | None = None
+        self._kill_timer: asyncio.TimerHandle | None = None
+        self._stderr_tail = bytearray()
+        self._stderr_task = asyncio.create_task(self._read_stderr())
+        self._stdin_task = (
+            asyncio.create_task(self._write_stdin(stdin_bytes)) if stdin_bytes is not None else None
+        )
+        _live_runs.add(self)
+
+    @property
+    def running(self) -> bool:
+        return self._process.returncode is None
+
+    async def __aenter__(self) -> ExecRun:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Leaving early (an error, a cancelled task) cancels the run as Esc would."""
+        if self._outcome is None:
+            if exc is not None:
+                self.cancel()
+            await asyncio.shield(self.wait())
+
+    async def _write_stdin(self, data: bytes) -> None:
+        pipe = self._process.stdin
+        assert pipe is not None
+        try:
+            pipe.write(data)
+            await pipe.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # exec failed before reading its input: its output says why
+        finally:
+            pipe.close()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                await pipe.wait_closed()
+
+    async def _read_stderr(self) -> None:
+        pipe = self._process.stderr
+        assert pipe is not None
+        while chunk := await pipe.read(READ_CHUNK):
+            self._stderr_tail += chunk
+            if len(self._stderr_tail) > STDERR_TAIL_BYTES:
+                del self._stderr_tail[: len(self._stderr_tail) - STDERR_TAIL_BYTES]
+
+    @property
+    def stderr_tail(self) -> str:
+        return self._stderr_tail.decode("utf-8", errors="replace")
+
+    async def _lines(self) -> AsyncIterator[bytes]:
+        """stdout split into lines, any length. The state lives on self, so that wait()
+        can go on where an abandoned events() stopped."""
+        pipe = self._process.stdout
+        assert pipe is not None
+        buffer = self._buffer
+        while not self._stdout_done:
+            newline = buffer.find(b"\n", self._scanned)
+            if newline >= 0:
+                line = bytes(buffer[:newline])
+                del buffer[: newline + 1]  # cheap: bytearray drops its head in place
+                self._scanned = 0
+                yield line
+                continue
+            self._scanned = len(buffer)
+            self._read_in_flight = True
+            try:
+                chunk = await pipe.read(READ_CHUNK)
+            finally:
+                self._read_in_flight = False
+            if chunk:
+                buffer += chunk
+                continue
+            self._stdout_done = True
+            if buffer:
+                line = bytes(buffer)  # a last line without its newline
+                buffer.clear()
+                yield line
+
+    def _parse(self, line: bytes) -> AgentEvent | None:
+        event = parse_line(line)
+        if isinstance(event, RunEnd):
+            self.run_end = event
+        elif isinstance(event, AgentError):
+            self.error = event
+        return event
+
+    async def events(self) -> AsyncIterator[AgentEvent]:
+        """Every event of the run, in order, until stdout's EOF (also after cancel())."""
+        if self._events_taken:
+            raise RuntimeError("a run's events are read once")
+        self._events_taken = True
+        async for line in self._lines():
+            event = self._parse(line)
+            if event is not None:
+                yield event
+
+    async def wait(self) -> RunOutcome:
+        """The outcome, once exec has exited: reads what is left of stdout, waits for the
+        exit (killing the group after `exit_timeout`), then drops the run's pipes.
+
+        Cancelling the waiting task cancels the run (SIGINT, then the group kill after
+        the grace period) instead of leaving it running.
+        """
+        if self._outcome is not None:
+            return self._outcome
+        try:
+            if not self._read_in_flight:
+                async for line in self._lines():
+                    self._parse(line)
+            try:
+                await asyncio.wait_for(self._process.wait(), self.exit_timeout)
+            except TimeoutError:
+                self.kill()
+                await self._process.wait()
+        except asyncio.CancelledError:
+            self.cancel()
+            raise
+        self._cancel_timer()
+        # leftovers of the group (children that outlived exec) go with it
+        self._signal_group(signal.SIGKILL)
+        _live_runs.discard(self)
+        await self._finish_pipes()
+        self._outcome = describe_outcome(
+            self.run_end,
+            self.error,
+            self._process.returncode,
+            self.stderr_tail,
+            self.cancelled,
+            killed=self.killed,
+        )
+        return self._outcome
+
+    async def _finish_pipes(self) -> None:
+        tasks = [task for task in (self._stderr_task, self._stdin_task) if task is not None]
+        _done, pending = await asyncio.wait(tasks, timeout=2.0)
+        for task in pending:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def cancel(self) -> None:
+        """First call: SIGINT to exec, SIGKILL of the group after the grace; second: kill now."""
+        if not self.running:
+            return
+        if self.cancelled:
+            self.kill()
+            return
+        self.cancelled = True
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGINT)
+        loop = asyncio.get_running_loop()
+        self._kill_timer = loop.call_later(self.grace_seconds, self._grace_expired)
+
+    def _grace_expired(self) -> None:
+        self._kill_timer = None
+        if self.running:
+            self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group now."""
+        self._cancel_timer()
+        if self.running:
+            self.killed = True
+            self._signal_group(signal.SIGKILL)
+
+    def _signal_group(self, signum: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    def _cancel_timer(self) -> None:
+        if self._kill_timer is not None:
+            self._kill_timer.cancel()
+            self._kill_timer = None
+
+
+class ExecEngine:
+    """Starts `zero exec` runs on one store."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        env: Mapping[str, str] | None = None,
+        grace_seconds: float = DEFAULT_GRACE_SECONDS,
+        exit_timeout: float = DEFAULT_EXIT_TIMEOUT,
+    ) -> None:
+        self.store = store
+        self._env = env
+        self.grace_seconds = grace_seconds
+        self.exit_timeout = exit_timeout
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        return os.environ if self._env is None else self._env
+
+    def prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
+        """argv, stdin bytes and environment; AgentUnavailable before anything runs."""
+        binary = find_agent(self.env)
+        env = agent_environment(self.store.root, self.env)
+        check_request(self.store, request)
+        argv, stdin_bytes = build_command(binary, request)
+        return argv, stdin_bytes, env
+
+    async def start(self, request: RunRequest) -> ExecRun:
+        """prepare() (in a thread: it reads the store), then the process in its own group."""
+        argv, stdin_bytes, env = await asyncio.to_thread(self.prepare, request)
+        workspace = argv[argv.index("--cwd") + 1]
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE
+                if stdin_bytes is not None
+                else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=workspace,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise AgentUnavailable(f"cannot start {argv[0]}: {error.strerror or error}") from None
+        return ExecRun(
+            process,
+            argv,
+            stdin_bytes,
+            grace_seconds=self.grace_seconds,
+            exit_timeout=self.exit_timeout,
+        )
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child has exited, without reaping it (asyncio's watcher does that)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True  # already reaped
+
+
+def terminate_all(grace_seconds: float = DEFAULT_GRACE_SECONDS) -> None:
+    """For app exit (and atexit): SIGINT every live run, wait up to the grace, kill groups.
+
+    Synchronous, so it works with or without a running event loop.
+    """
+    runs = [run for run in _live_runs if run.running]
+    for run in runs:
+        run.cancelled = True
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(run.pid, signal.SIGINT)
+    deadline = time.monotonic() + grace_seconds
+    waiting = list(runs)
+    while waiting and time.monotonic() < deadline:
+        time.sleep(0.05)
+        waiting = [run for run in waiting if run.running and not _exited(run.pid)]
+    for run in runs:
+        if run in waiting:
+            run.killed = True
+        run._cancel_timer()
+        run._signal_group(signal.SIGKILL)
+    _live_runs.difference_update(runs)
+
+
+atexit.register(terminate_all)
