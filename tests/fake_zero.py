@@ -8,6 +8,7 @@ the store written through zero_tui.store in Zero's default root (one locked appe
 event, in §4.2's order). Not supported: redaction, --fork, --file, images, checkpoints.
 
 The prompt picks the scenario (SCENARIOS); anything else streams a plain answer.
+FAKE_ZERO_NOW (ISO 8601) fixes the timestamps it stores.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NoReturn
 
@@ -30,6 +32,7 @@ SCENARIOS: dict[str, str] = {
     "slow N": "N text deltas, 0.05 s apart, then the answer",
     "deltas N": "N one-character text deltas as fast as possible, then the answer",
     "think": "a reasoning delta, then a short answer",
+    "busy FILE": "reasoning, text, read_file FILE and its result, more text, then hang",
     "tool read FILE": "interim text, tool_call read_file FILE, its tool_result, an answer",
     "crash": "one delta, then exit 1 with a panic line on stderr and no run_end",
     "garbage": "a non-JSON line and a schemaVersion 1 line among normal ones",
@@ -459,6 +462,17 @@ def scenario(run: Run, workspace: str) -> NoReturn:
         run.record("error", {"message": "incomplete: plan items remain"})
         run.out.emit("run_end", exitCode=EXIT_INCOMPLETE, status="incomplete")
         sys.exit(EXIT_INCOMPLETE)
+    if head == "busy" and len(words) == 2:
+        # a run caught mid-answer: reasoning, a tool call and its result, text, then
+        # nothing until SIGINT (for the snapshot of a run in flight)
+        run.out.emit("reasoning", delta="Looking at how the parser is called.")
+        run.text(f"Let me read **{words[1]}** first.")
+        run.usage(2480, 41)
+        run.read_file(words[1], workspace)
+        run.text("The parser accepts `Z` but not `+02:00`; ")
+        run.text("the fix is one layout string")
+        run.cancelled.wait()
+        run.interrupted()
     if prompt == "hang":
         run.text("waiting ")
         run.cancelled.wait()
@@ -510,6 +524,15 @@ def create_session(options: Options, store: SessionStore, prompt: str, workspace
     return created.session_id
 
 
+def store_clock() -> Callable[[], datetime] | None:
+    """FAKE_ZERO_NOW (ISO 8601) fixes the store's timestamps, for snapshot tests."""
+    fixed = os.environ.get("FAKE_ZERO_NOW")
+    if not fixed:
+        return None
+    moment = datetime.fromisoformat(fixed)
+    return lambda: moment
+
+
 def main(argv: list[str]) -> int:
     # until the run starts, a signal kills the process outright (as Go's default does)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -537,7 +560,7 @@ def main(argv: list[str]) -> int:
                 f"Invalid autonomy level {gojson.encode_string(options.auto)}. "
                 "Expected low, medium, or high."
             )
-        store = SessionStore(default_root(os.environ))
+        store = SessionStore(default_root(os.environ), clock=store_clock())
         resumed = resume_target(options, store)
         if options.input_format == "stream-json":
             prompt = read_stream_json_prompt(sys.stdin.buffer.read())

@@ -13,6 +13,8 @@ def key_event(character: str) -> events.Key:
     """The Key event Textual's driver makes for one typed character ("\\r" is Enter)."""
     if character == "\r":
         return events.Key("enter", "\r")
+    if character == "\n":
+        return events.Key("ctrl+j", "\n")
     if character == "\t":
         return events.Key("tab", "\t")
     if character == "\x7f":

@@ -203,9 +203,6 @@ async def test_copy_n_and_its_errors_keep_the_text(session: StoreBuilder, worksp
         await command(pilot, "/frobnicate")
         await wait_note(pilot, "unknown command /frobnicate (/help lists the commands)")
         assert composer(pilot).value == "/frobnicate"
-        await pilot.press("ctrl+u")
-        await command(pilot, "hello")
-        await wait_note(pilot, "zero-tui does not send prompts yet")
         assert recorder.texts == ["first answer"]
 
 
@@ -405,7 +402,7 @@ async def test_resume_from_inside_a_transcript(session: StoreBuilder, workspace:
         await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
 
 
-async def test_new_leaves_the_session(session: StoreBuilder, workspace: Path) -> None:
+async def test_new_opens_an_empty_conversation(session: StoreBuilder, workspace: Path) -> None:
     app = app_for(session, workspace, Recorder(), resume="s1")
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
@@ -413,8 +410,18 @@ async def test_new_leaves_the_session(session: StoreBuilder, workspace: Path) ->
         await wait_note(pilot, "/new takes no arguments")
         await pilot.press("ctrl+u")
         await command(pilot, "/new")
-        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, TranscriptScreen) and app.screen.session_id is None,
+        )
         await wait_note(pilot, "Left session s1 — resume it anytime with /resume s1.")
+        await pilot.press("escape")  # back to the picker, as from any transcript
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await command(pilot, "/new")  # the picker's /new: the same empty conversation
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, TranscriptScreen) and app.screen.session_id is None,
+        )
 
 
 async def test_help_lists_the_registry(session: StoreBuilder, workspace: Path) -> None:
@@ -472,7 +479,16 @@ async def test_slash_in_the_picker_query_runs_commands(
         await type_text(pilot, "/")
         popup = screen.query_one(SlashComplete)
         assert popup.is_open
-        assert [c.name for c in popup.commands] == ["export", "rename", "resume", "help", "quit"]
+        assert [c.name for c in popup.commands] == [
+            "export",
+            "rename",
+            "resume",
+            "new",
+            "model",
+            "auto",
+            "help",
+            "quit",
+        ]
         assert screen.session_list.row_count == 2  # the list is not filtered by a command
         await type_text(pilot, "hel")
         await pilot.press("enter")

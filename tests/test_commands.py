@@ -43,7 +43,19 @@ def test_registry_resolves_names_and_aliases_per_context() -> None:
 
 def test_every_command_has_help_and_unique_keys() -> None:
     names = [command.name for command in REGISTRY]
-    assert names == ["copy", "export", "rename", "resume", "new", "help", "quit"]
+    assert names == [
+        "copy",
+        "export",
+        "rename",
+        "resume",
+        "new",
+        "retry",
+        "edit",
+        "model",
+        "auto",
+        "help",
+        "quit",
+    ]
     for command in REGISTRY:
         assert command.help
         assert "\n" not in command.help
@@ -59,6 +71,10 @@ def test_completion_is_fuzzy_and_lists_everything_on_a_bare_slash() -> None:
         "rename",
         "resume",
         "new",
+        "retry",
+        "edit",
+        "model",
+        "auto",
         "help",
         "quit",
     ]
@@ -141,3 +157,21 @@ def test_code_blocks_of_an_answer() -> None:
     ]
     assert blocks[1].label == "sh · 2 lines · ls -la"
     assert code_blocks("no code here") == []
+
+
+def test_every_command_has_a_handler_on_every_screen_that_offers_it() -> None:
+    """A missing `command_<name>` would only fail when someone types the command."""
+    from zero_tui.screens.picker import PickerScreen
+    from zero_tui.screens.transcript import TranscriptScreen
+
+    screens = {Context.PICKER: PickerScreen, Context.TRANSCRIPT: TranscriptScreen}
+    for context, screen in screens.items():
+        for command in REGISTRY.in_context(context):
+            assert callable(getattr(screen, f"command_{command.name}", None)), (
+                f"{screen.__name__} offers /{command.name} but has no command_{command.name}"
+            )
+        for action in REGISTRY.actions(context):
+            name = action.action.partition("(")[0]
+            assert callable(getattr(screen, f"action_{name}", None)), (
+                f"{screen.__name__} binds {action.action} but has no action_{name}"
+            )

@@ -16,8 +16,10 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
+from zero_tui.agent import ExecEngine, terminate_all
+from zero_tui.agent.settings import RunSettings
 from zero_tui.copier import Copier, terminal_copier
-from zero_tui.messages import OpenSession, ResumeRequest, ResumeResolved
+from zero_tui.messages import NewConversation, OpenSession, ResumeRequest, ResumeResolved
 from zero_tui.screens.picker import PickerScreen
 from zero_tui.store import SessionStore, StoreError
 
@@ -67,6 +69,8 @@ class ZeroApp(App[None]):
         self.resume = resume
         self.clock = clock
         self.copier = copier or terminal_copier(self)
+        self.engine = ExecEngine(store)
+        self.run_settings = RunSettings()
 
     def on_mount(self) -> None:
         self.push_screen(
@@ -75,6 +79,7 @@ class ZeroApp(App[None]):
                 workspace=self.workspace,
                 all_workspaces=self.start_all_workspaces,
                 clock=self.clock,
+                settings=self.run_settings,
             )
         )
         if self.resume is not None:
@@ -111,15 +116,26 @@ class ZeroApp(App[None]):
         current = self.screen
         if isinstance(current, TranscriptScreen) and current.session_id == message.session_id:
             return
+        self._show_transcript(message.session_id, message.notice)
+
+    def on_new_conversation(self, message: NewConversation) -> None:
+        """/new: an empty conversation in this workspace (its first prompt creates it)."""
+        self._show_transcript(None, None)
+
+    def _show_transcript(self, session_id: str | None, notice: str | None) -> None:
+        from zero_tui.screens.transcript import TranscriptScreen
+
         screen = TranscriptScreen(
             self.store,
-            message.session_id,
-            notice=message.notice,
+            session_id,
+            notice=notice,
             workspace=self.workspace,
             clock=self.clock,
             copier=self.copier,
+            engine=self.engine,
+            settings=self.run_settings,
         )
-        if isinstance(current, TranscriptScreen):
+        if isinstance(self.screen, TranscriptScreen):
             self.switch_screen(screen)  # one transcript at a time: Esc still goes to the picker
         else:
             self.push_screen(screen)
@@ -172,7 +188,10 @@ def run_app(
         else:
             store = SessionStore(store_root)
         app = make_app(store, cwd=cwd, all_workspaces=all_workspaces, resume=resume)
-        app.run()
+        try:
+            app.run()
+        finally:
+            terminate_all()  # a run still in flight is cancelled as Esc would: none outlives us
         return app.return_code or 0
     finally:
         if demo_dir is not None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from zero_tui.agent.settings import AUTONOMY_LEVELS
 from zero_tui.atomic import AtomicWriteError
 from zero_tui.search.ranking import PickerItem, RankedIndex
 from zero_tui.store import Metadata, SessionStore, StoreError
@@ -273,6 +274,25 @@ def clean_title(title: str) -> str:
     return cleaned
 
 
+def parse_model_args(args: str) -> str | None:
+    """`/model [ID]`: one model id (Zero resolves aliases); bare: Zero's configured model."""
+    if not args:
+        return None
+    if len(args.split()) != 1 or args.startswith("-"):
+        raise CommandError(f"usage: /model [ID] (one model id, e.g. gpt-5); not {args!r}")
+    return args
+
+
+def parse_auto_args(args: str) -> str | None:
+    """`/auto [low | medium | high]`; bare: Zero's default (low)."""
+    if not args:
+        return None
+    level = args.lower()
+    if level not in AUTONOMY_LEVELS:
+        raise CommandError(f"usage: /auto [low | medium | high]; not {args!r}")
+    return level
+
+
 def parse_no_args(name: str, args: str) -> None:
     if args:
         raise CommandError(f"/{name} takes no arguments")
@@ -371,14 +391,40 @@ REGISTRY = Registry(
         ),
         Command(
             "new",
-            "Leave this session (back to the picker)",
+            "Start a new conversation in this workspace",
+        ),
+        Command(
+            "retry",
+            "Send the last prompt again, as a new turn",
             contexts=frozenset({Context.TRANSCRIPT}),
+        ),
+        Command(
+            "edit",
+            "Put the last prompt back in the editor, to change and send",
+            contexts=frozenset({Context.TRANSCRIPT}),
+        ),
+        Command(
+            "model",
+            "The model for the next runs (bare: the configured default)",
+            args="[ID]",
+        ),
+        Command(
+            "auto",
+            "Autonomy for the next runs: low (default), medium, or high (unsafe)",
+            args="[low | medium | high]",
         ),
         Command("help", "List the commands and keys", aliases=("?",)),
         Command("quit", "Quit zero-tui", aliases=("exit",)),
     ],
     [
         # the transcript
+        ScreenAction(
+            "cancel_run",
+            "Cancel the run",
+            "Stop the agent (Esc; again: kill it now)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("escape", Context.TRANSCRIPT, "Cancel run"),),
+        ),
         ScreenAction(
             "back",
             "Back to sessions",

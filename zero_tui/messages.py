@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import Outcome
 from zero_tui.search.ranking import Ranking
@@ -190,3 +191,37 @@ class PromptRecalled(Message):
 
     command: str
     prompt: str | None
+
+
+# --- a run of the agent ------------------------------------------------------------------
+
+
+@dataclass
+class RunStarted(Message):
+    """`zero exec` is running (its events follow as AgentEventArrived)."""
+
+    bubble = False
+
+    run_token: int
+    run: ExecRun
+    cwd: str
+    cwd_note: str | None
+
+
+@dataclass
+class AgentEventArrived(Message):
+    bubble = False
+
+    run_token: int
+    event: AgentEvent
+
+
+@dataclass
+class RunFinished(Message):
+    """The run is over: its outcome, or why it could not start (`refused`)."""
+
+    bubble = False
+
+    run_token: int
+    outcome: RunOutcome | None
+    refused: str | None = None

@@ -13,6 +13,7 @@ from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from zero_tui.agent.settings import UNSAFE_WARNING, RunSettings
 from zero_tui.commands import (
     REGISTRY,
     CommandError,
@@ -20,7 +21,9 @@ from zero_tui.commands import (
     ExportRequest,
     clean_title,
     export_to_file,
+    parse_auto_args,
     parse_export_args,
+    parse_model_args,
     parse_no_args,
     rename_session,
 )
@@ -70,6 +73,7 @@ class CommandScreen(Screen[None]):
 
     store: SessionStore
     workspace: str
+    settings: RunSettings
 
     def run_text(self, text: str) -> bool:
         """Run a slash command; False (and the reason shown) when it cannot run."""
@@ -123,6 +127,26 @@ class CommandScreen(Screen[None]):
 
     def session_renamed(self, meta: Metadata) -> None:
         """A rename went through: show the new title wherever this screen shows it."""
+
+    def settings_changed(self) -> None:
+        """/model or /auto changed the settings for the next runs."""
+
+    # --- /model, /auto ---------------------------------------------------------------------
+
+    def command_model(self, args: str) -> None:
+        self.settings.model = parse_model_args(args)
+        shown = self.settings.model or "the configured default"
+        self.notify(f"model for the next runs: {shown}", title="Model", markup=False)
+        self.settings_changed()
+
+    def command_auto(self, args: str) -> None:
+        self.settings.auto = parse_auto_args(args)
+        if self.settings.auto == "high":
+            self.notify(UNSAFE_WARNING, title="Autonomy", severity="warning", markup=False)
+        else:
+            level = self.settings.auto or "low"
+            self.notify(f"autonomy for the next runs: {level}", title="Autonomy", markup=False)
+        self.settings_changed()
 
     # --- /export ---------------------------------------------------------------------------
 

@@ -21,8 +21,14 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from zero_tui.commands import CommandError, Context
+from zero_tui.agent.settings import RunSettings
+from zero_tui.commands import (
+    CommandError,
+    Context,
+    parse_no_args,
+)
 from zero_tui.messages import (
+    NewConversation,
     OpenSession,
     PreviewLoaded,
     RankingDone,
@@ -116,9 +122,11 @@ class PickerScreen(CommandScreen):
         all_workspaces: bool = False,
         clock: Callable[[], datetime] | None = None,
         cache_dir: Path | None = None,
+        settings: RunSettings | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self.settings = settings or RunSettings()
         self._cache_dir = cache_dir
         self.store = store
         self.workspace = workspace
@@ -583,6 +591,10 @@ class PickerScreen(CommandScreen):
     def session_renamed(self, meta: Metadata) -> None:
         self._preview_shown = None
         self.start_scan()  # the new title, in its place (a rename keeps updatedAt)
+
+    def command_new(self, args: str) -> None:
+        parse_no_args("new", args)
+        self.post_message(NewConversation())
 
     def command_resume(self, args: str) -> None:
         if not args:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import ClassVar
 
@@ -15,6 +18,17 @@ from textual.content import Content
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from zero_tui.agent import (
+    AgentUnavailable,
+    ExecEngine,
+    ExecRun,
+    RunOutcome,
+    RunRequest,
+    TurnModel,
+    choose_cwd,
+)
+from zero_tui.agent.events import RunStart
+from zero_tui.agent.settings import RunSettings
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import (
     NOTHING_TO_EXPORT,
@@ -26,11 +40,16 @@ from zero_tui.commands import (
 )
 from zero_tui.copier import Copier, terminal_copier
 from zero_tui.messages import (
+    AgentEventArrived,
     CodeBlocksFound,
     CopyDone,
     LogPolled,
     MatchFound,
+    NewConversation,
+    PromptRecalled,
     ResumeRequest,
+    RunFinished,
+    RunStarted,
     TranscriptFailed,
     TranscriptLoaded,
 )
@@ -39,15 +58,27 @@ from zero_tui.screens.dialogs import CodeBlockPicker
 from zero_tui.search.rows import time_label
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.gotext import trim_space
-from zero_tui.transcript.answers import NO_ANSWER, code_blocks, log_answers
+from zero_tui.transcript.answers import NO_ANSWER, code_blocks, log_answers, log_last_prompt
 from zero_tui.transcript.log_index import LogChange, LogIndex, find_row
 from zero_tui.transcript.rows import card_row, resume_card
-from zero_tui.transcript.sanitize import sanitize_line
+from zero_tui.transcript.sanitize import home_relative, sanitize_line
 from zero_tui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
 from zero_tui.widgets.find_bar import FindBar
+from zero_tui.widgets.live_turn import LiveTurn
 from zero_tui.widgets.transcript_view import PRELUDE_POSITION, TranscriptView, is_tool_card
 
 POLL_SECONDS = 0.5
+STATUS_SECONDS = 0.1
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+RESUMABLE_KINDS = ("", "fork")
+
+
+def run_clock() -> float:
+    """Seconds for a run's elapsed time (a function, so snapshot tests can fix it)."""
+    return time.monotonic()
+
+
+EDITOR_HINT = "Ask zero… · Enter sends, alt+Enter: new line · / for commands · Tab: rows"
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
 
 
@@ -84,16 +115,21 @@ class TranscriptScreen(CommandScreen):
     def __init__(
         self,
         store: SessionStore,
-        session_id: str,
+        session_id: str | None,
         *,
         notice: str | None = None,
         workspace: str = "",
         clock: Callable[[], datetime] | None = None,
         copier: Copier | None = None,
+        engine: ExecEngine | None = None,
+        settings: RunSettings | None = None,
     ) -> None:
+        """`session_id` None: a new conversation, saved by the agent on its first prompt."""
         super().__init__()
         self.store = store
         self.session_id = session_id
+        self.engine = engine or ExecEngine(store)
+        self.settings = settings or RunSettings()
         self.notice = notice
         self.workspace = workspace
         self._clock = clock
@@ -107,20 +143,28 @@ class TranscriptScreen(CommandScreen):
         self._load_id = 0
         self._polling = False
         self._note: str | None = None
+        # the run in flight (one at a time): its token tells its messages from older runs'
+        self._run_token = 0
+        self._turn: TurnModel | None = None
+        self._run: ExecRun | None = None
+        self._run_began = 0.0
+        self._run_cwd = ""
+        self._cwd_note: str | None = None
+        self._render_pending = False
+        self._clear_live_on_load = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="transcript-header"):
-            yield Static(Content(self.session_id), id="transcript-title")
+            yield Static(Content(self.session_id or "New conversation"), id="transcript-title")
             yield Static(Content("loading…"), id="transcript-facts")
             yield Static(Content(""), id="transcript-note")
         yield TranscriptView(id="transcript-view")
+        yield LiveTurn(id="live-turn")
+        yield Static(Content(""), id="run-outcome")
         yield FindBar(id="find-bar")
         yield SlashComplete(id="slash-complete")
-        yield PromptEditor(
-            Context.TRANSCRIPT,
-            placeholder="/ for commands: /copy /export /rename /resume /help · Tab: rows",
-            id="composer",
-        )
+        yield Static(Content(""), id="run-status")
+        yield PromptEditor(Context.TRANSCRIPT, placeholder=EDITOR_HINT, id="composer")
         yield Footer()
 
     @property
@@ -135,13 +179,28 @@ class TranscriptScreen(CommandScreen):
     def composer(self) -> PromptEditor:
         return self.query_one(PromptEditor)
 
+    @property
+    def live(self) -> LiveTurn:
+        return self.query_one(LiveTurn)
+
+    @property
+    def running(self) -> bool:
+        """A run is starting or in flight (until its RunFinished is handled)."""
+        return self._turn is not None
+
     def on_mount(self) -> None:
         self._show_note()
         self.composer.attach(self.query_one(SlashComplete))
         self.view.type_target = self.composer
         self.set_focus(self.composer)
-        self._load(self._load_id)
+        self.query_one("#run-outcome").display = False
+        self._show_status()
+        if self.session_id is None:
+            self._show_header()
+        else:
+            self._load(self._load_id, self.session_id)
         self.set_interval(POLL_SECONDS, self._poll)
+        self.set_interval(STATUS_SECONDS, self._tick)
 
     def on_unmount(self) -> None:
         self._load_id += 1
@@ -151,13 +210,13 @@ class TranscriptScreen(CommandScreen):
     # -- loading ----------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="transcript-load", exit_on_error=False)
-    def _load(self, load_id: int, *, latest_first: bool = True) -> None:
+    def _load(self, load_id: int, session_id: str, *, latest_first: bool = True) -> None:
         """Index the log. A huge one shows its latest events first: they are posted on their
         own, and the whole log is indexed once they are painted (`_load` again)."""
         try:
-            meta = self.store.get(self.session_id)
-            path = self.store.events_path(self.session_id)
-            index = LogIndex.open_tail(path, self.session_id) if latest_first else None
+            meta = self.store.get(session_id)
+            path = self.store.events_path(session_id)
+            index = LogIndex.open_tail(path, session_id) if latest_first else None
             if index is not None and index.is_partial:
                 if index.find_last_compaction() is None:
                     # No compaction among the latest events: they end the rehydrated view
@@ -170,7 +229,7 @@ class TranscriptScreen(CommandScreen):
                 index.close()
                 index = None
             if index is None:
-                index = LogIndex.open(path, self.session_id)
+                index = LogIndex.open(path, session_id)
         except (StoreError, OSError, ValueError) as error:
             self.post_message(TranscriptFailed(load_id, str(error)))
             return
@@ -186,10 +245,14 @@ class TranscriptScreen(CommandScreen):
             return
         self.post_message(TranscriptLoaded(load_id, meta, index, order, note))
 
-    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+    async def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
         if message.load_id != self._load_id:
             message.index.close()
             return
+        if self._clear_live_on_load and not message.partial:
+            # the run's rows are in the store now: they replace the live turn
+            self._clear_live_on_load = False
+            await self.live.clear()
         previous, shown = self.index, len(self.order)
         self.meta, self.index, self.order = message.meta, message.index, message.order
         self._note = message.note
@@ -224,20 +287,30 @@ class TranscriptScreen(CommandScreen):
 
     def _latest_painted(self, load_id: int) -> None:
         self.painted = True
-        if load_id == self._load_id:
-            self._load(load_id, latest_first=False)
+        if load_id == self._load_id and self.session_id is not None:
+            self._load(load_id, self.session_id, latest_first=False)
 
     def _rows_painted(self) -> None:
         self.painted = True
 
-    def on_transcript_failed(self, message: TranscriptFailed) -> None:
+    async def on_transcript_failed(self, message: TranscriptFailed) -> None:
         if message.load_id == self._load_id:
+            if self._clear_live_on_load:
+                self._clear_live_on_load = False
+                await self.live.clear()
             self._note = f"This session cannot be read: {message.error}"
             self._show_note()
             self.query_one("#transcript-facts", Static).update(Content(""))
 
     def _show_header(self) -> None:
         meta = self.meta
+        if self.session_id is None:
+            self.query_one("#transcript-title", Static).update(Content("New conversation"))
+            where = "the first prompt starts a session in " + home_relative(
+                sanitize_line(self.workspace)
+            )
+            self.query_one("#transcript-facts", Static).update(Content(where))
+            return
         title = sanitize_line(meta.title) if meta is not None and meta.title else "untitled"
         self.query_one("#transcript-title", Static).update(Content(title))
         facts = [self.session_id]
@@ -250,7 +323,7 @@ class TranscriptScreen(CommandScreen):
             if meta.session_kind:
                 facts.append(sanitize_line(meta.session_kind))
             if meta.cwd:
-                facts.append(sanitize_line(meta.cwd))
+                facts.append(home_relative(sanitize_line(meta.cwd)))
             now = self._now()
             when = time_label(meta.updated_at, now, now.tzinfo) or sanitize_line(meta.updated_at)
             facts.append("updated " + when)
@@ -265,12 +338,16 @@ class TranscriptScreen(CommandScreen):
     # -- following the log ------------------------------------------------------------
 
     def _poll(self) -> None:
-        if self.loaded and not self._polling and self.index is not None:
+        # While our own run is live, the agent's appends are its stream's: no poll (the
+        # rows are rebuilt from the store when it ends), so nothing shows twice.
+        index, session_id = self.index, self.session_id
+        if self.loaded and not self._polling and not self.running and index and session_id:
             self._polling = True
-            self._poll_log(self._load_id, self.index, keeps_all=isinstance(self.order, range))
+            keeps_all = isinstance(self.order, range)
+            self._poll_log(self._load_id, index, session_id, keeps_all=keeps_all)
 
     @work(thread=True, group="transcript-poll", exit_on_error=False)
-    def _poll_log(self, load_id: int, index: LogIndex, *, keeps_all: bool) -> None:
+    def _poll_log(self, load_id: int, index: LogIndex, session_id: str, *, keeps_all: bool) -> None:
         """One look at the log's end; the answer always comes back as `LogPolled`."""
         first_changed: int | None = None
         replaced = False
@@ -288,7 +365,7 @@ class TranscriptScreen(CommandScreen):
                     first_changed < before and not keeps_all
                 )
                 if not replaced:
-                    meta = self.store.get(self.session_id)
+                    meta = self.store.get(session_id)
         except (StoreError, OSError, ValueError):
             first_changed = None  # the next poll tries again; a vanished session keeps its rows
         self.post_message(LogPolled(load_id, first_changed, replaced, meta))
@@ -315,9 +392,231 @@ class TranscriptScreen(CommandScreen):
 
     def _reload(self) -> None:
         """Read the log again, from the start (it was replaced, or a run ended)."""
+        if self.session_id is None:
+            return
         self._load_id += 1
         self.loaded = self.shown = self.painted = False
-        self._load(self._load_id)
+        self._load(self._load_id, self.session_id)
+
+    # -- a run of the agent --------------------------------------------------------------
+
+    def _continuable(self) -> str | None:
+        """Why this session cannot be continued (zero-exec §1.4), or None."""
+        meta = self.meta
+        if meta is not None and meta.session_kind not in RESUMABLE_KINDS:
+            return (
+                f"Zero session is not resumable: {meta.session_id} "
+                f"(a {sanitize_line(meta.session_kind)} session is read-only; "
+                "continue its parent instead)"
+            )
+        if self.session_id is not None and not self.loaded:
+            return "the transcript is still loading: try again in a moment"
+        return None
+
+    async def send_prompt(self, prompt: str) -> bool:
+        """Start a run with `prompt`; False (and the reason shown) when it cannot start."""
+        if self.running:
+            self._error("Prompt", "a run is in progress: wait for it, or press Esc to cancel it")
+            return False
+        refusal = self._continuable()
+        if refusal is not None:
+            self._error("Prompt", refusal)
+            return False
+        self.settings.last_prompt = prompt
+        self._run_token += 1
+        self._turn = TurnModel(prompt)
+        self._run = None
+        self._run_began = run_clock()
+        self.query_one("#run-outcome").display = False
+        await self.live.start(prompt)
+        self.view.action_jump_bottom()
+        recorded = self.meta.cwd if self.meta is not None else ""
+        request = RunRequest(
+            prompt,
+            self.session_id,
+            recorded or self.workspace,
+            model=self.settings.model,
+            auto=self.settings.auto,
+        )
+        self._drive_run(self._run_token, request, self.workspace)
+        self.refresh_bindings()
+        self._show_status()
+        return True
+
+    @work(exclusive=True, group="agent-run", exit_on_error=False)
+    async def _drive_run(self, token: int, request: RunRequest, fallback_cwd: str) -> None:
+        """Run `zero exec`; every event comes back as a message, then the outcome."""
+        cwd, cwd_note = await asyncio.to_thread(choose_cwd, request.cwd, fallback_cwd)
+        request = replace(request, cwd=cwd)
+        try:
+            run = await self.engine.start(request)
+        except AgentUnavailable as error:
+            self.post_message(RunFinished(token, None, str(error)))
+            return
+        self.post_message(RunStarted(token, run, cwd, cwd_note))
+        async with run:  # leaving early (the screen closed, the app quit) cancels the run
+            async for event in run.events():
+                self.post_message(AgentEventArrived(token, event))
+            outcome = await run.wait()
+        self.post_message(RunFinished(token, outcome))
+
+    def on_run_started(self, message: RunStarted) -> None:
+        if message.run_token != self._run_token or self._turn is None:
+            return
+        self._run = message.run
+        self._run_cwd, self._cwd_note = message.cwd, message.cwd_note
+        self._show_status()
+
+    def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
+        turn = self._turn
+        if message.run_token != self._run_token or turn is None:
+            return
+        event = message.event
+        turn.apply(event)
+        if isinstance(event, RunStart) and self.session_id is None and event.session_id:
+            self.session_id = event.session_id  # a new conversation: its id from Zero
+            self.query_one("#transcript-title", Static).update(Content(event.session_id))
+        if not self._render_pending:
+            # Once the events queued behind this one are applied: one render for them all.
+            self._render_pending = True
+            self.call_later(self._render_live)
+
+    async def _render_live(self) -> None:
+        self._render_pending = False
+        if self._turn is not None:
+            await self.live.show(self._turn)
+            self._show_status()
+
+    async def on_run_finished(self, message: RunFinished) -> None:
+        if message.run_token != self._run_token or self._turn is None:
+            return
+        turn = self._turn
+        await self.live.show(turn)
+        self._turn = self._run = None
+        self._show_outcome(message.outcome, message.refused, turn)
+        if message.refused is not None or self.session_id is None:
+            await self.live.clear()
+            if not self.composer.text:
+                self.composer.replace_text(turn.prompt)  # nothing ran: the prompt is kept
+        else:
+            # the rows rebuilt from the store replace the live turn once they are loaded
+            self._clear_live_on_load = True
+            self._reload()
+        self.refresh_bindings()
+        self._show_status()
+
+    def _show_outcome(
+        self, outcome: RunOutcome | None, refused: str | None, turn: TurnModel
+    ) -> None:
+        widget = self.query_one("#run-outcome", Static)
+        if refused is not None:
+            text = "✖ " + refused
+        elif outcome is None or outcome.ok:
+            widget.display = False
+            return
+        else:
+            text = ("✖ " if outcome.status != "interrupted" else "■ ") + (
+                outcome.message or outcome.status
+            )
+            if outcome.hint:
+                text += " — " + outcome.hint
+        widget.update(Content(sanitize_line(text)))
+        widget.set_class(outcome is not None and outcome.status == "interrupted", "-cancelled")
+        widget.display = True
+
+    def action_cancel_run(self) -> None:
+        """Esc during a run: SIGINT to the agent; again: kill it now."""
+        run = self._run
+        if run is None:
+            self.notify("the run is starting: press Esc again in a moment", title="Run")
+            return
+        if run.cancelled:
+            run.kill()
+            self.notify("killed the agent", title="Run", severity="warning")
+        else:
+            run.cancel()
+        self._show_status()
+
+    def _tick(self) -> None:
+        if self.running:
+            self._show_status()
+
+    def _show_status(self) -> None:
+        widget = self.query_one("#run-status", Static)
+        turn = self._turn
+        if turn is None:
+            parts = [self.settings.describe()]
+            if self.settings.auto == "high":
+                parts.append("unsafe: tools run without approval")
+            if self._cwd_note:
+                parts.append(self._cwd_note)
+            widget.update(Content(home_relative(" · ".join(sanitize_line(p) for p in parts))))
+            widget.set_class(self.settings.auto == "high", "-unsafe")
+            return
+        elapsed = run_clock() - self._run_began
+        frame = SPINNER[int(elapsed / STATUS_SECONDS) % len(SPINNER)]
+        run = self._run
+        if run is None:
+            state = "starting zero"
+        elif run.cancelled:
+            state = "cancelling (Esc again: kill)"
+        else:
+            state = "running"
+        parts = [f"{frame} {state} {elapsed:.0f}s"]
+        if turn.total_tokens:
+            parts.append(f"{turn.total_tokens:,} tokens")
+        parts.append(self.settings.describe())
+        if self._cwd_note:
+            parts.append(self._cwd_note)
+        parts.append("Esc: cancel")
+        widget.update(Content(home_relative(" · ".join(sanitize_line(p) for p in parts))))
+
+    # /retry, /edit, /model, /auto
+
+    def command_retry(self, args: str) -> None:
+        parse_no_args("retry", args)
+        if self.running:
+            raise CommandError("cannot retry while a run is in progress.")
+        self._with_remembered_prompt("retry")
+
+    def command_edit(self, args: str) -> None:
+        parse_no_args("edit", args)
+        self._with_remembered_prompt("edit")
+
+    def _with_remembered_prompt(self, command: str) -> None:
+        """The prompt last sent in this process; else the session's last user message."""
+        if self.settings.last_prompt:
+            self.call_later(self._use_prompt, command, self.settings.last_prompt)
+        elif self.index is not None and self.loaded:
+            self._recall_prompt(command, self.index, self.order)
+        else:
+            self.call_later(self._use_prompt, command, None)
+
+    @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
+    def _recall_prompt(self, command: str, index: LogIndex, order: Sequence[int]) -> None:
+        worker = get_current_worker()
+        prompt = log_last_prompt(index, order, cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(PromptRecalled(command, prompt))
+
+    async def on_prompt_recalled(self, message: PromptRecalled) -> None:
+        await self._use_prompt(message.command, message.prompt)
+
+    async def _use_prompt(self, command: str, prompt: str | None) -> None:
+        if command == "edit":
+            if not prompt:
+                self._error("Edit", "no previous prompt to recall.")
+                return
+            self.composer.replace_text(prompt)
+            self.set_focus(self.composer)
+            return
+        if not prompt:
+            self._error("Retry", "no previous prompt to resend.")
+            return
+        await self.send_prompt(prompt)
+
+    def settings_changed(self) -> None:
+        self._show_status()
 
     # -- find -------------------------------------------------------------------------
 
@@ -385,6 +684,10 @@ class TranscriptScreen(CommandScreen):
         if action == "switch_focus":
             on_rows = self.focused is self.view
             return parameters == (("editor",) if on_rows else ("rows",))
+        if action == "cancel_run":
+            return self.running
+        if action == "back":
+            return not self.running
         return True
 
     def action_toggle_card(self) -> None:
@@ -425,14 +728,14 @@ class TranscriptScreen(CommandScreen):
     # -- commands ---------------------------------------------------------------------
 
     @on(EditorRun)
-    def _composer_run(self, event: EditorRun) -> None:
+    async def _composer_run(self, event: EditorRun) -> None:
+        """Enter: a slash command runs; any other text is a prompt for the agent."""
         event.stop()
-        if not trim_space(event.text):
+        text = trim_space(event.text)
+        if not text:
             return
-        if not trim_space(event.text).startswith("/"):
-            self._error("Commands", "zero-tui does not send prompts yet: type / for the commands")
-            return
-        if self.run_text(event.text):
+        done = self.run_text(event.text) if text.startswith("/") else await self.send_prompt(text)
+        if done:
             self.composer.clear_line()
 
     def _error(self, title: str, message: str) -> None:
@@ -452,6 +755,8 @@ class TranscriptScreen(CommandScreen):
     # /export and /rename (CommandScreen) act on this session
 
     def command_session(self) -> str:
+        if self.session_id is None:
+            raise CommandError("nothing is saved yet: send a prompt first")
         return self.session_id
 
     def current_title(self, session_id: str) -> str:
@@ -471,6 +776,8 @@ class TranscriptScreen(CommandScreen):
 
     def command_copy(self, args: str) -> None:
         request = parse_copy_args(args)
+        if self.session_id is None:
+            raise CommandError(NO_ANSWER)
         self._find_answer(self._loaded_index(), self.order, request)
 
     @work(thread=True, exclusive=True, group="copy", exit_on_error=False)
@@ -541,7 +848,12 @@ class TranscriptScreen(CommandScreen):
 
     # /resume, /new
 
+    def _refuse_while_running(self) -> None:
+        if self.running:
+            raise CommandError("a run is in progress: press Esc to cancel it first")
+
     def command_resume(self, args: str) -> None:
+        self._refuse_while_running()
         if not args:
             self.action_back()  # the picker
             return
@@ -549,12 +861,15 @@ class TranscriptScreen(CommandScreen):
 
     def command_new(self, args: str) -> None:
         parse_no_args("new", args)
-        self.notify(
-            f"Left session {self.session_id} — resume it anytime with /resume {self.session_id}.",
-            title="Sessions",
-            markup=False,
-        )
-        self.action_back()
+        self._refuse_while_running()
+        if self.session_id is not None:
+            self.notify(
+                f"Left session {self.session_id} — resume it anytime with "
+                f"/resume {self.session_id}.",
+                title="Sessions",
+                markup=False,
+            )
+        self.post_message(NewConversation())
 
     def system_commands(self) -> Iterable[SystemCommand]:
         """Palette entries for this screen (the app adds them to its system commands)."""

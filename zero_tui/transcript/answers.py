@@ -68,6 +68,25 @@ def log_answers(
     return (finals or partials)[:want]
 
 
+def log_last_prompt(
+    index: LogIndex,
+    order: Sequence[int],
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> str | None:
+    """The text of the session's last user message (what /retry and /edit fall back on
+    when no prompt was sent in this process), reading chunks back from the log's end."""
+    end = len(order)
+    while end > 0 and not cancelled():
+        start = max(0, end - CHUNK_EVENTS)
+        rows = [row for _position, row in chunk_rows(index, order, start, end)]
+        for row in reversed(rows):
+            if row.kind is RowKind.USER and row.text.strip():
+                return row.text
+        end = start
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class CodeBlock:
     """One fenced (or indented) code block of an answer: its info string and its text."""

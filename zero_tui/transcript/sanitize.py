@@ -6,6 +6,7 @@ the clipboard. This module has no Textual or Rich import so every layer can use 
 
 from __future__ import annotations
 
+import os
 import re
 
 # C0 controls except TAB (0x09) and LF (0x0A), DEL, and the C1 controls 0x80-0x9F
@@ -33,3 +34,13 @@ def sanitize_text(text: str) -> str:
 def sanitize_line(text: str) -> str:
     """Like `sanitize_text`, then fold line breaks and tabs to spaces (for one-line labels)."""
     return sanitize_text(text).replace("\n", " ").replace("\t", " ")
+
+
+def home_relative(text: str, home: str | None = None) -> str:
+    """Paths under the home directory written `~/…`, as a shell user reads them."""
+    home = os.path.expanduser("~") if home is None else home
+    home = home.rstrip(os.sep)
+    if not home or home == os.sep or not os.path.isabs(home):
+        return text
+    text = text.replace(home + os.sep, "~" + os.sep)
+    return "~" if text == home else text

@@ -1,0 +1,26 @@
+"""What the user chose for the next runs, for the whole zero-tui process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AUTONOMY_LEVELS = ("low", "medium", "high")
+
+UNSAFE_WARNING = (
+    "Unsafe permissions will be active for the next runs because --auto high is passed: "
+    "prompt-gated tools run without approval."
+)
+
+
+@dataclass(slots=True)
+class RunSettings:
+    """`/model`, `/auto`, and the prompt /retry and /edit fall back on (tui-behaviour §3.1:
+    the last prompt sent in this process; process memory only)."""
+
+    model: str | None = None  # None: Zero's configured model
+    auto: str | None = None  # None: Zero's default (low)
+    last_prompt: str | None = None
+
+    def describe(self) -> str:
+        """`model: default · auto: low` for the status line."""
+        return f"model: {self.model or 'default'} · auto: {self.auto or 'low'}"
