@@ -23,6 +23,7 @@ from zero_tui.agent.engine import (
     ExecRun,
     RunRequest,
     agent_environment,
+    autonomy_warning,
     build_command,
     check_request,
     choose_cwd,
@@ -868,3 +869,23 @@ def test_fake_help_and_prompt_help(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert run_fake(sandbox, "exec", "help").returncode == 0
     prompt_help = run_fake(sandbox, "exec", "--output-format", "stream-json", "--", "help")
     assert b'"text":"You said: help"' in prompt_help.stdout
+
+
+async def test_one_run_per_session_at_a_time(fake_agent: AgentSandbox) -> None:
+    session = fake_agent.new_session()
+    engine = fake_agent.engine()
+    async with await engine.start(fake_agent.request("hang")) as run:
+        with pytest.raises(AgentUnavailable, match=f"already in flight on session {session}"):
+            await engine.start(fake_agent.request("again"))
+        run.cancel()
+    assert (await run.wait()).status == "interrupted"
+    _events, outcome = await run_to_end(engine, fake_agent.request("now it may"))
+    assert outcome.ok
+
+
+def test_autonomy_warning_is_zeros_text() -> None:
+    assert autonomy_warning("HIGH") == (
+        "Unsafe permissions are active for this run because --auto high was passed."
+    )
+    assert autonomy_warning("low") is None
+    assert autonomy_warning(None) is None

@@ -34,6 +34,7 @@ __all__ = [
     "RunOutcome",
     "RunRequest",
     "agent_environment",
+    "autonomy_warning",
     "build_command",
     "check_request",
     "choose_cwd",
@@ -88,6 +89,13 @@ def find_agent(env: Mapping[str, str]) -> str:
             "or set ZERO_BIN"
         )
     return found
+
+
+def autonomy_warning(auto: str | None) -> str | None:
+    """Zero's own warning for a run whose tools will not ask (zero-exec §2.2), or None."""
+    if auto is not None and auto.lower() == "high":
+        return "Unsafe permissions are active for this run because --auto high was passed."
+    return None
 
 
 def _is_executable(path: str) -> bool:
@@ -215,11 +223,13 @@ class ExecRun:
         argv: list[str],
         stdin_bytes: bytes | None,
         *,
+        request: RunRequest,
         grace_seconds: float,
         exit_timeout: float,
     ) -> None:
         self._process = process
         self.argv = argv
+        self.request = request
         self.pid = process.pid
         self.grace_seconds = grace_seconds
         self.exit_timeout = exit_timeout
@@ -434,6 +444,14 @@ class ExecEngine:
 
     def prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
         """argv, stdin bytes and environment; AgentUnavailable before anything runs."""
+        if request.session_id is not None and any(
+            run.request.session_id == request.session_id for run in _live_runs
+        ):
+            # exec takes no session lock across a run: two would interleave their events
+            raise AgentUnavailable(
+                f"A run is already in flight on session {request.session_id}: "
+                "wait for it, or cancel it first"
+            )
         binary = find_agent(self.env)
         env = agent_environment(self.store.root, self.env)
         check_request(self.store, request)
@@ -462,6 +480,7 @@ class ExecEngine:
             process,
             argv,
             stdin_bytes,
+            request=request,
             grace_seconds=self.grace_seconds,
             exit_timeout=self.exit_timeout,
         )
