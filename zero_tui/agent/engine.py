@@ -73,7 +73,8 @@ def find_agent(env: Mapping[str, str]) -> str:
     search_path = env.get("PATH", os.defpath)
     if configured:
         if os.sep in configured:
-            found = configured if _is_executable(configured) else None
+            # absolute: the process starts in the workspace, not in our cwd
+            found = os.path.abspath(configured) if _is_executable(configured) else None
         else:
             found = shutil.which(configured, path=search_path)
         if found is None:
@@ -203,6 +204,17 @@ def check_request(store: SessionStore, request: RunRequest) -> None:
 # --- running ----------------------------------------------------------------------
 
 _live_runs: set[ExecRun] = set()
+_starting: set[str] = set()  # sessions whose run is being started
+
+
+def _check_not_busy(session_id: str | None) -> None:
+    if session_id is None:
+        return
+    if session_id in _starting or any(run.request.session_id == session_id for run in _live_runs):
+        # exec takes no session lock across a run: two would interleave their events
+        raise AgentUnavailable(
+            f"A run is already in flight on session {session_id}: wait for it, or cancel it first"
+        )
 
 
 def live_runs() -> list[ExecRun]:
@@ -444,14 +456,10 @@ class ExecEngine:
 
     def prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
         """argv, stdin bytes and environment; AgentUnavailable before anything runs."""
-        if request.session_id is not None and any(
-            run.request.session_id == request.session_id for run in _live_runs
-        ):
-            # exec takes no session lock across a run: two would interleave their events
-            raise AgentUnavailable(
-                f"A run is already in flight on session {request.session_id}: "
-                "wait for it, or cancel it first"
-            )
+        _check_not_busy(request.session_id)
+        return self._prepare(request)
+
+    def _prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
         binary = find_agent(self.env)
         env = agent_environment(self.store.root, self.env)
         check_request(self.store, request)
@@ -460,7 +468,17 @@ class ExecEngine:
 
     async def start(self, request: RunRequest) -> ExecRun:
         """prepare() (in a thread: it reads the store), then the process in its own group."""
-        argv, stdin_bytes, env = await asyncio.to_thread(self.prepare, request)
+        _check_not_busy(request.session_id)
+        if request.session_id is not None:
+            _starting.add(request.session_id)
+        try:
+            return await self._start(request)
+        finally:
+            if request.session_id is not None:
+                _starting.discard(request.session_id)
+
+    async def _start(self, request: RunRequest) -> ExecRun:
+        argv, stdin_bytes, env = await asyncio.to_thread(self._prepare, request)
         workspace = argv[argv.index("--cwd") + 1]
         try:
             process = await asyncio.create_subprocess_exec(
