@@ -6,25 +6,32 @@ stream-json mode, `[zero] …` on stderr otherwise), stream-json input (§3), ou
 built by Go's encoder (sorted keys, Go escaping) with one runId of the real shape, and
 the store written through zero_tui.store in Zero's default root (one locked append per
 event, in §4.2's order). Not supported: redaction, --fork, --file, images, checkpoints.
+Unlike Go, a SIGINT during the interpreter's own start-up can end it with exit 1: tests
+signal a run only once it has said something (a delta, or slow-start's stderr line).
 
 The prompt picks the scenario (SCENARIOS); anything else streams a plain answer.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import secrets
 import signal
-import subprocess
-import sys
-import threading
-import time
-from datetime import UTC, datetime
-from typing import NoReturn
 
-from zero_tui.store import Metadata, SessionStore, StoreError, default_root, gojson
-from zero_tui.store.gotext import collapse_space, trim_space, truncate_utf8
+# Go's default until exec installs its handler: a SIGINT kills the process. Set before the
+# heavier imports, so that an early signal does not become a KeyboardInterrupt traceback.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+import os  # noqa: E402
+import re  # noqa: E402
+import secrets  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+from typing import NoReturn  # noqa: E402
+
+from zero_tui.store import Metadata, SessionStore, StoreError, default_root, gojson  # noqa: E402
+from zero_tui.store.gotext import collapse_space, trim_space, truncate_utf8  # noqa: E402
 
 SCENARIOS: dict[str, str] = {
     "slow N": "N text deltas, 0.05 s apart, then the answer",
@@ -511,8 +518,6 @@ def create_session(options: Options, store: SessionStore, prompt: str, workspace
 
 
 def main(argv: list[str]) -> int:
-    # until the run starts, a signal kills the process outright (as Go's default does)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
     if argv[:1] == ["--version"]:
         print("zero fake")
         return 0

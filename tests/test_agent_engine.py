@@ -152,6 +152,14 @@ def test_find_agent_prefers_zero_bin(tmp_path: Path) -> None:
     assert find_agent({"ZERO_BIN": "zero", "PATH": str(on_path.parent)}) == str(on_path)
 
 
+def test_a_relative_zero_bin_is_made_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configured = executable(tmp_path / "custom" / "zero")
+    monkeypatch.chdir(tmp_path)
+    assert find_agent({"ZERO_BIN": "custom/zero", "PATH": ""}) == str(configured)
+
+
 def test_find_agent_refuses_a_bad_zero_bin(tmp_path: Path) -> None:
     not_executable = tmp_path / "zero"
     not_executable.write_text("", encoding="utf-8")
@@ -877,8 +885,10 @@ async def test_one_run_per_session_at_a_time(fake_agent: AgentSandbox) -> None:
     async with await engine.start(fake_agent.request("hang")) as run:
         with pytest.raises(AgentUnavailable, match=f"already in flight on session {session}"):
             await engine.start(fake_agent.request("again"))
+        await first_text(run)  # the run has started: a SIGINT now is a cancel, not a kill
         run.cancel()
-    assert (await run.wait()).status == "interrupted"
+    cancelled = await run.wait()
+    assert cancelled.status == "interrupted", cancelled
     _events, outcome = await run_to_end(engine, fake_agent.request("now it may"))
     assert outcome.ok
 
@@ -889,3 +899,17 @@ def test_autonomy_warning_is_zeros_text() -> None:
     )
     assert autonomy_warning("low") is None
     assert autonomy_warning(None) is None
+
+
+async def test_two_starts_at_once_on_one_session_give_one_run(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    engine = fake_agent.engine()
+    started = await asyncio.gather(
+        engine.start(fake_agent.request("slow 2")),
+        engine.start(fake_agent.request("slow 2")),
+        return_exceptions=True,
+    )
+    runs = [item for item in started if isinstance(item, ExecRun)]
+    refusals = [item for item in started if isinstance(item, AgentUnavailable)]
+    assert (len(runs), len(refusals)) == (1, 1)
+    assert (await runs[0].wait()).ok
