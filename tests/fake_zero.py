@@ -36,6 +36,7 @@ from zero_tui.store.gotext import collapse_space, trim_space, truncate_utf8  # n
 SCENARIOS: dict[str, str] = {
     "slow N": "N text deltas, 0.05 s apart, then the answer",
     "deltas N": "N one-character text deltas as fast as possible, then the answer",
+    "deltas N R": "N one-character text deltas at R per second (e.g. 2000 200), then the answer",
     "think": "a reasoning delta, then a short answer",
     "tool read FILE": "interim text, tool_call read_file FILE, its tool_result, an answer",
     "crash": "one delta, then exit 1 with a panic line on stderr and no run_end",
@@ -420,6 +421,15 @@ def scenario(run: Run, workspace: str) -> NoReturn:
             run.text("x")
         run.usage(10, count)
         run.finish("x" * count)
+    if head == "deltas" and len(words) == 3 and words[1].isdigit() and words[2].isdigit():
+        total, rate = int(words[1]), max(1, int(words[2]))
+        started = time.monotonic()
+        for index in range(total):
+            run.text("x")
+            # paced on the clock, not by sleeping a fixed step: no drift over a long run
+            run.pause(max(0.0, started + (index + 1) / rate - time.monotonic()))
+        run.usage(10, total)
+        run.finish("x" * total)
     if prompt == "think":
         run.out.emit("reasoning", delta="Thinking. ")
         run.stream("done", pieces=1)

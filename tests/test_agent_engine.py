@@ -699,6 +699,7 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
     tested = {
         "slow N": "slow 3",
         "deltas N": "deltas 20000",
+        "deltas N R": "deltas 40 400",
         "think": "think",
         "tool read FILE": "tool read notes.txt",
         "crash": "crash",
@@ -717,6 +718,14 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     for prompt in tested.values():
         assert f'"{prompt}"' in source
+
+
+async def test_paced_deltas(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("deltas 40 400"))
+    assert outcome.ok
+    assert [event for event in events if isinstance(event, TextDelta)] == [TextDelta("x")] * 40
+    assert FinalAnswer("x" * 40) in events
 
 
 async def test_slow_output_arrives_as_it_is_written(fake_agent: AgentSandbox) -> None:
