@@ -6,6 +6,8 @@ stream-json mode, `[zero] …` on stderr otherwise), stream-json input (§3), ou
 built by Go's encoder (sorted keys, Go escaping) with one runId of the real shape, and
 the store written through zero_tui.store in Zero's default root (one locked append per
 event, in §4.2's order). Not supported: redaction, --fork, --file, images, checkpoints.
+Unlike Go, a SIGINT during the interpreter's own start-up can end it with exit 1: tests
+signal a run only once it has said something (a delta, or slow-start's stderr line).
 
 The prompt picks the scenario (SCENARIOS); anything else streams a plain answer.
 FAKE_ZERO_NOW (ISO 8601) fixes the timestamps it stores.
@@ -13,24 +15,30 @@ FAKE_ZERO_NOW (ISO 8601) fixes the timestamps it stores.
 
 from __future__ import annotations
 
-import os
-import re
-import secrets
 import signal
-import subprocess
-import sys
-import threading
-import time
-from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import NoReturn
 
-from zero_tui.store import Metadata, SessionStore, StoreError, default_root, gojson
-from zero_tui.store.gotext import collapse_space, trim_space, truncate_utf8
+# Go's default until exec installs its handler: a SIGINT kills the process. Set before the
+# heavier imports, so that an early signal does not become a KeyboardInterrupt traceback.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+import os  # noqa: E402
+import re  # noqa: E402
+import secrets  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+from typing import NoReturn  # noqa: E402
+
+from zero_tui.store import Metadata, SessionStore, StoreError, default_root, gojson  # noqa: E402
+from zero_tui.store.gotext import collapse_space, trim_space, truncate_utf8  # noqa: E402
 
 SCENARIOS: dict[str, str] = {
     "slow N": "N text deltas, 0.05 s apart, then the answer",
     "deltas N": "N one-character text deltas as fast as possible, then the answer",
+    "deltas N R": "N one-character text deltas at R per second (e.g. 2000 200), then the answer",
     "think": "a reasoning delta, then a short answer",
     "busy FILE": "reasoning, text, read_file FILE and its result, more text, then hang",
     "tool read FILE": "interim text, tool_call read_file FILE, its tool_result, an answer",
@@ -416,6 +424,15 @@ def scenario(run: Run, workspace: str) -> NoReturn:
             run.text("x")
         run.usage(10, count)
         run.finish("x" * count)
+    if head == "deltas" and len(words) == 3 and words[1].isdigit() and words[2].isdigit():
+        total, rate = int(words[1]), max(1, int(words[2]))
+        started = time.monotonic()
+        for index in range(total):
+            run.text("x")
+            # paced on the clock, not by sleeping a fixed step: no drift over a long run
+            run.pause(max(0.0, started + (index + 1) / rate - time.monotonic()))
+        run.usage(10, total)
+        run.finish("x" * total)
     if prompt == "think":
         run.out.emit("reasoning", delta="Thinking. ")
         run.stream("done", pieces=1)
@@ -534,8 +551,6 @@ def store_clock() -> Callable[[], datetime] | None:
 
 
 def main(argv: list[str]) -> int:
-    # until the run starts, a signal kills the process outright (as Go's default does)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
     if argv[:1] == ["--version"]:
         print("zero fake")
         return 0

@@ -23,6 +23,7 @@ from zero_tui.agent.engine import (
     ExecRun,
     RunRequest,
     agent_environment,
+    autonomy_warning,
     build_command,
     check_request,
     choose_cwd,
@@ -149,6 +150,14 @@ def test_find_agent_prefers_zero_bin(tmp_path: Path) -> None:
     assert find_agent(env) == str(configured)
     assert find_agent({"PATH": str(on_path.parent)}) == str(on_path)
     assert find_agent({"ZERO_BIN": "zero", "PATH": str(on_path.parent)}) == str(on_path)
+
+
+def test_a_relative_zero_bin_is_made_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configured = executable(tmp_path / "custom" / "zero")
+    monkeypatch.chdir(tmp_path)
+    assert find_agent({"ZERO_BIN": "custom/zero", "PATH": ""}) == str(configured)
 
 
 def test_find_agent_refuses_a_bad_zero_bin(tmp_path: Path) -> None:
@@ -690,6 +699,7 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
     tested = {
         "slow N": "slow 3",
         "deltas N": "deltas 20000",
+        "deltas N R": "deltas 40 400",
         "think": "think",
         "tool read FILE": "tool read notes.txt",
         "crash": "crash",
@@ -708,6 +718,14 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     for prompt in tested.values():
         assert f'"{prompt}"' in source
+
+
+async def test_paced_deltas(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("deltas 40 400"))
+    assert outcome.ok
+    assert [event for event in events if isinstance(event, TextDelta)] == [TextDelta("x")] * 40
+    assert FinalAnswer("x" * 40) in events
 
 
 async def test_slow_output_arrives_as_it_is_written(fake_agent: AgentSandbox) -> None:
@@ -868,3 +886,39 @@ def test_fake_help_and_prompt_help(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert run_fake(sandbox, "exec", "help").returncode == 0
     prompt_help = run_fake(sandbox, "exec", "--output-format", "stream-json", "--", "help")
     assert b'"text":"You said: help"' in prompt_help.stdout
+
+
+async def test_one_run_per_session_at_a_time(fake_agent: AgentSandbox) -> None:
+    session = fake_agent.new_session()
+    engine = fake_agent.engine()
+    async with await engine.start(fake_agent.request("hang")) as run:
+        with pytest.raises(AgentUnavailable, match=f"already in flight on session {session}"):
+            await engine.start(fake_agent.request("again"))
+        await first_text(run)  # the run has started: a SIGINT now is a cancel, not a kill
+        run.cancel()
+    cancelled = await run.wait()
+    assert cancelled.status == "interrupted", cancelled
+    _events, outcome = await run_to_end(engine, fake_agent.request("now it may"))
+    assert outcome.ok
+
+
+def test_autonomy_warning_is_zeros_text() -> None:
+    assert autonomy_warning("HIGH") == (
+        "Unsafe permissions are active for this run because --auto high was passed."
+    )
+    assert autonomy_warning("low") is None
+    assert autonomy_warning(None) is None
+
+
+async def test_two_starts_at_once_on_one_session_give_one_run(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    engine = fake_agent.engine()
+    started = await asyncio.gather(
+        engine.start(fake_agent.request("slow 2")),
+        engine.start(fake_agent.request("slow 2")),
+        return_exceptions=True,
+    )
+    runs = [item for item in started if isinstance(item, ExecRun)]
+    refusals = [item for item in started if isinstance(item, AgentUnavailable)]
+    assert (len(runs), len(refusals)) == (1, 1)
+    assert (await runs[0].wait()).ok

@@ -34,6 +34,7 @@ __all__ = [
     "RunOutcome",
     "RunRequest",
     "agent_environment",
+    "autonomy_warning",
     "build_command",
     "check_request",
     "choose_cwd",
@@ -72,7 +73,8 @@ def find_agent(env: Mapping[str, str]) -> str:
     search_path = env.get("PATH", os.defpath)
     if configured:
         if os.sep in configured:
-            found = configured if _is_executable(configured) else None
+            # absolute: the process starts in the workspace, not in our cwd
+            found = os.path.abspath(configured) if _is_executable(configured) else None
         else:
             found = shutil.which(configured, path=search_path)
         if found is None:
@@ -88,6 +90,13 @@ def find_agent(env: Mapping[str, str]) -> str:
             "or set ZERO_BIN"
         )
     return found
+
+
+def autonomy_warning(auto: str | None) -> str | None:
+    """Zero's own warning for a run whose tools will not ask (zero-exec §2.2), or None."""
+    if auto is not None and auto.lower() == "high":
+        return "Unsafe permissions are active for this run because --auto high was passed."
+    return None
 
 
 def _is_executable(path: str) -> bool:
@@ -195,6 +204,17 @@ def check_request(store: SessionStore, request: RunRequest) -> None:
 # --- running ----------------------------------------------------------------------
 
 _live_runs: set[ExecRun] = set()
+_starting: set[str] = set()  # sessions whose run is being started
+
+
+def _check_not_busy(session_id: str | None) -> None:
+    if session_id is None:
+        return
+    if session_id in _starting or any(run.request.session_id == session_id for run in _live_runs):
+        # exec takes no session lock across a run: two would interleave their events
+        raise AgentUnavailable(
+            f"A run is already in flight on session {session_id}: wait for it, or cancel it first"
+        )
 
 
 def live_runs() -> list[ExecRun]:
@@ -215,11 +235,13 @@ class ExecRun:
         argv: list[str],
         stdin_bytes: bytes | None,
         *,
+        request: RunRequest,
         grace_seconds: float,
         exit_timeout: float,
     ) -> None:
         self._process = process
         self.argv = argv
+        self.request = request
         self.pid = process.pid
         self.grace_seconds = grace_seconds
         self.exit_timeout = exit_timeout
@@ -434,6 +456,10 @@ class ExecEngine:
 
     def prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
         """argv, stdin bytes and environment; AgentUnavailable before anything runs."""
+        _check_not_busy(request.session_id)
+        return self._prepare(request)
+
+    def _prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
         binary = find_agent(self.env)
         env = agent_environment(self.store.root, self.env)
         check_request(self.store, request)
@@ -442,7 +468,17 @@ class ExecEngine:
 
     async def start(self, request: RunRequest) -> ExecRun:
         """prepare() (in a thread: it reads the store), then the process in its own group."""
-        argv, stdin_bytes, env = await asyncio.to_thread(self.prepare, request)
+        _check_not_busy(request.session_id)
+        if request.session_id is not None:
+            _starting.add(request.session_id)
+        try:
+            return await self._start(request)
+        finally:
+            if request.session_id is not None:
+                _starting.discard(request.session_id)
+
+    async def _start(self, request: RunRequest) -> ExecRun:
+        argv, stdin_bytes, env = await asyncio.to_thread(self._prepare, request)
         workspace = argv[argv.index("--cwd") + 1]
         try:
             process = await asyncio.create_subprocess_exec(
@@ -462,6 +498,7 @@ class ExecEngine:
             process,
             argv,
             stdin_bytes,
+            request=request,
             grace_seconds=self.grace_seconds,
             exit_timeout=self.exit_timeout,
         )

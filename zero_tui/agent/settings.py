@@ -6,11 +6,6 @@ from dataclasses import dataclass
 
 AUTONOMY_LEVELS = ("low", "medium", "high")
 
-UNSAFE_WARNING = (
-    "Unsafe permissions will be active for the next runs because --auto high is passed: "
-    "prompt-gated tools run without approval."
-)
-
 
 @dataclass(slots=True)
 class RunSettings:

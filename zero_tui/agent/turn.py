@@ -106,18 +106,20 @@ class TurnModel:
     """Folds one run's events; `version` grows on every change so a UI can coalesce."""
 
     prompt: str
-    blocks: list[Block] = field(default_factory=list)
-    run_start: RunStart | None = None
-    usage: Usage | None = None  # the latest report
-    total_tokens: int = 0  # summed over the run's model responses
-    run_end: RunEnd | None = None
-    error: AgentError | None = None
-    warnings: list[str] = field(default_factory=list)
-    version: int = 0
-    _live_text: TextBlock | None = None
-    _live_reasoning: ReasoningBlock | None = None
-    _tools: dict[str, ToolBlock] = field(default_factory=dict)
-    _early_permissions: dict[str, PermissionEvent] = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list, init=False)
+    run_start: RunStart | None = field(default=None, init=False)
+    usage: Usage | None = field(default=None, init=False)  # the latest report
+    total_tokens: int = field(default=0, init=False)  # summed over the run's responses
+    run_end: RunEnd | None = field(default=None, init=False)
+    error: AgentError | None = field(default=None, init=False)
+    warnings: list[str] = field(default_factory=list, init=False)
+    version: int = field(default=0, init=False)
+    _live_text: TextBlock | None = field(default=None, init=False, repr=False)
+    _live_reasoning: ReasoningBlock | None = field(default=None, init=False, repr=False)
+    _tools: dict[str, ToolBlock] = field(default_factory=dict, init=False, repr=False)
+    _early_permissions: dict[str, PermissionEvent] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     @property
     def run_id(self) -> str:

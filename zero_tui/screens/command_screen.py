@@ -13,7 +13,8 @@ from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from zero_tui.agent.settings import UNSAFE_WARNING, RunSettings
+from zero_tui.agent.engine import autonomy_warning
+from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import (
     REGISTRY,
     CommandError,
@@ -141,8 +142,11 @@ class CommandScreen(Screen[None]):
 
     def command_auto(self, args: str) -> None:
         self.settings.auto = parse_auto_args(args)
-        if self.settings.auto == "high":
-            self.notify(UNSAFE_WARNING, title="Autonomy", severity="warning", markup=False)
+        warning = autonomy_warning(self.settings.auto)
+        if warning is not None:
+            self.notify(
+                f"The next runs: {warning}", title="Autonomy", severity="warning", markup=False
+            )
         else:
             level = self.settings.auto or "low"
             self.notify(f"autonomy for the next runs: {level}", title="Autonomy", markup=False)
