@@ -174,3 +174,15 @@ def test_deterministic_for_a_given_now(demo: DemoStore, tmp_path: Path) -> None:
     assert _logs(again.root) == _logs(demo.root)
     titles = [(meta.session_id, meta.title) for meta in SessionStore(again.root).list()]
     assert titles == [(meta.session_id, meta.title) for meta in SessionStore(demo.root).list()]
+
+
+def test_the_demo_store_can_be_continued(tmp_path: Path) -> None:
+    """The agent writes only Zero's default root: the demo's layout lets it write there."""
+    from zero_tui.agent import agent_environment
+    from zero_tui.demo import demo_sessions_root
+
+    root = demo_sessions_root(tmp_path)
+    built = build_demo_store(root, now=NOW)
+    env = agent_environment(built.root, {"HOME": str(tmp_path / "home")})
+    assert env["XDG_DATA_HOME"] == str(tmp_path)
+    assert all(tmp_path in workspace.parents for workspace in built.workspaces)

@@ -181,7 +181,9 @@ def run_app(
 
             demo_dir = tempfile.mkdtemp(prefix="zero-tui-demo-")
             # the demo's workspaces go beside its store, inside this private temp dir
-            sessions_root = Path(demo_dir) / "sessions"
+            # Zero's own layout (<data>/zero/sessions), so the agent can continue a demo
+            # session: it runs with XDG_DATA_HOME set to the temp dir
+            sessions_root = Path(demo_dir) / "zero" / "sessions"
             built = build_demo_store(sessions_root)
             store = SessionStore(sessions_root)
             cwd = str(built.workspaces[0])

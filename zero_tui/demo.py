@@ -521,6 +521,12 @@ _FILLER_TOPICS: tuple[tuple[str, str, str, str, str], ...] = (
 )
 
 
+def demo_sessions_root(directory: Path) -> Path:
+    """Where the demo's store goes in its temp dir: Zero's own layout, `<data>/zero/sessions`,
+    so that the agent can continue a demo session (run with XDG_DATA_HOME=`directory`)."""
+    return directory / "zero" / "sessions"
+
+
 def build_demo_store(root: Path, *, now: datetime | None = None) -> DemoStore:
     """Write the sample store under `root` (its workspaces under `root.parent/"projects"`)."""
     moment = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
