@@ -428,7 +428,7 @@ class TranscriptScreen(CommandScreen):
         self._run = None
         self._run_began = run_clock()
         self.query_one("#run-outcome").display = False
-        await self.live.start(prompt)
+        self.live.start(prompt)
         self.view.action_jump_bottom()
         recorded = self.meta.cwd if self.meta is not None else ""
         request = RunRequest(

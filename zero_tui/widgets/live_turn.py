@@ -100,14 +100,22 @@ class LiveTurn(VerticalScroll, can_focus=False):
     def shown(self) -> bool:
         return self.has_class("-shown")
 
-    async def start(self, prompt: str) -> None:
-        """A new run: the prompt as the user row, nothing streamed yet."""
-        await self.clear()
+    def start(self, prompt: str) -> None:
+        """A new run: the prompt as the user row at once, nothing streamed yet (not awaited:
+        Enter must show the prompt in the same frame)."""
+        self._drop_views()
+        self.remove_children()
         self.prompt = prompt
         user_row = Content(USER_MARKER + sanitize_text(prompt))
-        await self.mount(Static(user_row, classes="live-user"))
+        self.mount(Static(user_row, classes="live-user"))
         self.add_class("-shown")
         self.anchor()
+
+    def _drop_views(self) -> None:
+        for view in self._views:
+            if isinstance(view, _TextView):
+                self.run_worker(view.stream.stop(), group="live-streams")
+        self._views = []
 
     async def clear(self) -> None:
         for view in self._views:
