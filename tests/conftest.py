@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from agent_fixtures import fake_agent as fake_agent  # the agent tests' fixture
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from zero_tui.store import Metadata, SessionStore
 
@@ -89,7 +89,10 @@ def make_store(tmp_path: Path) -> Callable[..., StoreBuilder]:
 
 
 async def no_cursor_blink(pilot: Pilot[Any]) -> None:
-    """Stop every Input's cursor blinking, so snapshots do not depend on timing."""
+    """Stop every Input's and TextArea's cursor blinking, so snapshots do not depend on
+    timing (the cursor is then always shown)."""
     for widget in pilot.app.screen.query(Input):
         widget.cursor_blink = False
+    for area in pilot.app.screen.query(TextArea):
+        area.cursor_blink = False
     await pilot.pause()

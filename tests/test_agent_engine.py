@@ -711,6 +711,7 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
         "provider 401": "provider 401",
         "provider 429": "provider 429",
         "hang": "hang",
+        "busy FILE": "busy notes.txt",
         "ignore-sigint": "ignore-sigint",
         "slow-start": "slow-start",
     }
@@ -726,6 +727,22 @@ async def test_paced_deltas(fake_agent: AgentSandbox) -> None:
     assert outcome.ok
     assert [event for event in events if isinstance(event, TextDelta)] == [TextDelta("x")] * 40
     assert FinalAnswer("x" * 40) in events
+
+
+async def test_a_busy_run_is_caught_mid_answer_and_cancelled(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    (fake_agent.workspace / "notes.txt").write_text("one\ntwo\n")
+    run = await fake_agent.engine().start(fake_agent.request("busy notes.txt"))
+    seen: list[object] = []
+    async for event in run.events():
+        seen.append(event)
+        if isinstance(event, TextDelta) and "layout string" in event.delta:
+            run.cancel()
+    outcome = await run.wait()
+    assert outcome.status == "interrupted"
+    kinds = [type(event).__name__ for event in seen]
+    assert kinds.index("ReasoningDelta") < kinds.index("ToolCall") < kinds.index("ToolResult")
+    assert kinds[-1] == "RunEnd"
 
 
 async def test_slow_output_arrives_as_it_is_written(fake_agent: AgentSandbox) -> None:

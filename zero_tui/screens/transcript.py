@@ -202,10 +202,16 @@ class TranscriptScreen(CommandScreen):
         self.set_interval(POLL_SECONDS, self._poll)
         self.set_interval(STATUS_SECONDS, self._tick)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         self._load_id += 1
         if self.index is not None:
             self.index.close()
+        run = self._run
+        if run is not None and run.running:
+            # Leaving (or quitting) mid-run cancels it as Esc does, and waits for the agent
+            # to stop, so that it records the cancel and no process or pipe outlives us.
+            run.cancel()
+            await run.wait()
 
     # -- loading ----------------------------------------------------------------------
 
