@@ -274,3 +274,37 @@ async def test_a_multi_line_prompt_keeps_its_lines(fake_agent: AgentSandbox) -> 
         await finished(pilot, screen)
     user = [p for t, p in stored(fake_agent, sid) if t == "message"][-2]
     assert user == {"content": "first\nsecond\nthird", "role": "user"}
+
+
+async def test_a_session_zero_cannot_continue_says_so_before_anything_runs(
+    fake_agent: AgentSandbox,
+) -> None:
+    sid = fake_agent.new_session("zero_child", session_kind="child")
+    before = stored(fake_agent, sid)
+    async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await send(pilot, "continue please")
+        await pilot.pause(0.2)
+        messages = [n.message for n in pilot.app._notifications]
+        assert any("Zero session is not resumable: zero_child" in m for m in messages)
+        assert not screen.running
+        assert screen.composer.text == "continue please"  # kept
+    assert stored(fake_agent, sid) == before
+
+
+async def test_a_store_zero_cannot_write_is_browse_only(
+    fake_agent: AgentSandbox, tmp_path: Path
+) -> None:
+    from zero_tui.store import SessionStore
+
+    elsewhere = SessionStore(tmp_path / "elsewhere")
+    elsewhere.create("zero_s9", title="kept elsewhere", cwd=str(fake_agent.workspace))
+    elsewhere.append_events("zero_s9", [("message", {"role": "user", "content": "q"})])
+    fake_agent.store = elsewhere
+    async with AgentApp(fake_agent, "zero_s9").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await send(pilot, "hello")
+        await wait_until(pilot, lambda: bool(outcome_text(screen)), rounds=300)
+        assert "zero/sessions" in outcome_text(screen)
+        assert screen.composer.text == "hello"
+    assert len(elsewhere.read_events("zero_s9")) == 1
