@@ -550,7 +550,7 @@ async def test_resume_explicit_id_bypasses_filters(make_store: Callable[..., Sto
 def test_every_stylesheet_exists() -> None:
     for path in css_paths():
         assert path.is_file(), path
-    assert [Path(path) for path in ZeroApp.CSS_PATH or []] == css_paths()  # type: ignore[union-attr]
+    assert [Path(path) for path in ZeroApp.CSS_PATH] == css_paths()
 
 
 async def test_stylesheets_parse(make_store: Callable[..., StoreBuilder]) -> None:

@@ -6,11 +6,10 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual import work
-from textual._path import CSSPathType
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -46,7 +45,7 @@ class ZeroApp(App[None]):
     """
 
     TITLE = "zero-tui"
-    CSS_PATH: ClassVar[CSSPathType | None] = [str(path) for path in css_paths()]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [str(path) for path in css_paths()]
     COMMAND_PALETTE_BINDING: ClassVar[str] = "f1"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),

@@ -9,10 +9,21 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
+from textual.driver import Driver
 
 from zero_tui.clipboard import CopyResult, copy_text
 
 Copier = Callable[[str], CopyResult]
+
+
+def app_driver(app: App[Any]) -> Driver | None:
+    """The running app's driver: the one use of Textual's private `App._driver`.
+
+    Textual has no public way to write an escape sequence (OSC 52 in tmux or screen
+    passthrough) to the tty in order with its frames; its own `copy_to_clipboard` writes
+    through the driver, and so do we. tests/test_copier.py fails if the attribute goes.
+    """
+    return app._driver
 
 
 def terminal_copier(app: App[Any]) -> Copier:
@@ -24,7 +35,7 @@ def terminal_copier(app: App[Any]) -> Copier:
     """
 
     def copy(text: str) -> CopyResult:
-        driver = app._driver  # Textual's own copy_to_clipboard writes through it too
+        driver = app_driver(app)
         write: Callable[[bytes], None] | None = None
         if driver is not None and not app.is_headless:
 
