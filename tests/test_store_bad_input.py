@@ -203,11 +203,6 @@ def test_deeply_nested_payload_is_an_error_not_a_crash(store: SessionStore) -> N
         store.append_events("deep", [("message", nested)])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit: Python's json decoder stops at its recursion limit (~1000 levels), "
-    "Go's at 10000; such a line gets a clear 'exceeded max depth' error instead",
-)
 def test_payload_nested_within_gos_depth_limit_reads(store: SessionStore) -> None:
     store.create("deep")
     nested = b"[" * 2500 + b"]" * 2500

@@ -58,7 +58,7 @@ def _decode(line: bytes) -> Event:
                 # validates the payload, and keeps the decoded value for later; a failure may
                 # only mean more keys follow the payload, which the general decoder handles
                 try:
-                    value = gojson.loads(payload)
+                    value = gojson.loads(payload, depth=1)
                 except GoJSONError:
                     return _decode_general(line)
             event = Event(
@@ -104,7 +104,7 @@ def _decode_general(line: bytes) -> Event:
                 raise GoJSONError("invalid character after object key")
             index = _skip_space(text, index + 1)
             start = index
-            value, index = gojson.raw_decode(text, index)
+            value, index = gojson.raw_decode(text, index, depth=1)
             _assign(event, key, value, text[start:index])
             if _field_for(key) == "payload":
                 payload_span = (start, index)

@@ -9,8 +9,9 @@ so that struct fields can be matched case-insensitively with the last duplicate 
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from zero_tui.store.gotext import decode_utf8, format_go_float
@@ -52,6 +53,29 @@ class RawJSON(bytes):
     """Bytes that already hold JSON (Go json.RawMessage): compacted and escaped on output."""
 
 
+class JSONNumber:
+    """A valid JSON number Python cannot hold as written: more than 4,300 digits (Python's
+    int-conversion limit) or beyond float range (`1e400`). Go accepts both in raw JSON;
+    keeping the literal keeps its spelling on output and costs no quadratic conversion."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"JSONNumber({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JSONNumber) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+MAX_DEPTH = 10_000  # Go's encoding/json scanner: maxNestingDepth
+
+
 _WHITESPACE_OUTSIDE_STRINGS = re.compile(rb'("(?:[^"\\]|\\.)*")|[ \t\n\r]+', re.DOTALL)
 _HTML_BYTES = re.compile(rb"[<>&]|\xe2\x80[\xa8\xa9]")
 _HTML_BYTE_ESCAPES = {
@@ -77,48 +101,81 @@ def _sort_key(key: str) -> bytes:
         return key.encode("utf-8", "surrogatepass")
 
 
-def _encode_into(value: object, out: list[str]) -> None:
+def _encode_scalar(value: object) -> str | None:
     if value is None:
-        out.append("null")
-    elif isinstance(value, str):
-        out.append(encode_string(value))
-    elif isinstance(value, bool):
-        out.append("true" if value else "false")
-    elif isinstance(value, int):
-        out.append(str(value))
-    elif isinstance(value, float):
-        out.append(format_go_float(value))
-    elif isinstance(value, RawJSON):
-        out.append(compact_raw(bytes(value)).decode("utf-8", "surrogateescape"))
-    elif isinstance(value, Mapping):
-        out.append("{")
-        first = True
+        return "null"
+    if isinstance(value, str):
+        return encode_string(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return format_go_float(value)
+    if isinstance(value, JSONNumber):
+        return value.text
+    if isinstance(value, RawJSON):
+        return compact_raw(bytes(value)).decode("utf-8", "surrogateescape")
+    return None
+
+
+def _container_items(value: object) -> Iterator[tuple[str | None, object]] | None:
+    if isinstance(value, Mapping):
         for key in value:
             if not isinstance(key, str):
                 raise TypeError(f"json: unsupported map key type {type(key).__name__}")
-        for key in sorted(value, key=_sort_key):
-            if not first:
-                out.append(",")
-            first = False
+        return ((key, value[key]) for key in sorted(value, key=_sort_key))
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        return ((None, item) for item in value)
+    return None
+
+
+def _encode_into(value: object, out: list[str], depth: int = 0) -> None:
+    """Iterative, so that a value as deep as Go reads (10,000 levels) can be written;
+    `depth` levels already enclose it, and deeper than Go reads is refused."""
+    scalar = _encode_scalar(value)
+    if scalar is not None:
+        out.append(scalar)
+        return
+    # each frame: (items, closing bracket, first?)
+    stack: list[tuple[Iterator[tuple[str | None, object]], str, list[bool]]] = []
+
+    def open_container(container: object) -> None:
+        items = _container_items(container)
+        if items is None:
+            raise TypeError(f"json: unsupported type: {type(container).__name__}")
+        if depth + len(stack) >= MAX_DEPTH:
+            raise ValueError(f"exceeded max depth ({MAX_DEPTH} levels, Go's limit)")
+        is_object = isinstance(container, Mapping)
+        out.append("{" if is_object else "[")
+        stack.append((items, "}" if is_object else "]", [True]))
+
+    open_container(value)
+    while stack:
+        items, closing, first = stack[-1]
+        entry = next(items, None)
+        if entry is None:
+            out.append(closing)
+            stack.pop()
+            continue
+        key, item = entry
+        if not first[0]:
+            out.append(",")
+        first[0] = False
+        if key is not None:
             out.append(encode_string(key))
             out.append(":")
-            _encode_into(value[key], out)
-        out.append("}")
-    elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _encode_into(item, out)
-        out.append("]")
-    else:
-        raise TypeError(f"json: unsupported type: {type(value).__name__}")
+        scalar = _encode_scalar(item)
+        if scalar is not None:
+            out.append(scalar)
+        else:
+            open_container(item)
 
 
-def marshal(value: object) -> bytes:
+def marshal(value: object, *, depth: int = 0) -> bytes:
     """Go json.Marshal of a map/slice/scalar value (maps as sorted-key objects)."""
     out: list[str] = []
-    _encode_into(value, out)
+    _encode_into(value, out, depth)
     return "".join(out).encode("utf-8", "surrogateescape")
 
 
@@ -137,8 +194,33 @@ def _reject_constant(name: str) -> NoReturn:
     raise GoJSONError(f"invalid character {name[0]!r} looking for beginning of value")
 
 
-_pairs_decoder = json.JSONDecoder(object_pairs_hook=JSONObject, parse_constant=_reject_constant)
-_plain_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+def _parse_int(text: str) -> int | JSONNumber:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        return JSONNumber(text)
+
+
+def _parse_float(text: str) -> float | JSONNumber:
+    value = float(text)
+    return value if math.isfinite(value) else JSONNumber(text)
+
+
+# The fast decoders leave integers to the C scanner; only a number past Python's digit
+# limit (a ValueError) sends the text through the exact ones.
+_pairs_decoder = json.JSONDecoder(
+    object_pairs_hook=JSONObject, parse_constant=_reject_constant, parse_float=_parse_float
+)
+_plain_decoder = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
+_pairs_decoder_exact = json.JSONDecoder(
+    object_pairs_hook=JSONObject,
+    parse_constant=_reject_constant,
+    parse_float=_parse_float,
+    parse_int=_parse_int,
+)
+_plain_decoder_exact = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_float=_parse_float, parse_int=_parse_int
+)
 
 
 # A surrogate in decoded text came from an unpaired \\uD800-\\uDFFF escape or, in text
@@ -159,45 +241,145 @@ def _replace_surrogates(value: Any) -> Any:
     return value
 
 
-def _go_strings(value: Any, source: str) -> Any:
-    return _replace_surrogates(value) if _SURROGATE_SOURCE.search(source) else value
-
-
 def _describe(error: json.JSONDecodeError) -> str:
     return f"{error.msg} (column {error.colno})"
 
 
-def loads_pairs(data: bytes | str) -> Any:
-    """Decode JSON keeping objects as JSONObject pairs (for struct-style field matching)."""
-    text = decode_utf8(data) if isinstance(data, bytes) else data
+# the C string scanner json's own decoder uses: (text, index after the quote, strict)
+scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _syntax_error(message: str, text: str, index: int) -> GoJSONError:
+    return GoJSONError(_describe(json.JSONDecodeError(message, text, index)))
+
+
+def _read_key(text: str, index: int) -> tuple[str, int]:
+    if text[index : index + 1] != '"':
+        raise _syntax_error("Expecting property name enclosed in double quotes", text, index)
+    key, index = scanstring(text, index + 1, True)
+    index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
+    if text[index : index + 1] != ":":
+        raise _syntax_error("Expecting ':' delimiter", text, index)
+    return _SURROGATE.sub("\ufffd", key), _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+
+
+def _decode_iterative(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
+    """The slow path for what the C decoder cannot nest: Go's grammar with an explicit
+    stack, up to Go's 10,000 levels (`depth` levels are already open around the value)."""
+    stack: list[list[Any]] = []  # [container, is_object, pending key]
+    space = _SPACE.match
+    while True:
+        index = space(text, index).end()  # type: ignore[union-attr]
+        ch = text[index : index + 1]
+        value: Any
+        if ch in ("{", "["):
+            if depth + len(stack) >= MAX_DEPTH:
+                raise GoJSONError("exceeded max depth")
+            index = space(text, index + 1).end()  # type: ignore[union-attr]
+            if ch == "{":
+                container: Any = JSONObject() if pairs else {}
+                if text[index : index + 1] != "}":
+                    key, index = _read_key(text, index)
+                    stack.append([container, True, key])
+                    continue
+            else:
+                container = []
+                if text[index : index + 1] != "]":
+                    stack.append([container, False, None])
+                    continue
+            value, index = container, index + 1
+        elif ch == '"':
+            value, index = scanstring(text, index + 1, True)
+            value = _SURROGATE.sub("\ufffd", value)
+        elif (number := _NUMBER.match(text, index)) is not None:
+            literal = number.group()
+            is_float = number.group(2) is not None or number.group(3) is not None
+            value = _parse_float(literal) if is_float else _parse_int(literal)
+            index = number.end()
+        elif text.startswith("true", index):
+            value, index = True, index + 4
+        elif text.startswith("false", index):
+            value, index = False, index + 5
+        elif text.startswith("null", index):
+            value, index = None, index + 4
+        else:
+            raise _syntax_error("Expecting value", text, index)
+        while True:
+            if not stack:
+                return value, index
+            frame = stack[-1]
+            container, is_object, key = frame
+            if not is_object:
+                container.append(value)
+            elif pairs:
+                container.append((key, value))
+            else:
+                container[key] = value
+            index = space(text, index).end()  # type: ignore[union-attr]
+            separator = text[index : index + 1]
+            if separator == ",":
+                index = space(text, index + 1).end()  # type: ignore[union-attr]
+                if is_object:
+                    frame[2], index = _read_key(text, index)
+                break
+            if separator == ("}" if is_object else "]"):
+                value, index = container, index + 1
+                stack.pop()
+                continue
+            raise _syntax_error("Expecting ',' delimiter", text, index)
+
+
+def _decode(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
+    """One value at text[index] with Go's rules; returns (value, end index).
+
+    The C decoder nests only as deep as Python's recursion limit (~1,000 levels), far
+    inside Go's 10,000: past it, the iterative decoder takes over and applies Go's limit.
+    """
     try:
-        return _go_strings(_pairs_decoder.decode(text), text)
+        try:
+            decoder = _pairs_decoder if pairs else _plain_decoder
+            try:
+                value, end = decoder.raw_decode(text, index)
+            except json.JSONDecodeError:
+                raise
+            except ValueError:  # an integer past Python's digit limit
+                exact = _pairs_decoder_exact if pairs else _plain_decoder_exact
+                value, end = exact.raw_decode(text, index)
+            if _SURROGATE_SOURCE.search(text, index, end):
+                value = _replace_surrogates(value)
+            return value, end
+        except RecursionError:
+            return _decode_iterative(text, index, pairs, depth)
     except json.JSONDecodeError as error:
         raise GoJSONError(_describe(error)) from None
-    except RecursionError:
-        raise GoJSONError("exceeded max depth") from None
 
 
-def loads(data: bytes | str) -> Any:
+def _whole(text: str, pairs: bool, depth: int) -> Any:
+    value, end = _decode(text, _SPACE.match(text).end(), pairs, depth)  # type: ignore[union-attr]
+    end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise _syntax_error("Extra data", text, end)
+    return value
+
+
+def loads_pairs(data: bytes | str, *, depth: int = 0) -> Any:
+    """Decode JSON keeping objects as JSONObject pairs (for struct-style field matching).
+
+    `depth`: how many levels already enclose the value (Go's limit counts the whole line).
+    """
+    return _whole(decode_utf8(data) if isinstance(data, bytes) else data, True, depth)
+
+
+def loads(data: bytes | str, *, depth: int = 0) -> Any:
     """Decode JSON the way Go decodes into `any` (objects become dicts, last key wins)."""
-    text = decode_utf8(data) if isinstance(data, bytes) else data
-    try:
-        return _go_strings(_plain_decoder.decode(text), text)
-    except json.JSONDecodeError as error:
-        raise GoJSONError(_describe(error)) from None
-    except RecursionError:
-        raise GoJSONError("exceeded max depth") from None
+    return _whole(decode_utf8(data) if isinstance(data, bytes) else data, False, depth)
 
 
-def raw_decode(text: str, index: int) -> tuple[Any, int]:
+def raw_decode(text: str, index: int, *, depth: int = 0) -> tuple[Any, int]:
     """Decode one value starting at text[index]; returns (value, end index)."""
-    try:
-        value, end = _plain_decoder.raw_decode(text, index)
-        return _go_strings(value, text[index:end]), end
-    except json.JSONDecodeError as error:
-        raise GoJSONError(_describe(error)) from None
-    except RecursionError:
-        raise GoJSONError("exceeded max depth") from None
+    return _decode(text, index, False, depth)
 
 
 def fold_key(key: str) -> str | None:
@@ -235,7 +417,7 @@ def go_type_name(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "bool"
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | JSONNumber):
         return "number"
     if isinstance(value, str):
         return "string"
@@ -259,6 +441,10 @@ def as_go_int(value: object, field: str, current: int) -> int:
     """A JSON value stored into a Go int field: integer literals in int64 range only."""
     if value is None:
         return current
+    if isinstance(value, JSONNumber):
+        raise GoJSONError(
+            f"cannot unmarshal number {value.text} into Go struct field {field} of type int"
+        )
     if isinstance(value, bool) or not isinstance(value, int):
         kind = go_type_name(value)
         shown = f" {value!r}" if isinstance(value, float) else ""

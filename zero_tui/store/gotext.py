@@ -207,7 +207,7 @@ def format_go_sprint_float(value: float) -> str:
 
 def go_sprint(value: object) -> str:
     """A decoded JSON value as Zero's TUI turns it into text (fmt.Sprint; objects as JSON)."""
-    from zero_tui.store.gojson import marshal
+    from zero_tui.store.gojson import JSONNumber, marshal
 
     if value is None:
         return ""
@@ -215,7 +215,12 @@ def go_sprint(value: object) -> str:
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, JSONNumber):
+        return value.text  # Go could not decode it into a float64 at all
     if isinstance(value, int | float):
         # encoding/json decodes every number into a float64 before fmt.Sprint sees it
-        return format_go_sprint_float(float(value))
+        try:
+            return format_go_sprint_float(float(value))
+        except OverflowError:
+            return str(value)
     return marshal(value).decode("utf-8")

@@ -245,7 +245,8 @@ class Event:
     def payload(self) -> Any:
         """The decoded payload (None when absent or JSON null); decoded once, on demand."""
         if not self._payload_decoded:
-            self._payload = None if self.payload_raw is None else gojson.loads(self.payload_raw)
+            raw = self.payload_raw
+            self._payload = None if raw is None else gojson.loads(raw, depth=1)
             self._payload_decoded = True
         return self._payload
 

@@ -358,13 +358,13 @@ class SessionStore:
                     raw = None
                 else:
                     try:
-                        gojson.loads(trimmed)
+                        gojson.loads(trimmed, depth=1)  # the line's object encloses it
                     except GoJSONError:
                         raise StoreError("invalid raw JSON payload") from None
                     raw = gojson.compact_raw(trimmed)
             else:
                 try:
-                    raw = gojson.marshal(payload)
+                    raw = gojson.marshal(payload, depth=1)
                 except (TypeError, ValueError) as error:
                     raise StoreError(f"encode zero session payload: {error}") from None
             prepared.append((event_type, raw))

@@ -45,10 +45,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from html import escape as _html_escape
+from typing import Any
 
 from zero_tui.atomic import write_atomic
 from zero_tui.store import Event, Metadata, SessionStore, StoreError
 from zero_tui.store.events import rehydrate
+from zero_tui.store.gojson import JSONNumber
 from zero_tui.store.gotext import clean_path, collapse_space, trim_space
 from zero_tui.transcript.rows import (
     Row,
@@ -253,7 +255,6 @@ def _txt_pieces(meta: Metadata, events: Sequence[Event], card: Sequence[str]) ->
 
 # --- json: `show --json` -----------------------------------------------------------------------
 
-_JSON_INDENT_ENCODER = json.JSONEncoder(ensure_ascii=False, indent=2)
 _json_string = json.encoder.encode_basestring  # the C one: ensure_ascii=False's escaping
 # json escapes C0 controls itself; DEL, the C1 controls (0x9B is a one-byte CSI) and lone
 # surrogates are written as \u escapes too. They can only occur inside strings.
@@ -276,7 +277,59 @@ def _json_scalar(value: object) -> str | None:
         return int.__repr__(value)
     if isinstance(value, float) and math.isfinite(value):
         return float.__repr__(value)
+    if isinstance(value, JSONNumber):  # 1e400, or 5,000 digits: kept as spelled
+        return value.text
     return None
+
+
+_END = object()
+
+
+def json_indented(value: object, level: int = 0) -> str:
+    """`json.dumps(value, indent=2, ensure_ascii=False)` as if nested `level` deep.
+
+    Iterative (a payload may nest as deep as Go reads, 10,000 levels, where json's own
+    indenting encoder recurses) and it writes a JSONNumber as spelled.
+    """
+    scalar = _json_scalar(value)
+    if scalar is not None:
+        return scalar
+    out: list[str] = []
+    stack: list[list[Any]] = []  # [items, closing, level, first, is_object]
+
+    def open_container(container: object, depth: int) -> None:
+        if isinstance(container, dict):
+            opening, closing, items = "{", "}", iter(container.items())
+        elif isinstance(container, list):
+            opening, closing, items = "[", "]", iter(container)
+        else:
+            raise TypeError(f"Object of type {type(container).__name__} is not JSON serializable")
+        if not container:
+            out.append(opening + closing)
+            return
+        out.append(opening)
+        stack.append([items, closing, depth + 1, True, opening == "{"])
+
+    open_container(value, level)
+    while stack:
+        frame = stack[-1]
+        items, closing, depth, first, is_object = frame
+        entry: Any = next(items, _END)
+        if entry is _END:
+            out.append("\n" + "  " * (depth - 1) + closing)
+            stack.pop()
+            continue
+        out.append(("\n" if first else ",\n") + "  " * depth)
+        frame[3] = False
+        if is_object:
+            key, entry = entry
+            out.append(_json_string(key) + ": ")
+        scalar = _json_scalar(entry)
+        if scalar is None:
+            open_container(entry, depth)
+        else:
+            out.append(scalar)
+    return "".join(out)
 
 
 def _json_payload(payload: object) -> str:
@@ -298,7 +351,7 @@ def _json_payload(payload: object) -> str:
         scalar = _json_scalar(payload)
         if scalar is not None:
             return scalar
-    return _JSON_INDENT_ENCODER.encode(payload).replace("\n", "\n    ")
+    return json_indented(payload, 2)
 
 
 def json_event(event: Event) -> str:

@@ -283,7 +283,9 @@ def _positive_count(payload: Mapping[str, Any], key: str) -> int:
     value = payload.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0
-    if not math.isfinite(value) or value <= 0 or value != math.trunc(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return 0
+    if value <= 0 or value != math.trunc(value):
         return 0
     return min(int(value), ATTACHMENT_COUNT_LIMIT)
 
