@@ -408,7 +408,7 @@ def test_counts_of_every_filter(store: SessionStore, root: Path) -> None:
     write_session(root, "ok1", [A("x")], cwd=W)
     write_session(root, "ok2", [A("x")])
     write_session(root, "other1", [A("x")], cwd="/elsewhere")
-    write_session(root, "other2", [], cwd="/elsewhere", event_count=0)  # other workspace first
+    write_session(root, "other2", [], cwd="/elsewhere", event_count=0)  # hidden twice over
     write_session(root, "empty1", [U("x")], cwd=W)
     write_session(root, "empty2", [], cwd=W, event_count=0)
     write_session(root, "child", [A("x")], cwd="/elsewhere", kind="child")  # kind first
@@ -416,7 +416,8 @@ def test_counts_of_every_filter(store: SessionStore, root: Path) -> None:
     result = filter_resumable(store, W)
     assert isinstance(result, ResumeList)
     assert sorted(m.session_id for m in result.sessions) == ["ok1", "ok2"]
-    assert (result.other_workspace, result.empty_runs, result.not_resumable) == (2, 2, 2)
+    assert (result.other_workspace, result.empty_runs, result.not_resumable) == (1, 2, 2)
+    assert result.other_empty_runs == 1  # Tab adds 1, ctrl+e adds 2: both together add 4
     assert result.hidden == 4
     everything = filter_resumable(store, W, all_workspaces=True, include_empty=True)
     assert len(everything.sessions) == 6
@@ -550,3 +551,33 @@ def test_workspace_spelling_from_pwd(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert workspace_module.current_workspace() == os.getcwd()
     assert workspace_module.resolve_workspace("sub/../x") == os.path.join(os.getcwd(), "x")
     assert workspace_module.resolve_workspace("  ") == ""
+
+
+def test_each_count_is_exactly_what_its_key_adds(store: SessionStore, root: Path) -> None:
+    # issue 9, fault 10: "17 in other workspaces" was shown where Tab added 16, because
+    # the empty runs of other workspaces were counted there
+    write_session(root, "here", [A("x")], cwd=W)
+    write_session(root, "here-empty", [U("x")], cwd=W)
+    for index in range(5):
+        write_session(root, f"away{index}", [A("x")], cwd="/elsewhere")
+    for index in range(3):
+        write_session(root, f"away-empty{index}", [U("x")], cwd="/elsewhere")
+    write_session(root, "away-zero", [], cwd="/elsewhere", event_count=0)
+
+    def shown(*, all_workspaces: bool, include_empty: bool) -> ResumeList:
+        return filter_resumable(
+            store, W, all_workspaces=all_workspaces, include_empty=include_empty
+        )
+
+    for include_empty in (False, True):
+        scoped = shown(all_workspaces=False, include_empty=include_empty)
+        widened = shown(all_workspaces=True, include_empty=include_empty)
+        assert len(widened.sessions) - len(scoped.sessions) == scoped.other_workspace
+    for all_workspaces in (False, True):
+        hiding = shown(all_workspaces=all_workspaces, include_empty=False)
+        showing = shown(all_workspaces=all_workspaces, include_empty=True)
+        assert len(showing.sessions) - len(hiding.sessions) == hiding.empty_runs
+    narrow = shown(all_workspaces=False, include_empty=False)
+    wide = shown(all_workspaces=True, include_empty=True)
+    assert (narrow.other_workspace, narrow.empty_runs, narrow.other_empty_runs) == (5, 1, 4)
+    assert len(wide.sessions) - len(narrow.sessions) == narrow.hidden == 10

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zero_tui.store import Goal, Metadata, SessionStore, StoreError
+from zero_tui.store import Goal, Metadata, SessionStore
 from zero_tui.store.resumable import has_resumable_content
-from zero_tui.store.store import EVENTS_FILE, METADATA_FILE, sort_sessions
+from zero_tui.store.store import EVENTS_FILE, METADATA_FILE, UnreadableSession, sort_sessions
 
 CATALOG_VERSION = 1
 _METADATA_FIELDS = tuple(field.name for field in dataclasses.fields(Metadata))
@@ -94,6 +94,7 @@ class SessionCatalog:
         self._lock = threading.Lock()
         self._loaded = False
         self._dirty = False
+        self.unreadable: list[UnreadableSession] = []  # as of the last `refresh`
 
     # --- the cache file --------------------------------------------------------------
 
@@ -167,21 +168,24 @@ class SessionCatalog:
             self._load()
             previous = self._entries
         current: dict[str, _Entry] = {}
+        unreadable: list[UnreadableSession] = []
         changed = False
         for name in self.store.iter_session_dirs():
             metadata_path = os.path.join(root, name, METADATA_FILE)
             key = _file_key(metadata_path)
-            if key is None:
+            if key is None:  # missing or not even stat-able: say why, list it next time
+                found = self.store.read_session(name)
+                if isinstance(found, UnreadableSession):
+                    unreadable.append(found)
                 continue
             entry = previous.get(name)
             if entry is None or entry.metadata_key != key:
-                try:
-                    meta = self.store.get(name)
-                except StoreError:
-                    meta = None
-                if meta is None:
+                found = self.store.read_session(name)
+                if isinstance(found, UnreadableSession):
+                    unreadable.append(found)
                     changed = changed or entry is not None
                     continue
+                meta = found
                 keep_verdict = entry is not None
                 entry = _Entry(
                     key,
@@ -195,6 +199,7 @@ class SessionCatalog:
             if changed or current.keys() != previous.keys():
                 self._dirty = True
             self._entries = current
+            self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
             return sort_sessions([entry.metadata for entry in current.values()])
 
     def has_content(self, session_id: str) -> bool:

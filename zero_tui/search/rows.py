@@ -193,9 +193,10 @@ def status_text(
     other_workspace: int,
     empty_runs: int,
     not_resumable: int,
+    unreadable: int = 0,
     loading: bool = False,
 ) -> str:
-    """The line that always says what the picker hides and why (design §3.2)."""
+    """The line that always says what the picker hides and why (design §3.2, §3.9)."""
     parts: list[str] = []
     if query:
         parts.append(f"{shown} of {total_in_scope} match")
@@ -213,6 +214,8 @@ def status_text(
     if not_resumable:
         noun = "sub-session" if not_resumable == 1 else "sub-sessions"
         parts.append(f"{not_resumable} {noun} not resumable")
+    if unreadable:
+        parts.append(f"{unreadable} unreadable (zero-tui check)")
     if loading:
         parts.append("scanning…")
     return " · ".join(parts)

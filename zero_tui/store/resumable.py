@@ -12,7 +12,13 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
 from zero_tui.store.gotext import atoi, equal_fold, go_sprint, trim_space, trim_space_bytes
 from zero_tui.store.models import Event, Metadata
-from zero_tui.store.store import EVENTS_FILE, SessionStore, sort_sessions, valid_session_id
+from zero_tui.store.store import (
+    EVENTS_FILE,
+    SessionStore,
+    open_regular,
+    sort_sessions,
+    valid_session_id,
+)
 from zero_tui.store.workspace import forget_directory_identities, workspace_matches
 
 _NO_PROGRESS = re.compile(
@@ -56,7 +62,7 @@ def has_resumable_content(store: SessionStore, session_id: str) -> bool:
     if not valid_session_id(session_id):
         return True  # Zero's ReadEvents fails on it, and a failed read keeps the session
     try:
-        handle = open(os.path.join(store.root, session_id, EVENTS_FILE), "rb")  # noqa: SIM115
+        handle = os.fdopen(open_regular(os.path.join(store.root, session_id, EVENTS_FILE)), "rb")
     except FileNotFoundError:
         return False
     except OSError:
@@ -99,16 +105,22 @@ def has_resumable_content(store: SessionStore, session_id: str) -> bool:
 
 @dataclass(slots=True)
 class ResumeList:
-    """The picker's sessions, in Zero's order, and how many each filter hid."""
+    """The picker's sessions, in Zero's order, and exactly how many each key would add.
+
+    `other_workspace`: what widening to all workspaces adds (Tab, `--all`);
+    `empty_runs`: what showing empty runs adds (ctrl+e, `--include-empty`);
+    `other_empty_runs`: empty runs of other workspaces, which only both together show.
+    """
 
     sessions: list[Metadata] = field(default_factory=list)
     other_workspace: int = 0
     empty_runs: int = 0
     not_resumable: int = 0
+    other_empty_runs: int = 0
 
     @property
     def hidden(self) -> int:
-        return self.other_workspace + self.empty_runs
+        return self.other_workspace + self.empty_runs + self.other_empty_runs
 
 
 def filter_resumable(
@@ -122,8 +134,9 @@ def filter_resumable(
 ) -> ResumeList:
     """Zero's workspace-scoped resume list (tui-behaviour §1.2) with counts of what it hid.
 
-    Filters in Zero's order: resumable kind, workspace, eventCount > 0, resumable content.
-    A session hidden by one filter is counted there and not checked further.
+    Zero's filters: resumable kind, workspace, eventCount > 0, resumable content. A hidden
+    session is counted under the one key that would show it (an empty run of another
+    workspace needs both, and is counted apart), so every count is what its key adds.
     `sessions` replaces `store.list()`; `content_check(session_id)` replaces reading the
     log (a catalog passes its remembered verdicts).
     """
@@ -135,13 +148,16 @@ def filter_resumable(
         if not meta.is_resumable_kind:
             result.not_resumable += 1
             continue
-        if not all_workspaces and not workspace_matches(meta.cwd, workspace):
+        elsewhere = not all_workspaces and not workspace_matches(meta.cwd, workspace)
+        empty = not include_empty and (meta.event_count <= 0 or not check(meta.session_id))
+        if elsewhere and empty:
+            result.other_empty_runs += 1
+        elif elsewhere:
             result.other_workspace += 1
-            continue
-        if not include_empty and (meta.event_count <= 0 or not check(meta.session_id)):
+        elif empty:
             result.empty_runs += 1
-            continue
-        result.sessions.append(meta)
+        else:
+            result.sessions.append(meta)
     return result
 
 

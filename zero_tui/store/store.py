@@ -6,6 +6,7 @@ import builtins
 import itertools
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -94,6 +95,83 @@ def default_root(env: Mapping[str, str] | None = None) -> Path:
     return Path(clean_path(os.path.join(base, "zero", "sessions")))
 
 
+_FILE_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for a message: "a FIFO", "a directory", ..."""
+    for test, name in _FILE_KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+class NotRegularFileError(OSError):
+    """A store file that is a FIFO, a device, a socket or a directory (never opened for IO)."""
+
+    def __init__(self, path: str, mode: int) -> None:
+        super().__init__(f"{path} is {file_kind(mode)}, not a regular file")
+        self.path = path
+
+
+def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+    """os.open that never blocks and only hands out regular files.
+
+    O_NONBLOCK makes opening a FIFO return at once (a blocking open waits for a writer
+    forever, and a thread stuck there cannot be stopped); fstat then refuses anything that
+    is not a regular file with NotRegularFileError. On a regular file O_NONBLOCK is a no-op.
+    """
+    fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), mode)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(os.fspath(path), info.st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The whole content of a regular file (NotRegularFileError for anything else)."""
+    with os.fdopen(open_regular(path), "rb") as handle:
+        return handle.read()
+
+
+def os_reason(error: OSError) -> str:
+    """An OSError as one line: its text for a NotRegularFileError, else its strerror."""
+    if isinstance(error, NotRegularFileError):
+        return str(error)
+    return error.strerror or str(error)
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableSession:
+    """A session directory whose metadata cannot be read, and why (design §3.9)."""
+
+    session_dir: Path
+    reason: str
+
+    @property
+    def session_id(self) -> str:
+        return self.session_dir.name
+
+
+@dataclass(frozen=True, slots=True)
+class StoreScan:
+    """Every session directory of the store: the readable ones in Zero's List order, and
+    the ones List skips, with the reason."""
+
+    sessions: list[Metadata]
+    unreadable: list[UnreadableSession]
+
+
 @dataclass(frozen=True, slots=True)
 class LogTail:
     """What the end of events.jsonl says, found by reading only the tail."""
@@ -147,12 +225,13 @@ class SessionStore:
     def _read_metadata(self, session_id: str) -> Metadata:
         """Metadata of a session; FileNotFoundError when it has none."""
         try:
-            with open(os.path.join(self.root, session_id, METADATA_FILE), "rb") as handle:
-                data = handle.read()
+            data = read_regular(os.path.join(self.root, session_id, METADATA_FILE))
         except FileNotFoundError:
             raise
         except OSError as error:
-            raise StoreError(f"read zero session metadata {session_id}: {error.strerror}") from None
+            raise StoreError(
+                f"read zero session metadata {session_id}: {os_reason(error)}"
+            ) from None
         try:
             return Metadata.from_json(data)
         except GoJSONError as error:
@@ -188,13 +267,31 @@ class SessionStore:
         Unlike Go, listing never creates the root: a browser should not leave directories
         behind when pointed at the wrong place.
         """
+        return self.scan().sessions
+
+    def read_session(self, name: str) -> Metadata | UnreadableSession:
+        """One session directory's metadata, or why it cannot be read."""
+        try:
+            return self._read_metadata(name)
+        except FileNotFoundError:
+            return UnreadableSession(self.session_dir(name), f"no {METADATA_FILE}")
+        except OSError as error:
+            return UnreadableSession(self.session_dir(name), os_reason(error))
+        except StoreError as error:
+            return UnreadableSession(self.session_dir(name), str(error))
+
+    def scan(self) -> StoreScan:
+        """What List returns, plus every session directory List skips silently, with why."""
         sessions: builtins.list[Metadata] = []
+        unreadable: builtins.list[UnreadableSession] = []
         for name in self.iter_session_dirs():
-            try:
-                sessions.append(self._read_metadata(name))
-            except (OSError, StoreError):
-                continue
-        return sort_sessions(sessions)
+            found = self.read_session(name)
+            if isinstance(found, Metadata):
+                sessions.append(found)
+            else:
+                unreadable.append(found)
+        unreadable.sort(key=lambda entry: entry.session_dir.name)
+        return StoreScan(sort_sessions(sessions), unreadable)
 
     def list_resumable(self) -> builtins.list[Metadata]:
         return [meta for meta in self.list() if meta.is_resumable_kind]
@@ -206,11 +303,11 @@ class SessionStore:
     def read_log_bytes(self, session_id: str) -> bytes:
         self._check_id(session_id)
         try:
-            return self.events_path(session_id).read_bytes()
+            return read_regular(self.events_path(session_id))
         except FileNotFoundError:
             return b""
         except OSError as error:
-            raise StoreError(f"read zero session events: {error.strerror}") from None
+            raise StoreError(f"read zero session events: {os_reason(error)}") from None
 
     def read_events(self, session_id: str) -> builtins.list[Event]:
         """Zero's ReadEvents: every event; a torn last line is dropped, any other bad line fails."""
@@ -384,9 +481,9 @@ class SessionStore:
             meta = self._metadata_for_update(session_id)
             path = self.events_path(session_id)
             try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+                fd = open_regular(path, os.O_RDWR | os.O_CREAT, 0o600)
             except OSError as error:
-                raise StoreError(f"append zero session event: {error.strerror}: {path}") from None
+                raise StoreError(f"append zero session event: {os_reason(error)}") from None
             try:
                 tail = self._scan_tail(fd, session_id)
                 next_sequence = meta.event_count + 1
@@ -445,11 +542,11 @@ class SessionStore:
         """The sequence of the log's last complete event (0 when there is none)."""
         self._check_id(session_id)
         try:
-            fd = os.open(self.events_path(session_id), os.O_RDONLY)
+            fd = open_regular(self.events_path(session_id))
         except FileNotFoundError:
             return 0
         except OSError as error:
-            raise StoreError(f"read zero session events: {error.strerror}") from None
+            raise StoreError(f"read zero session events: {os_reason(error)}") from None
         try:
             return self._scan_tail(fd, session_id).last_sequence or 0
         finally:

@@ -29,6 +29,7 @@ from pathlib import Path
 from zero_tui.store import Event, StoreError
 from zero_tui.store.events import decode_line, rehydrate
 from zero_tui.store.gotext import trim_space_bytes
+from zero_tui.store.store import open_regular, os_reason
 from zero_tui.transcript.rows import Row, RowBuilder, visible_row_indices
 
 _SCAN_CHUNK = 8 * 1024 * 1024  # bytes read at once for the heads of lines
@@ -125,9 +126,11 @@ class LogIndex:
     ) -> LogIndex:
         index = cls(Path(path), session_id)
         try:
-            fd = os.open(index.path, os.O_RDONLY)
+            fd = open_regular(index.path)
         except FileNotFoundError:
             return index
+        except OSError as error:
+            raise StoreError(f"read zero session events: {os_reason(error)}") from None
         index._fd = fd
         stat = os.fstat(fd)
         index._identity = _file_identity(stat)
