@@ -21,6 +21,7 @@ from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.models import Metadata
 from zero_tui.store.resumable import filter_resumable
 from zero_tui.store.workspace import resolve_workspace
+from zero_tui.transcript.sanitize import escape_json_controls, sanitize_line
 
 PROG = "zero-tui"
 EXIT_OK = 0
@@ -112,11 +113,12 @@ def _workspace(args: argparse.Namespace) -> str:
 
 def _write_json_array(items: Sequence[object], out: TextIO) -> None:
     """A JSON array with one compact object per line: readable, greppable, and encoded by
-    json's C encoder (an indented dump falls back to the pure-Python one, 5x slower)."""
+    json's C encoder (an indented dump falls back to the pure-Python one, 5x slower).
+    Every control character is escaped (json leaves DEL and C1 raw)."""
     out.write("[\n")
     last = len(items) - 1
     for index, item in enumerate(items):
-        out.write(json.dumps(item, ensure_ascii=False))
+        out.write(escape_json_controls(json.dumps(item, ensure_ascii=False)))
         out.write(",\n" if index < last else "\n")
     out.write("]\n")
 
@@ -147,9 +149,13 @@ def hidden_summary(shown: int, other_workspace: int, empty_runs: int) -> str:
     return " · ".join(parts)
 
 
-def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
+def unreadable_notice(count: int) -> str:
+    noun = "session" if count == 1 else "sessions"
+    return f"{count:,} unreadable {noun} not listed (see {PROG} check)"
+
+
+def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.search.rows import display_title, time_label
-    from zero_tui.transcript.sanitize import sanitize_line
 
     store = _store(args)
     workspace = _workspace(args)
@@ -163,6 +169,8 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
         content_check=catalog.has_content,
     )
     catalog.save()
+    if catalog.unreadable:
+        err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
     if args.json:
         _write_json_array([session_summary(meta) for meta in listing.sessions], out)
         return EXIT_OK
@@ -172,12 +180,14 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
         model = sanitize_line(meta.model_id) or "-"
         marker = "⑂ " if meta.session_kind == "fork" else ""
         title = marker + sanitize_line(display_title(meta.title))
-        line = f"{when:<12}  {meta.event_count:>6}  {model[:22]:<22}  {meta.session_id}  {title}"
+        sid = sanitize_line(meta.session_id)
+        line = f"{when:<12}  {meta.event_count:>6}  {model[:22]:<22}  {sid}  {title}"
         if args.all:
             line += f"  ({sanitize_line(meta.cwd) or 'no workspace'})"
         out.write(line + "\n")
     if not listing.sessions:
-        out.write(f"no sessions for {workspace or 'this workspace'} in {store.root}\n")
+        where = sanitize_line(workspace) or "this workspace"
+        out.write(f"no sessions for {where} in {sanitize_line(str(store.root))}\n")
     out.write(hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs))
     out.write("\n")
     return EXIT_OK
@@ -198,7 +208,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         events, notice = store.read_events_for_display(args.session_id)
         if notice:
-            err.write(f"{PROG}: {notice}\n")
+            err.write(f"{PROG}: {sanitize_line(notice)}\n")
     if args.json:
         from zero_tui.transcript.export import json_pieces
 
@@ -225,11 +235,11 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             now=datetime.now().astimezone(),
         )
     except AtomicWriteError as error:
-        err.write(f"{PROG}: {error}\n")
+        err.write(f"{PROG}: {sanitize_line(str(error))}\n")
         return EXIT_DATA_ERROR
     if result.notice:
-        err.write(f"{PROG}: {result.notice}\n")
-    out.write(f"wrote transcript to {result.path}\n")
+        err.write(f"{PROG}: {sanitize_line(result.notice)}\n")
+    out.write(f"wrote transcript to {sanitize_line(result.path)}\n")
     return EXIT_OK
 
 
@@ -251,10 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except UsageError as error:
-        err.write(f"{PROG}: {error} (see {PROG} --help)\n")
+        err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
         return EXIT_USAGE
     handlers: dict[str | None, Callable[[], int]] = {
-        "sessions": lambda: cmd_sessions(args, out),
+        "sessions": lambda: cmd_sessions(args, out, err),
         "show": lambda: cmd_show(args, out, err),
         "export": lambda: cmd_export(args, out, err),
         None: lambda: run_tui(args),
@@ -262,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command]()
     except StoreError as error:
-        err.write(f"{PROG}: {error}\n")
+        err.write(f"{PROG}: {sanitize_line(str(error))}\n")
         return EXIT_DATA_ERROR
     except BrokenPipeError:
         # the reader (`| head`) went away: not an error worth a traceback

@@ -18,6 +18,8 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Protocol
 
+from zero_tui.transcript.sanitize import BIDI_CONTROLS, visible_codepoint
+
 TIME_COLUMN_WIDTH = 12  # len("Jan 02 15:04")
 UNTITLED = "untitled"
 
@@ -111,10 +113,14 @@ def display_title(title: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """Replace every non-printable character (newlines, tabs, escapes) with a space."""
+    """Replace every non-printable character (newlines, tabs, escapes) with a space; a bidi
+    control is shown as `⟨U+202E⟩` (the sanitiser's rule)."""
     if text.isprintable():
         return text
-    return "".join(char if char.isprintable() else " " for char in text)
+    return "".join(
+        char if char.isprintable() else visible_codepoint(char) if char in BIDI_CONTROLS else " "
+        for char in text
+    )
 
 
 def picker_label(updated_at: str, title: str, now: datetime, tz: tzinfo | None = None) -> str:
@@ -250,7 +256,11 @@ def clean_text(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\t", "    ")
     if all(char.isprintable() or char == "\n" for char in text):
         return text
-    return "".join(char for char in text if char.isprintable() or char == "\n")
+    return "".join(
+        char if char.isprintable() or char == "\n" else visible_codepoint(char)
+        for char in text
+        if char.isprintable() or char == "\n" or char in BIDI_CONTROLS
+    )
 
 
 def _message_exchange(payload: object) -> PreviewExchange | None:

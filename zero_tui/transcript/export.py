@@ -61,7 +61,7 @@ from zero_tui.transcript.rows import (
     resume_card,
     rows_from_events,
 )
-from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
+from zero_tui.transcript.sanitize import escape_json_controls, sanitize_line, sanitize_text
 
 _WINDOWS = os.name == "nt"
 CHUNK_CHARS = 1 << 20
@@ -256,13 +256,6 @@ def _txt_pieces(meta: Metadata, events: Sequence[Event], card: Sequence[str]) ->
 # --- json: `show --json` -----------------------------------------------------------------------
 
 _json_string = json.encoder.encode_basestring  # the C one: ensure_ascii=False's escaping
-# json escapes C0 controls itself; DEL, the C1 controls (0x9B is a one-byte CSI) and lone
-# surrogates are written as \u escapes too. They can only occur inside strings.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff]")
-
-
-def _json_escape_char(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
 
 
 def _json_scalar(value: object) -> str | None:
@@ -371,9 +364,7 @@ def json_event(event: Event) -> str:
         + _json_payload(event.payload)
         + "\n  }"
     )
-    if not (text.isascii() and "\x7f" not in text) and _JSON_UNSAFE.search(text):
-        text = _JSON_UNSAFE.sub(_json_escape_char, text)
-    return text
+    return escape_json_controls(text)
 
 
 def json_pieces(events: Sequence[Event]) -> Iterator[str]:
