@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -800,3 +802,93 @@ def test_export_modules_import_without_textual_or_rich() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip() == "[]"
+
+
+# --- issue 9, fault 4: special destinations are streams, never replaced ----------------------
+
+
+def _special_store(tmp_path: Path) -> SessionStore:
+    store = SessionStore(tmp_path / "special-store")
+    store.create("s1", title="Special")
+    store.append_events("s1", [("message", {"role": "assistant", "content": "to a stream"})])
+    return store
+
+
+def _null_device(path: Path) -> None:
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))  # Linux's /dev/null
+    except (OSError, AttributeError) as error:
+        pytest.skip(f"cannot make a character device here: {error}")
+
+
+def test_export_to_a_character_device_writes_through_it(tmp_path: Path) -> None:
+    store = _special_store(tmp_path)
+    device = tmp_path / "null"
+    _null_device(device)
+    link = tmp_path / "fd-link"  # like /proc/self/fd/1: a symlink to a device
+    link.symlink_to(device)
+    for target in (device, link):
+        result = export_session(store, "s1", path=str(target), workspace="", now=NOW)
+        assert result.size > 0
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+    assert link.is_symlink()
+    assert os.readlink(link) == str(device)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fd-link", "null", "special-store"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_export_to_a_fifo_streams_into_it(tmp_path: Path) -> None:
+    store = _special_store(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = export_session(store, "s1", path=str(fifo), workspace="", now=NOW)
+    reader.join(60)
+    assert not reader.is_alive()
+    assert b"zero: to a stream" in received[0]
+    assert result.size == len(received[0])
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_export_refuses_a_socket(tmp_path: Path) -> None:
+    store = _special_store(tmp_path)
+    path = tmp_path / "sock"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        with pytest.raises(AtomicWriteError, match="is a socket; refusing to replace it"):
+            export_session(store, "s1", path=str(path), workspace="", now=NOW)
+        assert stat.S_ISSOCK(os.lstat(path).st_mode)
+    finally:
+        server.close()
+
+
+def test_cli_export_dash_writes_to_stdout(tmp_path: Path) -> None:
+    store = _special_store(tmp_path)
+    env = {**os.environ, "ZERO_TUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zero_tui",
+            "export",
+            "s1",
+            "-o",
+            "-",
+            "--format",
+            "md",
+            "--store",
+            str(store.root),
+        ],
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(b"# Special\n")
+    assert b"wrote transcript" not in done.stdout + done.stderr
+    assert not (tmp_path / "-").exists()

@@ -14,6 +14,10 @@ never a partial file:
 * on any failure — including an exception raised by the caller's chunk iterator halfway —
   the temp file is removed and the destination is left as it was.
 
+`write_destination` is for a path the user names (an export): a FIFO or a character
+device there (`/dev/null`, `/dev/stdout`, a terminal) is written to as a stream, never
+replaced; a socket or block device is refused; anything else is `write_atomic`.
+
 Errors read like Go's: `open <path>: no such file or directory`. No Textual or Rich import.
 """
 
@@ -89,6 +93,51 @@ def _refuse_directory(path: str) -> None:
         return  # the open below reports the real problem, if any
     if stat.S_ISDIR(info.st_mode):
         raise _fail("open", path, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
+
+
+_STREAM_FLAGS = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _is_stream(mode: int) -> bool:
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def _write_stream(path: str, fd: int, content: bytes | Iterable[bytes]) -> int:
+    size = 0
+    try:
+        for chunk in (content,) if isinstance(content, bytes) else content:
+            write_all(fd, chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise _fail("write", path, error) from None
+    finally:
+        os.close(fd)
+    return size
+
+
+def write_destination(path: str, content: bytes | Iterable[bytes]) -> int:
+    """Write to a path the user chose: a stream for an existing FIFO or character device
+    (followed through symlinks; never replaced, no temp file), refused for a socket or a
+    block device, else `write_atomic`. Returns the size written."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return write_atomic(path, content)  # missing (or unreachable): the usual path
+    if _is_stream(info.st_mode):
+        try:
+            fd = os.open(path, _STREAM_FLAGS)  # a FIFO waits here for its reader, as `cat >` does
+        except OSError as error:
+            raise _fail("open", path, error) from None
+        if _is_stream(os.fstat(fd).st_mode):
+            return _write_stream(path, fd, content)
+        os.close(fd)  # replaced meanwhile by something else: the checks below decide
+        info = os.stat(path)
+    if stat.S_ISSOCK(info.st_mode) or stat.S_ISBLK(info.st_mode):
+        kind = "a socket" if stat.S_ISSOCK(info.st_mode) else "a block device"
+        raise AtomicWriteError(
+            path, f"open {path}: is {kind}; refusing to replace it (choose a file)"
+        )
+    return write_atomic(path, content)
 
 
 def write_atomic(path: str, content: bytes | Iterable[bytes]) -> int:

@@ -93,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-o",
         "--output",
         metavar="PATH",
-        help="file to write; relative to --cwd (default: zero-transcript-<time>.<ext> there)",
+        help="file to write, or - for stdout; relative to --cwd "
+        "(default: zero-transcript-<time>.<ext> there)",
     )
     export.add_argument(
         "--format",
@@ -223,23 +224,30 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.atomic import AtomicWriteError
-    from zero_tui.transcript.export import export_session
+    from zero_tui.transcript.export import ExportResult, export_session, export_to_stream
 
+    to_stdout = args.output == "-"
+    result: ExportResult
     try:
-        result = export_session(
-            _store(args),
-            args.session_id,
-            fmt=args.format,
-            path=args.output,
-            workspace=_workspace(args),
-            now=datetime.now().astimezone(),
-        )
+        if to_stdout:
+            out.flush()
+            result = export_to_stream(_store(args), args.session_id, out.buffer, fmt=args.format)
+        else:
+            result = export_session(
+                _store(args),
+                args.session_id,
+                fmt=args.format,
+                path=args.output,
+                workspace=_workspace(args),
+                now=datetime.now().astimezone(),
+            )
     except AtomicWriteError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))}\n")
         return EXIT_DATA_ERROR
     if result.notice:
         err.write(f"{PROG}: {sanitize_line(result.notice)}\n")
-    out.write(f"wrote transcript to {sanitize_line(result.path)}\n")
+    if not to_stdout:
+        out.write(f"wrote transcript to {sanitize_line(result.path)}\n")
     return EXIT_OK
 
 

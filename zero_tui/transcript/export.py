@@ -39,15 +39,15 @@ import math
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from html import escape as _html_escape
-from typing import Any
+from typing import Any, BinaryIO
 
-from zero_tui.atomic import write_atomic
+from zero_tui.atomic import write_destination
 from zero_tui.store import Event, Metadata, SessionStore, StoreError
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
@@ -779,10 +779,56 @@ def export_session(
     the extension". Raises StoreError (unknown session, unreadable log) or AtomicWriteError.
     """
     target, chosen = resolve_export_path(path, fmt, workspace, now)
+    return _export(
+        store,
+        session_id,
+        chosen,
+        target,
+        lambda chunks: write_destination(target, chunks),
+        model=model,
+        provider=provider,
+    )
+
+
+def export_to_stream(
+    store: SessionStore,
+    session_id: str,
+    stream: BinaryIO,
+    *,
+    fmt: ExportFormat | str | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+) -> ExportResult:
+    """Export one session to an open binary stream (`zero-tui export ID -o -`: stdout).
+
+    `fmt` None means txt. The result's path is "-".
+    """
+
+    def write(chunks: Iterable[bytes]) -> int:
+        size = 0
+        for chunk in chunks:
+            stream.write(chunk)
+            size += len(chunk)
+        stream.flush()
+        return size
+
+    chosen = parse_format(fmt) if fmt else ExportFormat.TXT
+    return _export(store, session_id, chosen, "-", write, model=model, provider=provider)
+
+
+def _export(
+    store: SessionStore,
+    session_id: str,
+    chosen: ExportFormat,
+    target: str,
+    write: Callable[[Iterable[bytes]], int],
+    *,
+    model: str | None,
+    provider: str | None,
+) -> ExportResult:
     meta, events, notice = load_export_events(store, session_id)
     with gc_paused():  # not while reading: the parse runs as `store.read_events` does
-        size = write_atomic(
-            target,
-            iter_export(meta, events, chosen, notice=notice, model=model, provider=provider),
+        size = write(
+            iter_export(meta, events, chosen, notice=notice, model=model, provider=provider)
         )
     return ExportResult(target, chosen, notice, size, len(events))
