@@ -425,3 +425,53 @@ def test_corrupt_complete_last_line_is_left_alone(store: SessionStore) -> None:
     assert store.events_path("s").read_bytes() == data + event.to_json_line()
     with pytest.raises(StoreError, match="at line 2"):
         store.read_events("s")
+
+
+# --- issue 9, fault 5: a holder that re-locks at once cannot starve a waiter --------------------
+
+RELOCKING_HOLDER = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+hold = float(sys.argv[2])
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("ready", flush=True)
+while True:  # a busy agent: unlock and take the lock again at once
+    time.sleep(hold)
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+"""
+
+
+def test_a_relocking_holder_does_not_starve_appends(store: SessionStore) -> None:
+    holder = python_process(RELOCKING_HOLDER, str(store.lock_path("s")), "0.005")
+    try:
+        wait_ready(holder)
+        patient = SessionStore(store.root, lock_timeout=20)
+        for n in range(10):  # filelock's LOCK_NB poll was "busy" 6 times out of 6
+            patient.append_events("s", [("message", {"n": n})])
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    assert sequences(store.read_events("s")) == list(range(1, 11))
+
+
+def test_a_lock_held_past_the_timeout_is_busy_and_never_left_held(
+    store: SessionStore, foreign_lock: ForeignLock
+) -> None:
+    hasty = SessionStore(store.root, lock_timeout=0.2)
+    with pytest.raises(SessionBusyError, match="session s is busy"):
+        hasty.append_events("s", [("message", {"n": 1})])
+    with pytest.raises(SessionBusyError):
+        hasty.update_title("s", "renamed")
+    assert store.read_events("s") == []
+    foreign_lock.release()
+    # the abandoned waiters take the lock when it frees and drop it at once: a later
+    # append (blocking) gets it, and then nobody holds it
+    assert sequences(store.append_events("s", [("message", {"n": 2})])) == [1]
+    deadline = time.monotonic() + 60  # a hang guard, not a timing assertion
+    while lock_is_held(store.lock_path("s")):
+        assert time.monotonic() < deadline, "an abandoned waiter kept the lock"
+        time.sleep(0.01)
+    meta = store.get("s")
+    assert meta is not None
+    assert meta.title == ""

@@ -18,6 +18,11 @@ from typing import Any
 
 import filelock
 
+try:
+    import fcntl
+except ImportError:  # Windows: filelock's LockFileEx-based lock instead
+    fcntl = None  # type: ignore[assignment]
+
 from zero_tui.atomic import AtomicWriteError, write_all, write_atomic
 from zero_tui.store import gojson
 from zero_tui.store.errors import SessionBusyError, StoreError
@@ -401,27 +406,34 @@ class SessionStore:
             path = self.lock_path(session_id)
             if not path.parent.is_dir():
                 raise StoreError(f"open zero session lock: open {path}: no such file or directory")
-            file_lock = filelock.FileLock(
-                path,
-                mode=0o600,
-                timeout=(
-                    max(0.0, self.lock_timeout - (time.monotonic() - started))
-                    if self.lock_timeout >= 0
-                    else -1
-                ),
-                thread_local=False,
-                fallback_to_soft=False,
+            remaining = (
+                max(0.0, self.lock_timeout - (time.monotonic() - started))
+                if self.lock_timeout >= 0
+                else None
             )
+            if fcntl is None:
+                with _soft_file_lock(path, remaining, busy):
+                    yield
+                return
             try:
-                file_lock.acquire()
-            except filelock.Timeout:
-                raise busy from None
+                fd = open_regular(path, os.O_RDWR | os.O_CREAT, 0o600)
             except OSError as error:
-                raise StoreError(f"open zero session lock: {error.strerror}: {path}") from None
+                raise StoreError(f"open zero session lock: {os_reason(error)}: {path}") from None
             try:
-                yield
+                try:
+                    acquired = _flock_within(fd, remaining)
+                except OSError as error:
+                    raise StoreError(f"lock zero session: {os_reason(error)}: {path}") from None
+                if not acquired:
+                    fd = -1  # the waiting thread owns it now (it unlocks and closes it)
+                    raise busy
+                try:
+                    yield
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
             finally:
-                file_lock.release()
+                if fd >= 0:
+                    os.close(fd)
         finally:
             mutex.release()
 
@@ -597,6 +609,93 @@ class SessionStore:
             meta = meta.replace(model_id=model)
             self._write_metadata(session_id, meta)
             return meta
+
+
+class _FlockWaiter:
+    """A blocking flock(LOCK_EX) in its own thread, so that the caller can stop waiting.
+
+    A blocking flock is queued by the kernel and wakes as soon as the holder unlocks, so a
+    holder that re-locks at once (a busy agent) cannot starve it, as it starves a poll
+    with LOCK_NB. A thread blocked in flock cannot be interrupted: when the caller gives
+    up, the thread keeps the fd, and whenever it does get the lock it unlocks and closes
+    at once, so no lock is ever left held.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.guard = threading.Lock()
+        self.done = threading.Event()
+        self.acquired = False
+        self.error: OSError | None = None
+        self.abandoned = False
+
+    def run(self) -> None:
+        assert fcntl is not None
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            acquired, error = True, None
+        except OSError as failure:
+            acquired, error = False, failure
+        with self.guard:
+            if self.abandoned:
+                if acquired:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+                os.close(self.fd)
+                return
+            self.acquired, self.error = acquired, error
+            self.done.set()
+
+    def wait(self, timeout: float | None) -> bool:
+        self.done.wait(timeout)
+        with self.guard:
+            if self.done.is_set():
+                if self.error is not None:
+                    raise self.error
+                return self.acquired
+            self.abandoned = True
+            return False
+
+
+def _flock_within(fd: int, timeout: float | None) -> bool:
+    """flock(fd, LOCK_EX) as a blocking waiter, giving up after `timeout` s (None: never).
+
+    False means it gave up, and the fd then belongs to the waiting thread (see
+    _FlockWaiter). OSError for a lock failure (the fd is still the caller's).
+    """
+    assert fcntl is not None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        pass
+    if timeout is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
+    waiter = _FlockWaiter(fd)
+    threading.Thread(target=waiter.run, name="zero-tui-flock", daemon=True).start()
+    return waiter.wait(timeout)
+
+
+@contextmanager
+def _soft_file_lock(path: Path, timeout: float | None, busy: SessionBusyError) -> Iterator[None]:
+    """Where fcntl is missing (Windows): filelock's LockFileEx lock, polled."""
+    file_lock = filelock.FileLock(
+        path,
+        mode=0o600,
+        timeout=-1 if timeout is None else timeout,
+        thread_local=False,
+        fallback_to_soft=False,
+    )
+    try:
+        file_lock.acquire()
+    except filelock.Timeout:
+        raise busy from None
+    except OSError as error:
+        raise StoreError(f"open zero session lock: {error.strerror}: {path}") from None
+    try:
+        yield
+    finally:
+        file_lock.release()
 
 
 def sort_sessions(sessions: list[Metadata]) -> list[Metadata]:
