@@ -23,7 +23,7 @@ try:
 except ImportError:  # Windows: filelock's LockFileEx-based lock instead
     fcntl = None  # type: ignore[assignment]
 
-from zero_tui.atomic import AtomicWriteError, write_all, write_atomic
+from zero_tui.atomic import AtomicWriteError, go_error_text, write_all, write_atomic
 from zero_tui.store import gojson
 from zero_tui.store.errors import SessionBusyError, StoreError
 from zero_tui.store.events import decode_line, parse_log, rehydrate
@@ -150,10 +150,10 @@ def read_regular(path: str | os.PathLike[str]) -> bytes:
 
 
 def os_reason(error: OSError) -> str:
-    """An OSError as one line: its text for a NotRegularFileError, else its strerror."""
+    """An OSError as one line, as Go words it: "no space left on device"."""
     if isinstance(error, NotRegularFileError):
         return str(error)
-    return error.strerror or str(error)
+    return go_error_text(error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,8 +482,10 @@ class SessionStore:
     def append_events(self, session_id: str, events: Sequence[EventInput]) -> builtins.list[Event]:
         """Zero's AppendEvents: one locked write of the batch, then metadata.
 
-        Beyond Go (design §3.3): a torn tail is cut back to the end of the last line the
-        reader accepts before the batch is written, so the log stays readable.
+        Beyond Go (design §3.3, §5): a torn tail is cut back to the end of the last line
+        the reader accepts before the batch is written, so the log stays readable; and an
+        append that fails (a write, the fsync or the metadata write: a full disk) puts the
+        log back exactly as it was, torn tail included, so retrying never duplicates.
         """
         self._check_id(session_id)
         prepared = self._prepare(events)
@@ -497,7 +499,14 @@ class SessionStore:
             except OSError as error:
                 raise StoreError(f"append zero session event: {os_reason(error)}") from None
             try:
-                tail = self._scan_tail(fd, session_id)
+                try:
+                    tail = self._scan_tail(fd, session_id)
+                    size = os.fstat(fd).st_size
+                    cut = os.pread(fd, size - tail.keep_length, tail.keep_length)
+                except OSError as error:
+                    raise StoreError(
+                        f"append zero session event: {os_reason(error)}: {path}"
+                    ) from None
                 next_sequence = meta.event_count + 1
                 if tail.last_sequence is not None and tail.last_sequence >= next_sequence:
                     next_sequence = tail.last_sequence + 1
@@ -515,26 +524,34 @@ class SessionStore:
                     )
                     lines.append(event.to_json_line())
                     new_events.append(event)
-                size = os.fstat(fd).st_size
-                if tail.keep_length < size:
-                    os.ftruncate(fd, tail.keep_length)
-                os.lseek(fd, 0, os.SEEK_END)
-                write_all(fd, b"".join(lines))
-                os.fsync(fd)
-            except OSError as error:
-                raise StoreError(f"append zero session event: {error.strerror}: {path}") from None
+                try:
+                    if cut:
+                        os.ftruncate(fd, tail.keep_length)
+                    os.lseek(fd, tail.keep_length, os.SEEK_SET)
+                    write_all(fd, b"".join(lines))
+                    os.fsync(fd)
+                except OSError as error:
+                    restored = _restore_log(fd, tail.keep_length, cut)
+                    raise StoreError(
+                        f"append zero session event: {os_reason(error)}: {path}{restored}"
+                    ) from None
+                last = new_events[-1]
+                try:
+                    self._write_metadata(
+                        session_id,
+                        meta.replace(
+                            updated_at=last.created_at,
+                            event_count=last.sequence,
+                            last_event_type=last.type,
+                        ),
+                    )
+                except StoreError as error:
+                    # the batch must not stay in the log of a failed append
+                    restored = _restore_log(fd, tail.keep_length, cut)
+                    raise StoreError(f"{error}{restored}") from None
+                return new_events
             finally:
                 os.close(fd)
-            last = new_events[-1]
-            self._write_metadata(
-                session_id,
-                meta.replace(
-                    updated_at=last.created_at,
-                    event_count=last.sequence,
-                    last_event_type=last.type,
-                ),
-            )
-            return new_events
 
     def _scan_tail(self, fd: int, session_id: str) -> LogTail:
         size = os.fstat(fd).st_size
@@ -609,6 +626,20 @@ class SessionStore:
             meta = meta.replace(model_id=model)
             self._write_metadata(session_id, meta)
             return meta
+
+
+def _restore_log(fd: int, length: int, cut: bytes) -> str:
+    """Put a log back as it was before a failed append: its first `length` bytes, then the
+    torn bytes `cut` that the append had cut off. Returns "" or a note that it could not."""
+    try:
+        os.ftruncate(fd, length)
+        written = 0
+        while written < len(cut):
+            written += os.pwrite(fd, cut[written:], length + written)
+        os.fsync(fd)
+    except OSError as error:
+        return f" (and the log could not be put back as it was: {os_reason(error)})"
+    return ""
 
 
 class _FlockWaiter:
