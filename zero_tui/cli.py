@@ -101,6 +101,18 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("txt", "md", "json", "html"),
         help="txt (Zero's), md, json or html (default: from PATH's extension, else txt)",
     )
+    check = commands.add_parser(
+        "check", help="a health report of the store (or one session); --repair fixes the safe"
+    )
+    _common_options(check, at_top=False)
+    check.add_argument("session_id", metavar="ID", nargs="?", help="only this session")
+    check.add_argument(
+        "--repair",
+        action="store_true",
+        help="cut torn tails, resync metadata counters, remove leftover temp files "
+        "(a copy of each changed file is saved beside it)",
+    )
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -251,6 +263,59 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    from zero_tui.store.check import check_store, repair_store
+
+    store = _store(args)
+    report = (repair_store if args.repair else check_store)(store, args.session_id)
+    if args.json:
+        document = {
+            "root": str(report.root),
+            "sessionsChecked": report.sessions_checked,
+            "healthy": report.healthy,
+            "findings": [
+                {
+                    "sessionId": f.session_id,
+                    "path": f.path,
+                    "line": f.line,
+                    "kind": f.kind,
+                    "message": f.message,
+                    "repairable": f.repairable,
+                }
+                for f in report.findings
+            ],
+            "repairs": [
+                {"sessionId": r.session_id, "path": r.path, "action": r.action, "backup": r.backup}
+                for r in report.repairs
+            ],
+        }
+        out.write(escape_json_controls(json.dumps(document, ensure_ascii=False, indent=2)))
+        out.write("\n")
+        return EXIT_OK if report.healthy else EXIT_DATA_ERROR
+    for repair in report.repairs:
+        saved = f" (copy saved as {repair.backup})" if repair.backup else ""
+        out.write(sanitize_line(f"repaired {repair.path}: {repair.action}{saved}") + "\n")
+    for finding in report.findings:
+        out.write(sanitize_line(f"{finding.where}: {finding.message}") + "\n")
+    checked = f"{report.sessions_checked:,} session" + ("" if report.sessions_checked == 1 else "s")
+    if report.healthy:
+        out.write(f"checked {checked}: healthy\n")
+        return EXIT_OK
+    problems = len(report.findings)
+    noun = "problem" if problems == 1 else "problems"
+    repairable = sum(1 for f in report.findings if f.repairable)
+    if args.repair:
+        out.write(f"checked {checked}: {problems:,} {noun} left for a person\n")
+    elif repairable:
+        out.write(
+            f"checked {checked}: {problems:,} {noun}, {repairable:,} of them safe to repair "
+            f"({PROG} check --repair)\n"
+        )
+    else:
+        out.write(f"checked {checked}: {problems:,} {noun}, none safe to repair automatically\n")
+    return EXIT_DATA_ERROR
+
+
 def run_tui(args: argparse.Namespace) -> int:
     from zero_tui.app import run_app
 
@@ -275,6 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sessions": lambda: cmd_sessions(args, out, err),
         "show": lambda: cmd_show(args, out, err),
         "export": lambda: cmd_export(args, out, err),
+        "check": lambda: cmd_check(args, out),
         None: lambda: run_tui(args),
     }
     try:

@@ -446,6 +446,10 @@ class SessionStore:
         except AtomicWriteError as error:
             raise StoreError(f"write zero session metadata: {error}") from None
 
+    def write_metadata_locked(self, session_id: str, meta: Metadata) -> None:
+        """Replace metadata.json atomically; the caller holds `locked(session_id)`."""
+        self._write_metadata(session_id, meta)
+
     def _metadata_for_update(self, session_id: str) -> Metadata:
         try:
             return self._read_metadata(session_id)
@@ -500,7 +504,7 @@ class SessionStore:
                 raise StoreError(f"append zero session event: {os_reason(error)}") from None
             try:
                 try:
-                    tail = self._scan_tail(fd, session_id)
+                    tail = self.read_log_tail(fd, session_id)
                     size = os.fstat(fd).st_size
                     cut = os.pread(fd, size - tail.keep_length, tail.keep_length)
                 except OSError as error:
@@ -553,7 +557,8 @@ class SessionStore:
             finally:
                 os.close(fd)
 
-    def _scan_tail(self, fd: int, session_id: str) -> LogTail:
+    def read_log_tail(self, fd: int, session_id: str) -> LogTail:
+        """What the end of the open log `fd` says (store-format §5.3, §7), reading its tail."""
         size = os.fstat(fd).st_size
         if size == 0:
             return LogTail(0, False, 0)
@@ -577,7 +582,7 @@ class SessionStore:
         except OSError as error:
             raise StoreError(f"read zero session events: {os_reason(error)}") from None
         try:
-            return self._scan_tail(fd, session_id).last_sequence or 0
+            return self.read_log_tail(fd, session_id).last_sequence or 0
         finally:
             os.close(fd)
 
