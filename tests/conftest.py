@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -9,10 +10,27 @@ from typing import Any
 
 import pytest
 from agent_fixtures import fake_agent as fake_agent  # the agent tests' fixture
+from hypothesis import HealthCheck, settings
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from zero_tui.store import Metadata, SessionStore
+
+# Property tests: a few examples each in CI; `ZERO_TUI_HYPOTHESIS_PROFILE=fuzz` (or
+# `--hypothesis-profile fuzz`) is the long fuzzing run the README documents.
+settings.register_profile(
+    "ci",
+    max_examples=25,
+    deadline=None,  # the machine is shared: no timed assertions
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=int(os.environ.get("ZERO_TUI_FUZZ_EXAMPLES", "5000")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+settings.load_profile(os.environ.get("ZERO_TUI_HYPOTHESIS_PROFILE", "ci"))
 
 NOW = datetime(2026, 7, 4, 12, 0, 0, tzinfo=UTC)
 """The spec's reference clock (tui-behaviour §10): 2026-07-04T12:00:00Z, zone UTC."""
