@@ -206,31 +206,18 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _require_session(store: SessionStore, session_id: str) -> Metadata:
-    meta = store.get(session_id)
-    if meta is None:
-        raise StoreError(f"zero session not found: {session_id}")
-    return meta
-
-
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    store = _store(args)
-    meta = _require_session(store, args.session_id)
-    if args.raw:
-        events = store.read_events(args.session_id)
-    else:
-        events, notice = store.read_events_for_display(args.session_id)
-        if notice:
-            err.write(f"{PROG}: {sanitize_line(notice)}\n")
-    if args.json:
-        from zero_tui.transcript.export import json_pieces
+    from zero_tui.transcript.export import display_rows, json_pieces, open_session
+    from zero_tui.transcript.render_text import iter_transcript_text
 
-        out.writelines(json_pieces(events))
-        return EXIT_OK
-    from zero_tui.transcript.render_text import render_transcript_text
-    from zero_tui.transcript.rows import collapse_for_display, rows_from_events
-
-    out.write(render_transcript_text(meta, collapse_for_display(rows_from_events(events))))
+    # streamed from the log, one event at a time: memory stays flat whatever its length
+    with open_session(_store(args), args.session_id, raw=args.raw) as source:
+        if source.fallback is not None:
+            err.write(f"{PROG}: {sanitize_line(f'showing the raw log: {source.fallback}')}\n")
+        if args.json:
+            out.writelines(json_pieces(source.events()))
+        else:
+            out.writelines(iter_transcript_text(source.meta, display_rows(source.events())))
     return EXIT_OK
 
 

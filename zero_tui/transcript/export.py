@@ -34,6 +34,7 @@ No Textual or Rich import here.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import math
 import os
@@ -52,6 +53,7 @@ from zero_tui.store import Event, Metadata, SessionStore, StoreError
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
 from zero_tui.store.gotext import clean_path, collapse_space, trim_space
+from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import (
     Row,
     RowBuilder,
@@ -59,7 +61,6 @@ from zero_tui.transcript.rows import (
     ToolInfo,
     collapse_for_display,
     resume_card,
-    rows_from_events,
 )
 from zero_tui.transcript.sanitize import escape_json_controls, sanitize_line, sanitize_text
 
@@ -164,6 +165,49 @@ def load_export_events(
         return meta, events, sanitize_line(f"exported the raw log, not the compacted view: {error}")
 
 
+@dataclass(slots=True)
+class SessionSource:
+    """One session opened for streaming: its metadata, and its events in display order.
+
+    `events()` decodes them one at a time from the log (LogIndex), so showing or exporting
+    a session holds an index of the log, never the log or its events. `fallback` is the
+    reason the raw log stands in for the compacted view, if it does.
+    """
+
+    meta: Metadata
+    index: LogIndex
+    order: Sequence[int]
+    fallback: str | None
+
+    @property
+    def event_count(self) -> int:
+        return len(self.order)
+
+    def events(self) -> Iterator[Event]:
+        return self.index.iter_decoded(self.order)
+
+
+@contextmanager
+def open_session(
+    store: SessionStore, session_id: str, *, raw: bool = False
+) -> Iterator[SessionSource]:
+    """The session's rehydrated events (raw with `raw`, or when the latest compaction
+    cannot be applied: then `fallback` says why). StoreError for an unknown session or an
+    unreadable log."""
+    meta = store.get(session_id)
+    if meta is None:
+        raise StoreError(f"zero session not found: {session_id}")
+    with LogIndex.open(store.events_path(session_id), session_id) as index:
+        fallback: str | None = None
+        order: Sequence[int] = range(len(index))
+        if not raw:
+            try:
+                order = index.rehydrated_order()
+            except StoreError as error:
+                fallback = str(error)
+        yield SessionSource(meta, index, order, fallback)
+
+
 # --- text helpers ------------------------------------------------------------------------------
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -243,11 +287,22 @@ def txt_block(prefix: str, text: str) -> str:
     return prefix + body + "\n\n"
 
 
-def _txt_pieces(meta: Metadata, events: Sequence[Event], card: Sequence[str]) -> Iterator[str]:
-    yield txt_block(_TXT_PREFIXES[RowKind.SYSTEM], "\n".join(card))
+STREAM_BATCH = 4096  # events given to the row builder at a time
+
+
+def build_rows(events: Iterable[Event]) -> list[Row]:
+    """All rows of a stream of events, fed to the builder in batches (the events are not
+    kept: only the rows are)."""
     builder = RowBuilder()
-    builder.add_events(event for event in events if event.type in _TXT_EVENT_TYPES)
-    for row in builder.rows:
+    iterator = iter(events)
+    while batch := list(itertools.islice(iterator, STREAM_BATCH)):
+        builder.add_events(batch)
+    return builder.rows
+
+
+def _txt_pieces(meta: Metadata, events: Iterable[Event], card: Sequence[str]) -> Iterator[str]:
+    yield txt_block(_TXT_PREFIXES[RowKind.SYSTEM], "\n".join(card))
+    for row in build_rows(event for event in events if event.type in _TXT_EVENT_TYPES):
         prefix = _TXT_PREFIXES.get(row.kind)
         if prefix is not None:
             yield txt_block(prefix, row.text)
@@ -367,16 +422,13 @@ def json_event(event: Event) -> str:
     return escape_json_controls(text)
 
 
-def json_pieces(events: Sequence[Event]) -> Iterator[str]:
+def json_pieces(events: Iterable[Event]) -> Iterator[str]:
     """The `show --json` array, one event at a time (DEL, C1 and lone surrogates escaped)."""
-    if not events:
-        yield "[]\n"
-        return
     separator = "[\n  "
     for event in events:
         yield separator + json_event(event)
         separator = ",\n  "
-    yield "\n]\n"
+    yield "[]\n" if separator == "[\n  " else "\n]\n"
 
 
 # --- shared by md and html ------------------------------------------------------------------
@@ -410,9 +462,9 @@ def session_facts(meta: Metadata, event_count: int) -> list[Fact]:
     return [fact for fact in facts if trim_space(fact.value)]
 
 
-def display_rows(events: Sequence[Event]) -> list[Row]:
+def display_rows(events: Iterable[Event]) -> list[Row]:
     """The rows a transcript shows for these events (§6.2 mapping, §6.3 display collapse)."""
-    return collapse_for_display(rows_from_events(events))
+    return collapse_for_display(build_rows(events))
 
 
 def turn_excerpt(text: str, limit: int = 60) -> str:
@@ -693,10 +745,10 @@ def _md_row(row: Row) -> str:
 
 
 def _md_pieces(
-    meta: Metadata, events: Sequence[Event], rows: Sequence[Row], notice: str | None
+    meta: Metadata, event_count: int, rows: Sequence[Row], notice: str | None
 ) -> Iterator[str]:
     yield f"# {md_inline(trim_space(meta.title) or 'untitled')}\n\n"
-    for fact in session_facts(meta, len(events)):
+    for fact in session_facts(meta, event_count):
         value = md_code_span(fact.value) if fact.code else md_inline(fact.value)
         yield f"- **{fact.label}:** {value}\n"
     if notice:
@@ -715,23 +767,26 @@ def _md_pieces(
 
 def iter_export(
     meta: Metadata,
-    events: Sequence[Event],
+    events: Iterable[Event],
     fmt: ExportFormat | str,
     *,
     notice: str | None = None,
     model: str | None = None,
     provider: str | None = None,
+    event_count: int | None = None,
 ) -> Iterator[bytes]:
     """The export's bytes in chunks of about a MiB (what `render_export` joins).
 
-    `notice` (the raw-log fallback) is shown in md and html. `model`/`provider` are the
-    app's own for the txt resume card (default: the session's, so no `(recorded: …)`).
+    `events` may be a stream (`SessionSource.events()`), read once: pass `event_count`
+    then. `notice` (the raw-log fallback) is shown in md and html. `model`/`provider` are
+    the app's own for the txt resume card (default: the session's, so no `(recorded: …)`).
     """
     chosen = parse_format(fmt)
+    count = event_count if event_count is not None else len(events)  # type: ignore[arg-type]
     if chosen is ExportFormat.TXT:
         card = resume_card(
             meta,
-            len(events),
+            count,
             model=meta.model_id if model is None else model,
             provider=meta.provider if provider is None else provider,
         )
@@ -740,25 +795,34 @@ def iter_export(
         return _chunked(json_pieces(events))
     rows = display_rows(events)
     if chosen is ExportFormat.MD:
-        return _chunked(_md_pieces(meta, events, rows, notice))
+        return _chunked(_md_pieces(meta, count, rows, notice))
     from zero_tui.transcript.export_html import html_pieces
 
-    return _chunked(html_pieces(meta, events, rows, notice))
+    return _chunked(html_pieces(meta, count, rows, notice))
 
 
 def render_export(
     meta: Metadata,
-    events: Sequence[Event],
+    events: Iterable[Event],
     fmt: ExportFormat | str,
     *,
     notice: str | None = None,
     model: str | None = None,
     provider: str | None = None,
+    event_count: int | None = None,
 ) -> bytes:
     """The whole export as bytes (UTF-8)."""
     with gc_paused():
         return b"".join(
-            iter_export(meta, events, fmt, notice=notice, model=model, provider=provider)
+            iter_export(
+                meta,
+                events,
+                fmt,
+                notice=notice,
+                model=model,
+                provider=provider,
+                event_count=event_count,
+            )
         )
 
 
@@ -826,9 +890,22 @@ def _export(
     model: str | None,
     provider: str | None,
 ) -> ExportResult:
-    meta, events, notice = load_export_events(store, session_id)
-    with gc_paused():  # not while reading: the parse runs as `store.read_events` does
-        size = write(
-            iter_export(meta, events, chosen, notice=notice, model=model, provider=provider)
-        )
-    return ExportResult(target, chosen, notice, size, len(events))
+    with open_session(store, session_id) as source:
+        notice = None
+        if source.fallback is not None:
+            notice = sanitize_line(
+                f"exported the raw log, not the compacted view: {source.fallback}"
+            )
+        with gc_paused():
+            size = write(
+                iter_export(
+                    source.meta,
+                    source.events(),
+                    chosen,
+                    notice=notice,
+                    model=model,
+                    provider=provider,
+                    event_count=source.event_count,
+                )
+            )
+    return ExportResult(target, chosen, notice, size, source.event_count)

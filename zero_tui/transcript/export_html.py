@@ -20,7 +20,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from zero_tui.store import Event, Metadata
+from zero_tui.store import Metadata
 from zero_tui.store.gotext import trim_space
 from zero_tui.transcript.export import (
     session_facts,
@@ -269,7 +269,7 @@ def html_row(row: Row) -> str:
 
 
 def html_pieces(
-    meta: Metadata, events: Sequence[Event], rows: Sequence[Row], notice: str | None
+    meta: Metadata, event_count: int, rows: Sequence[Row], notice: str | None
 ) -> Iterator[str]:
     title = trim_space(meta.title) or "untitled"
     yield (
@@ -284,7 +284,7 @@ def html_pieces(
         f"<dt>{fact.label}</dt><dd>"
         + (f"<code>{_e_line(fact.value)}</code>" if fact.code else _e_line(fact.value))
         + "</dd>"
-        for fact in session_facts(meta, len(events))
+        for fact in session_facts(meta, event_count)
     )
     yield (
         '<header class="session"><div class="app">Zero session transcript</div>'

@@ -282,6 +282,23 @@ class LogIndex:
             number = self._line_numbers[index]
         return decode_line(line, self.session_id, number)
 
+    def iter_decoded(self, order: Sequence[int]) -> Iterator[Event]:
+        """Decode the lines at `order`, one at a time, reading the file in large windows.
+
+        For streaming a whole session (show, exports): nothing but the current window and
+        event is held, so memory stays flat whatever the log's length. A corrupt line
+        raises StoreError naming its line, as `read_events` does.
+        """
+        buffer = b""
+        base = 0
+        for line in order:
+            start, end = self._starts[line], self._ends[line]
+            if start < base or end > base + len(buffer):
+                base = start
+                buffer = self._read(base, max(_SCAN_CHUNK, end - start))
+            piece = _content(buffer[start - base : end - base])
+            yield decode_line(piece, self.session_id, self._line_numbers[line])
+
     def line_at_offset(self, offset: int) -> int | None:
         """The accepted line holding byte `offset`, if any."""
         line = bisect_right(self._starts, offset) - 1

@@ -8,7 +8,7 @@ All session text passes through `sanitize_text`, so nothing in it can drive the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from zero_tui.store.models import Metadata
 from zero_tui.transcript.rows import Row, RowKind
@@ -24,9 +24,17 @@ def render_transcript_text(meta: Metadata, rows: Sequence[Row]) -> str:
     The rows are rendered as given: pass `collapse_for_display(rows)` for what a transcript
     shows (the collapse is not idempotent, so it is not applied a second time here).
     """
-    blocks = ["\n".join(_header_lines(meta))]
-    blocks += [block for block in (_render_row(row) for row in rows) if block]
-    return "\n\n".join(blocks) + "\n"
+    return "".join(iter_transcript_text(meta, rows))
+
+
+def iter_transcript_text(meta: Metadata, rows: Sequence[Row]) -> Iterator[str]:
+    """`render_transcript_text` a block at a time (for streaming to a terminal or pipe)."""
+    yield "\n".join(_header_lines(meta))
+    for row in rows:
+        block = _render_row(row)
+        if block:
+            yield "\n\n" + block
+    yield "\n"
 
 
 def _header_lines(meta: Metadata) -> list[str]:
