@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from zero_tui.atomic import AtomicWriteError, write_atomic
@@ -892,3 +894,32 @@ def test_cli_export_dash_writes_to_stdout(tmp_path: Path) -> None:
     assert done.stdout.startswith(b"# Special\n")
     assert b"wrote transcript" not in done.stdout + done.stderr
     assert not (tmp_path / "-").exists()
+
+
+# --- issue 9, fault 11: plain answers skip the Markdown parser, with the same HTML -------------
+
+
+_PLAIN_ALPHABET = list("abcXYZ019 \n.,;:'\"?()/%$@^{}é✓\u00a0\u2028\u3000")
+
+
+@given(
+    st.text(st.sampled_from(_PLAIN_ALPHABET), max_size=80)
+    | st.text(st.sampled_from(_PLAIN_ALPHABET) | st.characters(), max_size=80)
+)
+def test_plain_paragraphs_render_as_markdown_it_does(text: str) -> None:
+    from zero_tui.transcript.export_html import markdown_renderer, plain_paragraphs
+
+    clean = sanitize_text(text)
+    plain = plain_paragraphs(clean)
+    if plain is not None:
+        assert plain == markdown_renderer().render(clean)
+
+
+def test_plain_paragraphs_take_plain_text_only() -> None:
+    from zero_tui.transcript.export_html import plain_paragraphs
+
+    assert plain_paragraphs("Done.\n\nAll tests pass (42 of 42).") == (
+        "<p>Done.</p>\n<p>All tests pass (42 of 42).</p>\n"
+    )
+    for markdown in ("**bold**", "1. item", "a  \nb", "    code", "x & y", "# title", "<b>"):
+        assert plain_paragraphs(markdown) is None

@@ -12,6 +12,7 @@ No Textual or Rich import here (markdown-it-py is a plain library).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from html import escape
@@ -170,9 +171,36 @@ def markdown_renderer() -> MarkdownIt:
     return renderer
 
 
+# Text with none of these characters, no indented or space-ended line and no line that
+# starts with "1." or "1)", is plain paragraphs to CommonMark: it renders the same without
+# the parser, ~50x faster (checked against markdown-it in the tests).
+_MARKDOWN_SYNTAX = re.compile(
+    r"[\\`*_\[\]<>#+\-=|~!&\t\r\x00]|^[^\S\n]|[^\S\n]$|^[0-9]{1,9}[.)]", re.MULTILINE
+)
+_BLANK_LINES = re.compile(r"\n{2,}")
+
+
+def plain_paragraphs(text: str) -> str | None:
+    """CommonMark's HTML for text with no Markdown syntax in it, or None when it has some."""
+    if _MARKDOWN_SYNTAX.search(text):
+        return None
+    paragraphs = _BLANK_LINES.split(text.strip("\n"))
+    return "".join(
+        "<p>" + paragraph.replace('"', "&quot;") + "</p>\n" for paragraph in paragraphs if paragraph
+    )
+
+
+@lru_cache(maxsize=512)
 def render_markdown(text: str) -> str:
-    """Session Markdown as HTML: raw HTML escaped, unsafe link schemes refused."""
-    html: str = markdown_renderer().render(sanitize_text(text))
+    """Session Markdown as HTML: raw HTML escaped, unsafe link schemes refused.
+
+    Remembered for repeated answers; plain text skips the parser (`plain_paragraphs`).
+    """
+    clean = sanitize_text(text)
+    plain = plain_paragraphs(clean)
+    if plain is not None:
+        return plain
+    html: str = markdown_renderer().render(clean)
     return html
 
 
