@@ -4,7 +4,7 @@ value round-trips through append and read (issue 9).
 Bounded for CI by the "ci" profile (tests/conftest.py). The long fuzzing run:
 
     ZERO_TUI_HYPOTHESIS_PROFILE=fuzz ZERO_TUI_FUZZ_EXAMPLES=20000 \\
-        python -m pytest tests/test_store_properties.py --hypothesis-show-statistics
+        python -m pytest tests/test_store_properties.py --timeout 0 --hypothesis-show-statistics
 """
 
 from __future__ import annotations
