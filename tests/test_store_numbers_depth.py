@@ -12,6 +12,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from zero_tui.cli import main
 from zero_tui.store import Event, SessionStore, StoreError, gojson
@@ -245,3 +247,40 @@ def strict_json(text: str) -> object:
 
 def _now() -> datetime:
     return datetime(2026, 7, 4, 12, 0, 0).astimezone()
+
+
+# --- fault 11: what one huge line may cost ------------------------------------------------------
+
+_JSONISH = st.text(st.sampled_from(list('{}[],:"\\ \n0123456789-+.eEtrufalsn\x01é')), max_size=40)
+
+
+@given(text=_JSONISH | st.recursive(st.none(), lambda c: st.lists(c, max_size=3)).map(json.dumps))
+def test_the_token_validator_accepts_exactly_what_the_decoder_accepts(text: str) -> None:
+    try:
+        gojson.loads(text)
+        decoded = True
+    except gojson.GoJSONError:
+        decoded = False
+    try:
+        gojson.check_valid(text)
+        validated = True
+    except gojson.GoJSONError:
+        validated = False
+    assert decoded == validated
+
+
+def test_a_huge_payload_is_validated_not_decoded_and_shown_from_its_bytes(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    payload = b'{"role":"tool","list":[' + b",".join(b"%d" % n for n in range(300)) + b'],"e":{}}'
+    write_log(store, "huge", payload)
+    assert main(["show", "huge", "--json", "--store", str(store.root)]) == 0
+    decoded_output = capsys.readouterr().out
+    monkeypatch.setattr(gojson, "HUGE_VALUE", 100)
+    (event,) = store.read_events("huge")
+    assert not event._payload_decoded  # validated only
+    assert main(["show", "huge", "--json", "--store", str(store.root)]) == 0
+    assert capsys.readouterr().out == decoded_output
+    write_log(store, "bad", payload[:-1] + b",}")
+    with pytest.raises(StoreError, match="at line 1"):
+        store.read_events("bad")

@@ -54,11 +54,16 @@ def _decode(line: bytes) -> Event:
         if -(2**63) <= sequence < 2**63:
             payload = match.group(6)
             value: Any = None
+            huge = payload is not None and len(payload) > gojson.HUGE_VALUE
             if payload is not None:
                 # validates the payload, and keeps the decoded value for later; a failure may
-                # only mean more keys follow the payload, which the general decoder handles
+                # only mean more keys follow the payload, which the general decoder handles.
+                # A huge payload is only validated: it is decoded when (if) it is used.
                 try:
-                    value = gojson.loads(payload, depth=1)
+                    if huge:
+                        gojson.check_valid(decode_utf8(payload), depth=1)
+                    else:
+                        value = gojson.loads(payload, depth=1)
                 except GoJSONError:
                     return _decode_general(line)
             event = Event(
@@ -69,7 +74,7 @@ def _decode(line: bytes) -> Event:
                 decode_utf8(match.group(5)),
                 payload,
             )
-            if payload is not None:
+            if payload is not None and not huge:
                 event._payload = value
                 event._payload_decoded = True
             return event

@@ -364,6 +364,78 @@ def _whole(text: str, pairs: bool, depth: int) -> Any:
     return value
 
 
+# One token of JSON, after optional whitespace: a string exactly as the grammar allows it, a
+# punctuation mark, a number, a literal.
+_TOKEN = re.compile(
+    r'[ \t\n\r]*(?:("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")|([{}\[\],:])'
+    r"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)|(true|false|null))"
+)
+_VALUE, _AFTER_VALUE, _KEY, _COLON = range(4)
+HUGE_VALUE = 8 * 1024 * 1024
+"""Above this many characters a value is validated token by token instead of decoded: a
+50 MB array of 25 million numbers would take gigabytes as Python objects."""
+
+
+def check_valid(text: str, *, depth: int = 0) -> None:
+    """Raise GoJSONError unless `text` is exactly one JSON value as Go accepts it (grammar,
+    strings, numbers, Go's 10,000 levels with `depth` already open), building nothing:
+    memory stays at the nesting depth whatever the size."""
+    stack: list[str] = []  # the closing bracket of each open container
+    state = _VALUE
+    position = 0
+    match = _TOKEN.match
+    while True:
+        token = match(text, position)
+        if token is None:
+            if state == _AFTER_VALUE and not stack and not text[position:].strip(" \t\n\r"):
+                return
+            raise _syntax_error("Expecting value", text, position)
+        position = token.end()
+        string, mark = token.group(1), token.group(2)
+        if state == _AFTER_VALUE:
+            if not stack or mark not in (",", stack[-1]):
+                raise _syntax_error("Expecting ',' delimiter", text, token.start())
+            if mark == ",":
+                state = _KEY if stack[-1] == "}" else _VALUE
+            else:
+                stack.pop()
+            continue
+        if state == _KEY:
+            if string is None:
+                raise _syntax_error(
+                    "Expecting property name enclosed in double quotes", text, token.start()
+                )
+            state = _COLON
+            continue
+        if state == _COLON:
+            if mark != ":":
+                raise _syntax_error("Expecting ':' delimiter", text, token.start())
+            state = _VALUE
+            continue
+        # a value is expected
+        if mark in ("{", "["):
+            if depth + len(stack) >= MAX_DEPTH:
+                raise GoJSONError("exceeded max depth")
+            closing = "}" if mark == "{" else "]"
+            after = match(text, position)
+            if after is not None and after.group(2) == closing:
+                position = after.end()  # an empty container is a whole value
+                state = _AFTER_VALUE
+                continue
+            stack.append(closing)
+            state = _KEY if mark == "{" else _VALUE
+            continue
+        if mark is not None:
+            raise _syntax_error("Expecting value", text, token.start())
+        state = _AFTER_VALUE
+
+
+def iter_tokens(text: str) -> Iterator[str]:
+    """The tokens of valid JSON text (strings as written, marks, numbers, literals)."""
+    for token in _TOKEN.finditer(text):
+        yield token.group().lstrip(" \t\n\r")
+
+
 def loads_pairs(data: bytes | str, *, depth: int = 0) -> Any:
     """Decode JSON keeping objects as JSONObject pairs (for struct-style field matching).
 

@@ -49,10 +49,10 @@ from html import escape as _html_escape
 from typing import Any, BinaryIO
 
 from zero_tui.atomic import write_destination
-from zero_tui.store import Event, Metadata, SessionStore, StoreError
+from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
-from zero_tui.store.gotext import clean_path, collapse_space, trim_space
+from zero_tui.store.gotext import clean_path, collapse_space, decode_utf8, trim_space
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import (
     Row,
@@ -402,9 +402,8 @@ def _json_payload(payload: object) -> str:
     return json_indented(payload, 2)
 
 
-def json_event(event: Event) -> str:
-    """One event of the array, indented as `zero-tui show --json` prints it."""
-    text = (
+def _json_head(event: Event) -> str:
+    return (
         '{\n    "id": '
         + _json_string(event.id)
         + ',\n    "sessionId": '
@@ -416,17 +415,63 @@ def json_event(event: Event) -> str:
         + ',\n    "createdAt": '
         + _json_string(event.created_at)
         + ',\n    "payload": '
-        + _json_payload(event.payload)
-        + "\n  }"
     )
-    return escape_json_controls(text)
+
+
+def json_event(event: Event) -> str:
+    """One event of the array, indented as `zero-tui show --json` prints it."""
+    return escape_json_controls(_json_head(event) + _json_payload(event.payload) + "\n  }")
+
+
+def raw_json_indented(raw: bytes, level: int) -> Iterator[str]:
+    """Valid JSON bytes re-indented as `json_indented` would, from the text itself, in pieces.
+
+    For payloads too big to decode (gojson.HUGE_VALUE): memory stays at one piece. The
+    value is the same; strings keep their escapes and numbers their spelling as stored.
+    """
+    out: list[str] = []
+    depth = level
+    tokens = gojson.iter_tokens(decode_utf8(raw))
+    pending: str | None = None
+    for token in tokens:
+        if pending is not None:
+            if token in ("}", "]"):  # an empty container
+                out.append(pending + token)
+                pending = None
+                continue
+            depth += 1
+            out.append(pending + "\n" + "  " * depth)
+            pending = None
+        if token in ("{", "["):
+            pending = token
+        elif token in ("}", "]"):
+            depth -= 1
+            out.append("\n" + "  " * depth + token)
+        elif token == ",":
+            out.append(",\n" + "  " * depth)
+        elif token == ":":
+            out.append(": ")
+        else:
+            out.append(token)
+        if len(out) >= 4096:
+            yield escape_json_controls("".join(out))
+            out.clear()
+    if pending is not None:
+        out.append(pending)
+    yield escape_json_controls("".join(out))
 
 
 def json_pieces(events: Iterable[Event]) -> Iterator[str]:
     """The `show --json` array, one event at a time (DEL, C1 and lone surrogates escaped)."""
     separator = "[\n  "
     for event in events:
-        yield separator + json_event(event)
+        raw = event.payload_raw
+        if raw is not None and len(raw) > gojson.HUGE_VALUE:
+            yield separator + escape_json_controls(_json_head(event))
+            yield from raw_json_indented(raw, 2)
+            yield "\n  }"
+        else:
+            yield separator + json_event(event)
         separator = ",\n  "
     yield "[]\n" if separator == "[\n  " else "\n]\n"
 

@@ -241,6 +241,9 @@ class _ToolCandidate:
 
 def event_payload_map(event: Event) -> dict[str, Any]:
     """The payload as a JSON object; undecodable, null or non-object payloads are empty."""
+    raw = event.payload_raw
+    if raw is None or raw.lstrip(b" \t\n\r")[:1] != b"{":
+        return {}  # not an object: nothing to decode (a huge array costs nothing here)
     try:
         value = event.payload
     except (ValueError, TypeError, RecursionError):
