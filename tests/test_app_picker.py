@@ -614,3 +614,42 @@ async def test_a_damaged_cache_is_ignored_and_rebuilt(
         assert shown_ids(pilot) == ["one"]
     for path in written:
         assert path.read_bytes() != b"\x00not json"
+
+
+async def test_unreadable_sessions_are_counted_and_listed_with_the_reason(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    # issue 9, fault 10: a session whose metadata cannot be read no longer vanishes
+    builder = make_store()
+    builder.add("good", cwd=W)
+    root = Path(builder.store.root)
+    for name, content in (("garbage", b"{not json"), ("empty", b"")):
+        (root / name).mkdir()
+        (root / name / "metadata.json").write_bytes(content)
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot) == ["good"]
+        assert status(pilot) == "1 shown · 2 unreadable (zero-tui check)"
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        shown = str(pilot.app.screen.query_one("#unreadable-text", Static).visual)
+        assert "garbage\n    invalid zero session metadata garbage:" in shown
+        assert "empty\n    invalid zero session metadata empty:" in shown
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, PickerScreen)
+
+
+async def test_the_unreadable_key_is_offered_only_when_some_are(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    builder = make_store()
+    builder.add("good", cwd=W)
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert picker(pilot).check_action("unreadable", ()) is False
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, PickerScreen)

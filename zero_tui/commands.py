@@ -550,6 +550,13 @@ REGISTRY = Registry(
             keys=(Key("ctrl+e", Context.PICKER, "Hide empty"),),
         ),
         ScreenAction(
+            "unreadable",
+            "Sessions: the unreadable ones",
+            "ctrl+g: sessions the store could not read, and why",
+            PICKER_ONLY,
+            keys=(Key("ctrl+g", Context.PICKER, "Unreadable"),),
+        ),
+        ScreenAction(
             "rescan",
             "Sessions: scan again",
             "ctrl+r: re-read the store",

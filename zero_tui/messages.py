@@ -17,6 +17,7 @@ from zero_tui.commands import Outcome
 from zero_tui.search.ranking import Ranking
 from zero_tui.search.rows import PickerRow, PreviewData, ScopeHead
 from zero_tui.store import Metadata
+from zero_tui.store.store import UnreadableSession
 from zero_tui.transcript.answers import CodeBlock
 from zero_tui.transcript.log_index import LogIndex
 
@@ -40,6 +41,14 @@ class ScopeLoaded(Message):
     store_total: int
     complete: bool
     replace: bool = False
+
+
+@dataclass
+class UnreadableFound(Message):
+    """The session directories the last scan could not read, with why (design §3.9)."""
+
+    scan_id: int
+    sessions: tuple[UnreadableSession, ...]
 
 
 @dataclass

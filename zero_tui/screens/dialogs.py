@@ -1,5 +1,6 @@
-"""Small modal screens: a one-line editor (rename), the export dialog, a code block picker
-and /help. They only collect an answer (`dismiss`); the calling screen does the IO."""
+"""Small modal screens: a one-line editor (rename), the export dialog, a code block picker,
+the list of unreadable sessions and /help. They only collect an answer (`dismiss`); the
+calling screen does the IO."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from zero_tui.commands import EXPORT_FORMATS, REGISTRY, Context, ExportRequest
+from zero_tui.store.store import UnreadableSession
 from zero_tui.transcript.answers import CodeBlock
 from zero_tui.transcript.sanitize import sanitize_line
 from zero_tui.widgets.composer import TextLine
@@ -146,6 +148,44 @@ def help_text(context: Context) -> str:
     key_width = max(len(key) for key, _ in keys) + 2
     lines += [f"  {key.ljust(key_width)}{text}" for key, text in keys]
     return "\n".join(lines)
+
+
+def unreadable_text(sessions: tuple[UnreadableSession, ...]) -> str:
+    """One line per unreadable session: its directory's name and the reason."""
+    return "\n".join(
+        f"{sanitize_line(entry.session_id)}\n    {sanitize_line(entry.reason)}"
+        for entry in sessions
+    )
+
+
+class UnreadableScreen(ModalScreen[None]):
+    """ctrl+g in the picker: the sessions the store could not read, and why."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,enter", "close", "Close"),
+    ]
+
+    def __init__(self, sessions: tuple[UnreadableSession, ...]) -> None:
+        super().__init__()
+        self._sessions = sessions
+
+    def compose(self) -> ComposeResult:
+        count = len(self._sessions)
+        title = f"{count} unreadable session" + ("" if count == 1 else "s")
+        with Vertical(classes="dialog help"):
+            yield Static(Content(title), classes="dialog-title")
+            with VerticalScroll():
+                yield Static(Content(unreadable_text(self._sessions)), id="unreadable-text")
+            yield Static(
+                Content(
+                    "zero-tui check explains; zero-tui check --repair fixes what is safe "
+                    "· Esc closes"
+                ),
+                classes="dialog-hint",
+            )
+
+    def action_close(self) -> None:
+        self.dismiss(None)
 
 
 class HelpScreen(ModalScreen[None]):

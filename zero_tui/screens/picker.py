@@ -37,8 +37,10 @@ from zero_tui.messages import (
     ScanFailed,
     ScopeKey,
     ScopeLoaded,
+    UnreadableFound,
 )
 from zero_tui.screens.command_screen import CommandScreen, screen_bindings
+from zero_tui.screens.dialogs import UnreadableScreen
 from zero_tui.search.catalog import SessionCatalog, default_cache_dir
 from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
 from zero_tui.search.rows import (
@@ -56,6 +58,7 @@ from zero_tui.search.rows import (
 )
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable
+from zero_tui.store.store import UnreadableSession
 from zero_tui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.widgets.preview import SessionPreview
 from zero_tui.widgets.session_list import SessionList
@@ -138,6 +141,7 @@ class PickerScreen(CommandScreen):
         self._scan_id = 0
         self._store_total: int | None = None
         self._scan_error: str | None = None
+        self._unreadable: tuple[UnreadableSession, ...] = ()
         self._query = ""
         self._ranked_for: tuple[ScopeKey, str] | None = None
         self._ranker = RowRanker()
@@ -254,6 +258,7 @@ class PickerScreen(CommandScreen):
         except (StoreError, OSError) as error:
             self.post_message(ScanFailed(scan_id, str(error)))
             return
+        self.post_message(UnreadableFound(scan_id, tuple(catalog.unreadable)))
         heads: dict[ScopeKey, ScopeHead] = {}
         for key in (first, *(key for key in _ALL_SCOPES if key != first)):
             if worker.is_cancelled:
@@ -337,6 +342,13 @@ class PickerScreen(CommandScreen):
         scope.complete = message.complete
         if message.key == self.scope_key and (message.rows or message.complete):
             self._show_scope(keep_cursor=True)
+        self._refresh_status()
+
+    def on_unreadable_found(self, message: UnreadableFound) -> None:
+        if message.scan_id != self._scan_id:
+            return
+        self._unreadable = message.sessions
+        self.refresh_bindings()
         self._refresh_status()
 
     def on_scan_failed(self, message: ScanFailed) -> None:
@@ -427,6 +439,7 @@ class PickerScreen(CommandScreen):
                 other_workspace=scope.other_workspace,
                 empty_runs=scope.empty_runs,
                 not_resumable=scope.not_resumable,
+                unreadable=len(self._unreadable),
                 loading=not scope.complete,
             )
         )
@@ -612,6 +625,8 @@ class PickerScreen(CommandScreen):
             return parameters == (("hide",) if self.include_empty else ("show",))
         if action == "open" and self.is_mounted and self.session_list.highlighted_row is None:
             return False
+        if action == "unreadable":
+            return bool(self._unreadable)
         if action in ("export_dialog", "run_command"):  # the registry's keys act on a row
             return self._store_total != 0
         # Nothing to open or widen in an empty store: the footer offers only what works.
@@ -668,6 +683,10 @@ class PickerScreen(CommandScreen):
 
     def action_rescan(self) -> None:
         self.start_scan()
+
+    def action_unreadable(self) -> None:
+        """ctrl+g: the sessions that could not be read, with the reason."""
+        self.app.push_screen(UnreadableScreen(self._unreadable))
 
     def _scope_changed(self) -> None:
         self._ranked_for = None
