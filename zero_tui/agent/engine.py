@@ -210,7 +210,11 @@ _starting: set[str] = set()  # sessions whose run is being started
 def _check_not_busy(session_id: str | None) -> None:
     if session_id is None:
         return
-    if session_id in _starting or any(run.request.session_id == session_id for run in _live_runs):
+    busy = any(
+        run.request.session_id == session_id and run.running and not _exited(run.pid)
+        for run in _live_runs
+    )
+    if session_id in _starting or busy:
         # exec takes no session lock across a run: two would interleave their events
         raise AgentUnavailable(
             f"A run is already in flight on session {session_id}: wait for it, or cancel it first"
@@ -532,7 +536,7 @@ def terminate_all(grace_seconds: float = DEFAULT_GRACE_SECONDS) -> None:
             run.killed = True
         run._cancel_timer()
         run._signal_group(signal.SIGKILL)
-    _live_runs.difference_update(runs)
+    _live_runs.clear()  # the rest had exited already (perhaps unreaped by a closed loop)
 
 
 atexit.register(terminate_all)
