@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import ClassVar
 
+from markdown_it import MarkdownIt
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -55,6 +56,21 @@ _TOOL_KINDS = (RowKind.TOOL_CALL, RowKind.TOOL_RESULT)
 
 def is_tool_card(row: Row) -> bool:
     return row.kind in _TOOL_KINDS
+
+
+class LiteralMarkdown(Markdown):
+    """Rich's Markdown with raw HTML read as text: `<script>` in an answer shows as written.
+
+    Rich parses with markdown-it's default preset, which takes `<tag>` as HTML and then drops
+    it; session text is data, so HTML blocks and inline tags stay literal (as in the exports).
+    """
+
+    _parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+
+    def __init__(self, markup: str) -> None:
+        super().__init__("")
+        self.markup = markup
+        self.parsed = self._parser.parse(markup)
 
 
 @dataclass(eq=False)
@@ -686,7 +702,9 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
             return _marked(USER_MARKER, body, self._style("user"))
         if kind is RowKind.ASSISTANT:
             # parsing Markdown costs time in proportion to its size: a huge answer stays plain
-            answer: RenderableType = Markdown(text) if len(text) <= MARKDOWN_LIMIT else Text(text)
+            answer: RenderableType = (
+                LiteralMarkdown(text) if len(text) <= MARKDOWN_LIMIT else Text(text)
+            )
             return _marked("● ", answer, self._style("assistant"))
         if kind is RowKind.ERROR:
             return _marked(
@@ -719,7 +737,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
             )
         if row.is_summary:
             return Panel(
-                Markdown(text),
+                LiteralMarkdown(text),
                 title=Text("summary of earlier conversation", style=self._style("summary")),
                 title_align="left",
                 border_style=self._style("summary"),

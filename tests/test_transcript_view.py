@@ -1,0 +1,73 @@
+"""The transcript view on its own (Pilot): how rows of a session are drawn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import PurePath
+from typing import Any, ClassVar
+
+from conftest import EventSpec, StoreBuilder, assistant, user
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from zero_tui.app import css_paths
+from zero_tui.store import SessionStore
+from zero_tui.transcript.log_index import LogIndex
+from zero_tui.widgets.transcript_view import TranscriptView
+
+SIZE = (100, 40)
+
+
+class ViewApp(App[None]):
+    """One TranscriptView showing one session's whole log."""
+
+    CSS_PATH: ClassVar[list[str | PurePath]] = [path for path in css_paths() if path.exists()]
+
+    def __init__(self, store: SessionStore, session_id: str) -> None:
+        super().__init__()
+        self.index = LogIndex.open(store.events_path(session_id), session_id)
+
+    def compose(self) -> ComposeResult:
+        yield TranscriptView()
+
+    def on_mount(self) -> None:
+        self.query_one(TranscriptView).set_source(self.index, self.index.rehydrated_order(), [])
+
+    def on_unmount(self) -> None:
+        self.index.close()
+
+
+def view_text(pilot: Pilot[Any]) -> str:
+    view = pilot.app.query_one(TranscriptView)
+    return "\n".join(view.render_line(y).text.rstrip() for y in range(view.size.height))
+
+
+async def shown(
+    make_store: Callable[..., StoreBuilder], events: Sequence[EventSpec]
+) -> tuple[ViewApp, str]:
+    builder = make_store()
+    builder.add("s1", events=list(events))
+    app = ViewApp(builder.store, "s1")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        return app, view_text(pilot)
+
+
+async def test_html_in_an_answer_shows_literally(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    _, text = await shown(
+        make_store,
+        [
+            user("show it"),
+            assistant("verbatim: <script>alert(1)</script>"),
+            assistant("<div>\nblock html\n</div>\n\nand **bold** and `<b>code</b>`"),
+        ],
+    )
+    assert "verbatim: <script>alert(1)</script>" in text
+    assert "<div>" in text
+    assert "block html" in text
+    assert "</div>" in text
+    # Markdown itself still renders: emphasis markers and backticks are gone
+    assert "and bold and <b>code</b>" in text
+    assert "**" not in text
