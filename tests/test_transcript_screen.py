@@ -187,7 +187,7 @@ async def test_every_row_kind_is_shown(make_store: Callable[..., StoreBuilder]) 
         assert "Please grep for [bold]Zero[/bold] [31mnow" in text  # markup and ESC inert
         assert "\x1b" not in text
         assert "grep  Zero  ok" in text  # the call folded into its result card
-        assert "first match second match third match" in text
+        assert "first match\n    second match\n    third match" in text  # lines stay lines
         assert "tool call: grep" not in text
         assert "permission: write_file deny" in text
         assert "permission: grep" not in text  # a silent auto-approval

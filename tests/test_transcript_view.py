@@ -71,3 +71,26 @@ async def test_html_in_an_answer_shows_literally(
     # Markdown itself still renders: emphasis markers and backticks are gone
     assert "and bold and <b>code</b>" in text
     assert "**" not in text
+
+
+async def test_a_collapsed_tool_card_shows_its_first_output_lines_as_lines(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n-old\n+new\n context"
+    _, text = await shown(
+        make_store,
+        [
+            user("patch it"),
+            ("tool_call", {"id": "c1", "name": "edit", "arguments": '{"path":"app.py"}'}),
+            ("tool_result", {"toolCallId": "c1", "name": "edit", "output": diff}),
+        ],
+    )
+    lines = [line.strip() for line in text.splitlines()]
+    start = lines.index("--- a/app.py")
+    assert lines[start : start + 4] == [
+        "--- a/app.py",
+        "+++ b/app.py",
+        "@@ -1,2 +1,2 @@",
+        "… 3 more lines",
+    ]
+    assert "-old" not in lines  # collapsed: only the first lines

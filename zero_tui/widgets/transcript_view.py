@@ -36,7 +36,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from zero_tui.transcript.log_index import CHUNK_EVENTS, LogIndex, chunk_rows
-from zero_tui.transcript.rows import Row, RowKind, truncate_tool_output
+from zero_tui.transcript.rows import Row, RowKind
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 from zero_tui.widgets.ordered_keys import OrderedKeys, hand_over
 
@@ -44,6 +44,8 @@ LIVE_CHUNKS = 48
 """Chunks that keep their rows and strips; others keep only their height."""
 ESTIMATED_LINES_PER_EVENT = 2
 GUTTER = 2
+COLLAPSED_OUTPUT_LINES = 3
+"""A collapsed tool card shows the first lines of its output, each cut to one screen line."""
 EXPANDED_OUTPUT_LINES = 400
 """An expanded tool card shows at most this many output lines (the rest are counted)."""
 MARKDOWN_LIMIT = 100_000
@@ -780,16 +782,20 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         parts: list[RenderableType] = [header]
         output = sanitize_text(row.detail if is_result else "")
         if not expanded:
-            preview = truncate_tool_output(output, 160) if output else ""
-            if preview:
+            shown = output.strip("\n")
+            lines = shown.split("\n", COLLAPSED_OUTPUT_LINES) if shown else []
+            for line in lines[:COLLAPSED_OUTPUT_LINES]:
                 parts.append(
                     Text(
-                        "  " + sanitize_line(preview),
+                        "  " + sanitize_line(line),
                         style=self._style("dim"),
                         no_wrap=True,
                         overflow="ellipsis",
                     )
                 )
+            if len(lines) > COLLAPSED_OUTPUT_LINES:
+                hidden = shown.count("\n") + 1 - COLLAPSED_OUTPUT_LINES
+                parts.append(Text(f"  … {hidden} more lines", style=self._style("dim")))
             return Group(*parts)
         if info is not None and info.secondary:
             parts.append(Text("  " + sanitize_line(info.secondary), style=self._style("dim")))
