@@ -5,7 +5,8 @@ Policy that forbids all of it anyway. Every piece of session text is escaped; an
 summaries (Markdown) are rendered by markdown-it-py with raw HTML disabled, so `<script>` in
 them is shown as text, and Markdown images become plain links so that opening the file
 fetches nothing. Tool calls sit in `<details>` blocks, which open without JavaScript.
-Print CSS: light colours only, no shadows, page breaks avoided inside cards.
+Print CSS: light colours only, no shadows, page breaks avoided inside cards, and tool cards
+printed expanded (`::details-content` shown) so their output is on paper too.
 
 No Textual or Rich import here (markdown-it-py is a plain library).
 """
@@ -148,7 +149,9 @@ footer { color: var(--muted); font-size: 12px; text-align: center; margin-top: 4
   h2.turn-title { break-after: avoid; }
   pre { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; }
   .status { border: 1px solid currentColor; }
-  details.tool > summary { cursor: auto; }
+  details.tool > summary { cursor: auto; list-style: none; }
+  details.tool > summary::-webkit-details-marker { display: none; }
+  details.tool::details-content { content-visibility: visible; display: block; }
   .md a { color: inherit; }
 }
 """.strip()
