@@ -351,6 +351,26 @@ async def test_ctrl_s_exports_from_a_dialog(session: StoreBuilder, workspace: Pa
         await wait_note(pilot, f"wrote transcript to {workspace / 'dialog.txt'}")
 
 
+async def test_the_export_dialog_follows_the_extension(
+    session: StoreBuilder, workspace: Path
+) -> None:
+    app = app_for(session, workspace, Recorder(), resume="s1")
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        await type_text(pilot, "dialog.html")
+        await pilot.press("enter")
+        await wait_note(pilot, f"wrote transcript to {workspace / 'dialog.html'}")
+        assert (workspace / "dialog.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        await type_text(pilot, "x.pdf")
+        await pilot.press("enter")
+        await wait_note(pilot, "cannot tell the export format from the extension '.pdf'")
+        assert not (workspace / "x.pdf").exists()
+
+
 # --- /rename --------------------------------------------------------------------------------------
 
 

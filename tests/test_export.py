@@ -30,6 +30,7 @@ from zero_tui.cli import main
 from zero_tui.store import Event, SessionStore
 from zero_tui.transcript.export import (
     ExportFormat,
+    ExportFormatError,
     default_export_name,
     export_session,
     format_for_path,
@@ -523,6 +524,11 @@ def test_html_is_self_contained_and_escaped(
     assert page.count("<details") == page.count("</details>") == 5
     assert "@media print" in page
     assert "break-inside: avoid" in page
+    print_css = page[page.index("@media print") :]
+    # tool cards print expanded: a closed <details> shows its content on paper
+    assert "details.tool::details-content { content-visibility: visible; display: block; }" in (
+        print_css
+    )
     assert "Summary of the earlier conversation" in page
     assert "&lt;/details&gt;" in page
 
@@ -711,7 +717,9 @@ def test_resolve_export_path(workspace: str) -> None:
         ExportFormat.MD,
     )
     assert resolve_export_path("/abs/x.json", None, ws, now) == ("/abs/x.json", ExportFormat.JSON)
-    assert resolve_export_path("~/x.txt", None, ws, now)[0] == f"{ws}/~/x.txt"
+    assert resolve_export_path("~/x.txt", None, ws, now)[0] == os.path.expanduser("~/x.txt")
+    assert resolve_export_path("~/x.md", "txt", ws, now)[0] == os.path.expanduser("~/x.md")
+    assert resolve_export_path("notes", None, ws, now) == (f"{ws}/notes", ExportFormat.TXT)
     assert resolve_export_path("report.txt", "html", ws, now) == (
         f"{ws}/report.txt",
         ExportFormat.HTML,
@@ -727,7 +735,6 @@ def test_resolve_export_path(workspace: str) -> None:
         ("a.JSON", "json"),
         ("a.html", "html"),
         ("a.htm", "html"),
-        ("a.log", "txt"),
         ("noext", "txt"),
         ("dir.md/file", "txt"),
     ],
@@ -737,8 +744,15 @@ def test_extension_picks_the_format(name: str, fmt: str) -> None:
 
 
 def test_unknown_format_is_refused(workspace: str) -> None:
-    with pytest.raises(ValueError, match="unknown export format 'pdf'"):
+    with pytest.raises(ExportFormatError, match="unknown export format 'pdf'"):
         resolve_export_path("x", "pdf", workspace, NOW)
+
+
+@pytest.mark.parametrize("name", ["x.pdf", "a.log", "report.TXT.bak"])
+def test_an_unknown_extension_without_a_format_is_refused(workspace: str, name: str) -> None:
+    with pytest.raises(ExportFormatError, match="cannot tell the export format"):
+        resolve_export_path(name, None, workspace, NOW)
+    assert resolve_export_path(name, "md", workspace, NOW)[1] is ExportFormat.MD
 
 
 # --- the CLI ------------------------------------------------------------------------------------
@@ -786,6 +800,12 @@ def test_cli_export_errors(
     code, out, err = run_cli(["export", hostile, "--format", "pdf", *base], capsys)
     assert (code, out) == (2, "")
     assert len(err.splitlines()) == 1
+
+    code, out, err = run_cli(["export", hostile, "-o", "x.pdf", *base], capsys)
+    assert (code, out) == (2, "")
+    assert "cannot tell the export format from the extension '.pdf'" in err
+    assert len(err.splitlines()) == 1
+    assert not Path(workspace, "x.pdf").exists()
 
     code, _, err = run_cli(["export", *base], capsys)
     assert code == 2

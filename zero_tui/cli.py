@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--format",
         choices=("txt", "md", "json", "html"),
-        help="txt (Zero's), md, json or html (default: from PATH's extension, else txt)",
+        help="txt (Zero's), md, json or html (default: from PATH's extension; none means txt)",
     )
     check = commands.add_parser(
         "check", help="a health report of the store (or one session); --repair fixes the safe"
@@ -223,7 +223,12 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.atomic import AtomicWriteError
-    from zero_tui.transcript.export import ExportResult, export_session, export_to_stream
+    from zero_tui.transcript.export import (
+        ExportFormatError,
+        ExportResult,
+        export_session,
+        export_to_stream,
+    )
 
     to_stdout = args.output == "-"
     result: ExportResult
@@ -240,6 +245,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 workspace=_workspace(args),
                 now=datetime.now().astimezone(),
             )
+    except ExportFormatError as error:
+        raise UsageError(str(error)) from None
     except AtomicWriteError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))}\n")
         return EXIT_DATA_ERROR
@@ -332,6 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     try:
         return handlers[args.command]()
+    except UsageError as error:
+        err.write(f"{PROG}: {error} (see {PROG} --help)\n")
+        return EXIT_USAGE
     except StoreError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))}\n")
         return EXIT_DATA_ERROR

@@ -47,6 +47,10 @@ class LineEditor(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+FORMAT_FROM_EXTENSION = "by extension"
+"""The export dialog's default format choice: the path's extension decides (none: txt)."""
+
+
 class ExportDialog(ModalScreen[ExportRequest | None]):
     """Where and in which format: an empty path means the default name in the workspace."""
 
@@ -62,8 +66,12 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
             yield Static(Content(self._title), classes="dialog-title")
             with Horizontal(classes="dialog-row"):
                 yield TextLine(placeholder=self._default_hint, id="export-path")
-                yield Select.from_values(
-                    EXPORT_FORMATS, value="txt", allow_blank=False, id="export-format"
+                yield Select(
+                    [(FORMAT_FROM_EXTENSION, FORMAT_FROM_EXTENSION)]
+                    + [(fmt, fmt) for fmt in EXPORT_FORMATS],
+                    value=FORMAT_FROM_EXTENSION,
+                    allow_blank=False,
+                    id="export-format",
                 )
             yield Static(
                 Content(
@@ -76,7 +84,8 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
     def _submitted(self, event: Input.Submitted) -> None:
         fmt = self.query_one("#export-format", Select).value
         path = event.value.strip() or None
-        self.dismiss(ExportRequest(path, str(fmt) if isinstance(fmt, str) else "txt"))
+        chosen = fmt if isinstance(fmt, str) and fmt in EXPORT_FORMATS else None
+        self.dismiss(ExportRequest(path, chosen))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

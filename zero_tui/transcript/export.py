@@ -4,8 +4,8 @@ The pure API the app calls from a worker, and `zero-tui export` calls directly:
 
 * `resolve_export_path(arg, fmt, workspace, now) -> (path, fmt)` — where the file goes and
   in which format (default name `zero-transcript-YYYYMMDD-HHMMSS.<ext>` in local time; a
-  relative path is joined onto the workspace; the extension picks the format when none is
-  given, an unknown extension meaning txt);
+  relative path is joined onto the workspace, `~` expanded; the extension picks the format
+  when none is given: none means txt, an unknown one is an ExportFormatError);
 * `render_export(meta, events, fmt) -> bytes` (and `iter_export`, the same bytes in chunks);
 * `export_session(store, session_id, *, fmt, path, workspace, now) -> ExportResult` — reads
   the session's rehydrated events (the raw ones, with a notice, when the latest compaction
@@ -102,18 +102,35 @@ class ExportResult:
 
 
 def parse_format(value: ExportFormat | str) -> ExportFormat:
-    """`txt`, `md`, `json` or `html` (any case); ValueError otherwise."""
+    """`txt`, `md`, `json` or `html` (any case); ExportFormatError otherwise."""
     try:
         return ExportFormat(str(value).strip().lower())
     except ValueError:
-        raise ValueError(
+        raise ExportFormatError(
             f"unknown export format {value!r} (choose from {', '.join(EXPORT_FORMATS)})"
         ) from None
 
 
+class ExportFormatError(ValueError):
+    """The format cannot be told: an unknown `--format`, or an unknown extension without one."""
+
+
 def format_for_path(path: str) -> ExportFormat:
-    """The format a file name asks for by its extension; an unknown extension means txt."""
-    return _FORMAT_BY_EXTENSION.get(os.path.splitext(path)[1].lower(), ExportFormat.TXT)
+    """The format a file name asks for by its extension; no extension means txt (Zero's).
+
+    ExportFormatError for any other extension (`x.pdf`): writing text into a file named as
+    something else is never what was meant.
+    """
+    extension = os.path.splitext(path)[1]
+    if not extension:
+        return ExportFormat.TXT
+    found = _FORMAT_BY_EXTENSION.get(extension.lower())
+    if found is None:
+        raise ExportFormatError(
+            f"cannot tell the export format from the extension {extension!r}: use .txt, .md,"
+            f" .json or .html, or choose the format ({'|'.join(EXPORT_FORMATS)})"
+        )
+    return found
 
 
 def default_export_name(fmt: ExportFormat | str, now: datetime) -> str:
@@ -128,18 +145,21 @@ def resolve_export_path(
     workspace: str,
     now: datetime,
 ) -> tuple[str, ExportFormat]:
-    """The file to write and its format, as Zero's /export resolves its argument.
+    """The file to write and its format: the one rule of the CLI, /export and the dialog.
 
-    The argument is trimmed (spaces inside are kept, `~` is not expanded). Empty: the
-    default name. A relative path is joined onto the workspace (the join also cleans `..`);
-    an absolute path is used as given. `fmt` wins when given; otherwise the extension
-    decides (unknown: txt).
+    The argument is trimmed (spaces inside are kept) and a leading `~` is expanded (unlike
+    Zero, which would write `<workspace>/~/x`). Empty: the default name. A relative path is
+    joined onto the workspace (the join also cleans `..`); an absolute path is used as
+    given. `fmt` wins when given; otherwise the extension decides (`format_for_path`: none
+    means txt, an unknown one raises ExportFormatError).
     """
     text = trim_space(arg or "")
     chosen = parse_format(fmt) if fmt else None
     if not text:
         chosen = chosen or ExportFormat.TXT
         text = default_export_name(chosen, now)
+    elif text.startswith("~"):
+        text = os.path.expanduser(text)
     if not os.path.isabs(text):
         text = clean_path(os.path.join(workspace, text) if workspace else text, windows=_WINDOWS)
     return text, chosen or format_for_path(text)
