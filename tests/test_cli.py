@@ -238,6 +238,36 @@ def test_show_errors_are_one_line_with_exit_1(
     assert err == 'zero-tui: invalid zero session id "../escape"\n'
 
 
+def test_an_id_prefix_or_latest_works_wherever_an_id_does(
+    store: SessionStore, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_session(store, "zero_20260704_alpha", cwd=workspace, title="Alpha", answer="first")
+    add_session(store, "zero_20260704_beta", cwd=workspace, title="Beta", answer="second")
+    base = ["--store", str(store.root), "--cwd", workspace]
+
+    code, out, _ = run_cli(["show", "zero_20260704_a", *base], capsys)
+    assert code == 0
+    assert "zero: first" in out
+
+    code, out, _ = run_cli(["show", "latest", *base], capsys)  # what --resume latest opens
+    assert code == 0
+    assert "zero: second" in out
+
+    code, out, _ = run_cli(["export", "zero_20260704_b", "-o", "b.txt", *base], capsys)
+    assert code == 0
+    assert "zero: second" in Path(workspace, "b.txt").read_text(encoding="utf-8")
+
+    code, out, err = run_cli(["show", "zero_2026", *base], capsys)
+    assert (code, out) == (1, "")
+    assert err == (
+        "zero-tui: ambiguous session id 'zero_2026': 2 sessions start with it: "
+        "zero_20260704_alpha, zero_20260704_beta\n"
+    )
+    code, out, err = run_cli(["export", "zero_2026", *base], capsys)
+    assert (code, out) == (1, "")
+    assert "ambiguous session id" in err
+
+
 def test_usage_errors_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["show"], capsys)
     assert (code, out) == (2, "")

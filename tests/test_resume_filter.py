@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.store import Event, Metadata, SessionStore
+from zero_tui.store import Event, Metadata, SessionStore, StoreError
 from zero_tui.store import workspace as workspace_module
 from zero_tui.store.gojson import marshal
 from zero_tui.store.resumable import (
@@ -23,6 +23,7 @@ from zero_tui.store.resumable import (
     has_resumable_content,
     is_no_progress_answer,
     resolve_resume_target,
+    resolve_session,
 )
 
 UPDATED = "2026-07-04T10:00:00Z"
@@ -581,3 +582,27 @@ def test_each_count_is_exactly_what_its_key_adds(store: SessionStore, root: Path
     wide = shown(all_workspaces=True, include_empty=True)
     assert (narrow.other_workspace, narrow.empty_runs, narrow.other_empty_runs) == (5, 1, 4)
     assert len(wide.sessions) - len(narrow.sessions) == narrow.hidden == 10
+
+
+def test_a_unique_prefix_names_a_session_and_an_ambiguous_one_lists_them(
+    store: SessionStore, root: Path
+) -> None:
+    write_session(root, "abc1", [A("x")], cwd="/w")
+    write_session(root, "abc2", [A("x")], cwd="/w")
+    write_session(root, "abd", [A("x")], cwd="/elsewhere")
+    write_session(root, "abc", [A("x")], kind="child", cwd="/w")
+    assert resolve_session(store, "abd", "/w").session_id == "abd"
+    assert resolve_session(store, "abc", "/w").session_id == "abc"  # an exact id wins
+    assert resolve_session(store, " abd ", "/w").session_id == "abd"
+    with pytest.raises(StoreError, match=r"ambiguous session id 'ab': 4 sessions start with it"):
+        resolve_session(store, "ab", "/w")
+    with pytest.raises(StoreError, match="zero session not found: zz"):
+        resolve_session(store, "zz", "/w")
+    # /resume and --resume take the same names; a child is found but not resumable
+    meta, message = resolve_resume_target(store, "abc1", "/w")
+    assert (meta is not None and meta.session_id, message) == ("abc1", None)
+    assert resolve_resume_target(store, "abc", "/w") == (None, "zero session is not resumable: abc")
+    meta, message = resolve_resume_target(store, "ab", "/w")
+    assert meta is None
+    assert message is not None
+    assert message.startswith("ambiguous session id 'ab'")

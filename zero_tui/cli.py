@@ -19,7 +19,7 @@ from zero_tui import __version__
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.models import Metadata
-from zero_tui.store.resumable import filter_resumable
+from zero_tui.store.resumable import filter_resumable, resolve_session
 from zero_tui.store.workspace import resolve_workspace
 from zero_tui.transcript.sanitize import escape_json_controls, sanitize_line
 
@@ -65,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common_options(parser, at_top=True)
     parser.add_argument("--all", action="store_true", help="list every workspace's sessions")
     parser.add_argument(
-        "--resume", metavar="ID", help="open a session's transcript: an id, or 'latest'"
+        "--resume",
+        metavar="ID",
+        help="open a session's transcript: an id, a unique prefix of one, or 'latest'",
     )
     parser.add_argument(
         "--demo", action="store_true", help="write a sample store to a temp dir and open it"
@@ -82,13 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = commands.add_parser("show", help="a session's events, compaction-aware")
     _common_options(show, at_top=False)
-    show.add_argument("session_id", metavar="ID")
+    show.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     show.add_argument("--raw", action="store_true", help="the raw log, without rehydration")
     show.add_argument("--json", action="store_true", help="print a JSON array of events")
 
     export = commands.add_parser("export", help="write a session's transcript to a file")
     _common_options(export, at_top=False)
-    export.add_argument("session_id", metavar="ID")
+    export.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     export.add_argument(
         "-o",
         "--output",
@@ -206,12 +208,19 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _named_session(store: SessionStore, args: argparse.Namespace) -> Metadata:
+    """The session ID names: an id, a unique prefix of one, or `latest`."""
+    return resolve_session(store, args.session_id, _workspace(args))
+
+
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.transcript.export import display_rows, json_pieces, open_session
     from zero_tui.transcript.render_text import iter_transcript_text
 
     # streamed from the log, one event at a time: memory stays flat whatever its length
-    with open_session(_store(args), args.session_id, raw=args.raw) as source:
+    store = _store(args)
+    meta = _named_session(store, args)
+    with open_session(store, meta.session_id, raw=args.raw) as source:
         if source.fallback is not None:
             err.write(f"{PROG}: {sanitize_line(f'showing the raw log: {source.fallback}')}\n")
         if args.json:
@@ -230,16 +239,18 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         export_to_stream,
     )
 
+    store = _store(args)
+    meta = _named_session(store, args)
     to_stdout = args.output == "-"
     result: ExportResult
     try:
         if to_stdout:
             out.flush()
-            result = export_to_stream(_store(args), args.session_id, out.buffer, fmt=args.format)
+            result = export_to_stream(store, meta.session_id, out.buffer, fmt=args.format)
         else:
             result = export_session(
-                _store(args),
-                args.session_id,
+                store,
+                meta.session_id,
                 fmt=args.format,
                 path=args.output,
                 workspace=_workspace(args),

@@ -161,22 +161,59 @@ def filter_resumable(
     return result
 
 
-def resolve_resume_target(
-    store: SessionStore, argument: str, workspace: str
-) -> tuple[Metadata | None, str | None]:
-    """`/resume latest` or `/resume <id>` (tui-behaviour §1.6, §1.7): the session or a message."""
+AMBIGUOUS_LISTED = 8
+"""Candidates named in the message for an ambiguous id prefix."""
+
+
+def resolve_session(store: SessionStore, argument: str, workspace: str) -> Metadata:
+    """The session a user names: `latest`, an id, or a unique prefix of an id.
+
+    `latest` is what the picker would list first for `workspace` (tui-behaviour §1.6). An
+    exact id wins over a prefix. StoreError (one line) for an invalid or unknown id, or a
+    prefix that several sessions share (the message names them).
+    """
     target = trim_space(argument)
     if equal_fold(target, "latest"):
         listed = filter_resumable(store, workspace).sessions
         if not listed:
-            return None, "no zero sessions available to resume"
-        return listed[0], None
+            raise StoreError("no zero sessions available to resume")
+        return listed[0]
+    meta = store.get(target)
+    if meta is not None:
+        return meta
+    candidates: list[Metadata] = []
+    for name in sorted(store.iter_session_dirs()):
+        if name.startswith(target):
+            try:
+                found = store.get(name)
+            except StoreError:
+                continue
+            if found is not None:
+                candidates.append(found)
+    if not candidates:
+        raise StoreError(f"zero session not found: {target}")
+    if len(candidates) > 1:
+        names = ", ".join(found.session_id for found in candidates[:AMBIGUOUS_LISTED])
+        more = len(candidates) - AMBIGUOUS_LISTED
+        if more > 0:
+            names += f" and {more} more"
+        raise StoreError(
+            f"ambiguous session id {target!r}: {len(candidates)} sessions start with it: {names}"
+        )
+    return candidates[0]
+
+
+def resolve_resume_target(
+    store: SessionStore, argument: str, workspace: str
+) -> tuple[Metadata | None, str | None]:
+    """`/resume latest`, `/resume <id or unique prefix>` (tui-behaviour §1.6, §1.7).
+
+    The session, or the message saying why not.
+    """
     try:
-        meta = store.get(target)
+        meta = resolve_session(store, argument, workspace)
     except StoreError as error:
         return None, str(error)
-    if meta is None:
-        return None, f"zero session not found: {target}"
     if not meta.is_resumable_kind:
-        return None, f"zero session is not resumable: {target}"
+        return None, f"zero session is not resumable: {meta.session_id}"
     return meta, None
