@@ -116,14 +116,39 @@ def test_sessions_table_says_what_it_hides(
     add_session(store, "there", cwd="/elsewhere")
     add_session(store, "empty", cwd=workspace, answer=None)
 
-    code, out, _ = run_cli(["sessions", "--store", str(store.root), "--cwd", workspace], capsys)
+    code, out, err = run_cli(["sessions", "--store", str(store.root), "--cwd", workspace], capsys)
 
     assert code == 0
     lines = out.splitlines()
-    assert "here" in lines[0]
-    assert "Visible [bold]title[/bold]" in lines[0]
+    assert len(lines) == 2  # the header and one session: `| wc -l` counts them
+    assert lines[0].split() == ["UPDATED", "EVENTS", "MODEL", "ID", "TITLE"]
+    assert "here" in lines[1]
+    assert "Visible [bold]title[/bold]" in lines[1]
     assert "\x1b" not in out
-    assert lines[-1] == "1 shown · 1 in other workspaces (--all) · 1 empty runs (--include-empty)"
+    assert err == "1 shown · 1 in other workspaces (--all) · 1 empty runs (--include-empty)\n"
+
+
+def test_sessions_table_columns_line_up_whatever_the_id_lengths(
+    store: SessionStore, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_session(store, "a", cwd=workspace, title="Short id", model_id="gpt-4.1")
+    add_session(store, "zero_20260704090000_1234567890_7", cwd=workspace, title="Long id")
+    add_session(store, "mid-length-id", cwd="/elsewhere", title="Elsewhere")
+
+    for extra in ([], ["--all"]):
+        code, out, _ = run_cli(
+            ["sessions", "--store", str(store.root), "--cwd", workspace, *extra], capsys
+        )
+        assert code == 0
+        lines = out.splitlines()
+        title_column = lines[0].index("TITLE")
+        id_column = lines[0].index("ID")
+        for line in lines[1:]:
+            assert line[title_column - 2 : title_column] == "  "
+            assert line[title_column] != " "  # every title starts in the TITLE column
+            assert line[id_column - 2 : id_column] == "  "
+        assert len(lines) == 1 + (3 if extra else 2)
+    assert "WORKSPACE" in lines[0]
 
 
 def test_store_and_cwd_are_accepted_before_the_subcommand(

@@ -169,6 +169,26 @@ def unreadable_notice(count: int) -> str:
     return f"{count:,} unreadable {noun} not listed (see {PROG} check)"
 
 
+MODEL_COLUMN_LIMIT = 24
+
+
+def _table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[str] = ()
+) -> list[str]:
+    """Rows under a header, each column as wide as its widest cell (the last one is not
+    padded); the columns named in `right` are aligned to the right."""
+    table = [header, *rows]
+    widths = [max(len(row[column]) for row in table) for column in range(len(header))]
+    lines = []
+    for row in table:
+        cells = [
+            cell.rjust(width) if name in right else cell.ljust(width)
+            for cell, width, name in zip(row[:-1], widths, header, strict=False)
+        ]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return lines
+
+
 def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.search.rows import display_title, time_label
 
@@ -190,21 +210,29 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _write_json_array([session_summary(meta) for meta in listing.sessions], out)
         return EXIT_OK
     now = datetime.now(UTC)
+    header = ["UPDATED", "EVENTS", "MODEL", "ID", *(["WORKSPACE"] if args.all else []), "TITLE"]
+    rows = []
     for meta in listing.sessions:
-        when = time_label(meta.updated_at, now) or ""
         model = sanitize_line(meta.model_id) or "-"
+        if len(model) > MODEL_COLUMN_LIMIT:
+            model = model[: MODEL_COLUMN_LIMIT - 1] + "…"
         marker = "⑂ " if meta.session_kind == "fork" else ""
-        title = marker + sanitize_line(display_title(meta.title))
-        sid = sanitize_line(meta.session_id)
-        line = f"{when:<12}  {meta.event_count:>6}  {model[:22]:<22}  {sid}  {title}"
+        row = [
+            time_label(meta.updated_at, now) or "-",
+            str(meta.event_count),
+            model,
+            sanitize_line(meta.session_id),
+        ]
         if args.all:
-            line += f"  ({sanitize_line(meta.cwd) or 'no workspace'})"
-        out.write(line + "\n")
+            row.append(sanitize_line(meta.cwd) or "(no workspace)")
+        row.append(marker + sanitize_line(display_title(meta.title)))
+        rows.append(row)
+    out.writelines(line + "\n" for line in _table(header, rows, right=["EVENTS"]))
     if not listing.sessions:
         where = sanitize_line(workspace) or "this workspace"
-        out.write(f"no sessions for {where} in {sanitize_line(str(store.root))}\n")
-    out.write(hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs))
-    out.write("\n")
+        err.write(f"no sessions for {where} in {sanitize_line(str(store.root))}\n")
+    err.write(hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs))
+    err.write("\n")
     return EXIT_OK
 
 
