@@ -151,6 +151,21 @@ def test_sessions_table_columns_line_up_whatever_the_id_lengths(
     assert "WORKSPACE" in lines[0]
 
 
+def test_an_explicit_store_must_exist_but_the_default_need_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-such-store"
+    for command in (["sessions"], ["show", "x"], ["export", "x"], ["sessions", "--json"]):
+        code, out, err = run_cli([*command, "--store", str(missing)], capsys)
+        assert (code, out, err) == (1, "", f"zero-tui: no session store at {missing}\n")
+    assert not missing.exists()
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "fresh-data"))
+    code, out, err = run_cli(["sessions", "--cwd", str(tmp_path)], capsys)
+    assert (code, out) == (0, "")
+    assert err.startswith("no sessions yet")
+
+
 def test_store_and_cwd_are_accepted_before_the_subcommand(
     store: SessionStore, workspace: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

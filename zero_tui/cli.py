@@ -119,7 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _store(args: argparse.Namespace) -> SessionStore:
-    return SessionStore(getattr(args, "store", None))
+    """The store `--store` names (which must exist), else Zero's default (which may not yet)."""
+    explicit = getattr(args, "store", None)
+    if explicit is not None and not Path(explicit).is_dir():
+        raise StoreError(f"no session store at {explicit}")
+    return SessionStore(explicit)
 
 
 def _workspace(args: argparse.Namespace) -> str:
@@ -208,6 +212,9 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
     if args.json:
         _write_json_array([session_summary(meta) for meta in listing.sessions], out)
+        return EXIT_OK
+    if not store.root.is_dir():
+        err.write(f"no sessions yet (Zero's store {store.root} does not exist yet)\n")
         return EXIT_OK
     now = datetime.now(UTC)
     header = ["UPDATED", "EVENTS", "MODEL", "ID", *(["WORKSPACE"] if args.all else []), "TITLE"]
@@ -353,6 +360,8 @@ def run_tui(args: argparse.Namespace) -> int:
     from zero_tui.app import run_app
 
     store = getattr(args, "store", None)
+    if not args.demo:
+        _store(args)  # an explicit store must exist
     return run_app(
         store_root=Path(store) if store else None,
         cwd=_workspace(args),
