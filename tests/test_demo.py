@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.demo import HOSTILE_TITLE, DemoStore, build_demo_store
+from zero_tui.demo import HOSTILE_TITLE, DemoStore, build_demo_store, demo_environment
+from zero_tui.search.catalog import SessionCatalog, default_cache_dir
 from zero_tui.store import SessionStore
-from zero_tui.store.resumable import event_shows_progress
+from zero_tui.store.resumable import event_shows_progress, filter_resumable
 from zero_tui.transcript.render_text import render_transcript_text
 from zero_tui.transcript.rows import RowKind, collapse_for_display, rows_from_events
 
@@ -186,3 +187,30 @@ def test_the_demo_store_can_be_continued(tmp_path: Path) -> None:
     env = agent_environment(built.root, {"HOME": str(tmp_path / "home")})
     assert env["XDG_DATA_HOME"] == str(tmp_path)
     assert all(tmp_path in workspace.parents for workspace in built.workspaces)
+
+
+def test_the_demo_keeps_its_cache_in_its_temp_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    user_cache = tmp_path / "user-cache"
+    monkeypatch.setenv("ZERO_TUI_CACHE_DIR", str(user_cache))
+    with demo_environment(now=NOW) as demo:
+        temp_dir = demo.root.parents[1]  # the store is <temp dir>/zero/sessions
+        cache = default_cache_dir()
+        assert cache.is_relative_to(temp_dir)
+        catalog = SessionCatalog(SessionStore(demo.root))
+        catalog.refresh()
+        catalog.save()
+        assert any(cache.iterdir())
+    assert not temp_dir.exists()
+    assert not user_cache.exists()  # nothing of the demo's in the user's cache
+    assert default_cache_dir() == user_cache  # and the setting is back
+
+
+def test_the_readme_counts_the_demo_as_the_picker_shows_it(demo: DemoStore) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    store = SessionStore(demo.root)
+    every = filter_resumable(store, str(demo.default_workspace), all_workspaces=True)
+    workspaces = {meta.cwd for meta in every.sessions}
+    words = {3: "three", 4: "four", 5: "five"}
+    assert f"{len(store.list())} sessions in {words[len(workspaces)]} workspaces" in readme

@@ -359,15 +359,25 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
 def run_tui(args: argparse.Namespace) -> int:
     from zero_tui.app import run_app
 
+    if args.demo:
+        from zero_tui.demo import demo_environment
+
+        with demo_environment() as demo:
+            return run_app(
+                store_root=demo.root,
+                cwd=str(demo.default_workspace),
+                all_workspaces=args.all,
+                resume=args.resume,
+                demo=False,
+            )
     store = getattr(args, "store", None)
-    if not args.demo:
-        _store(args)  # an explicit store must exist
+    _store(args)  # an explicit store must exist
     return run_app(
         store_root=Path(store) if store else None,
         cwd=_workspace(args),
         all_workspaces=args.all,
         resume=args.resume,
-        demo=args.demo,
+        demo=False,
     )
 
 

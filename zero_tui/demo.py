@@ -10,7 +10,11 @@ No Textual or Rich import.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -575,6 +579,30 @@ def build_demo_store(root: Path, *, now: datetime | None = None) -> DemoStore:
         hostile_session_id=hostile,
         empty_run_session_ids=empty_runs,
     )
+
+
+CACHE_DIR_VARIABLE = "ZERO_TUI_CACHE_DIR"
+
+
+@contextmanager
+def demo_environment(*, now: datetime | None = None) -> Iterator[DemoStore]:
+    """The sample store in a private temp dir, for as long as the `with` block runs.
+
+    The temp dir holds the store, its workspaces and zero-tui's cache (the catalog and the
+    picker's remembered first rows: `ZERO_TUI_CACHE_DIR` points there meanwhile), so the
+    demo leaves nothing behind in the user's cache pointing at a deleted directory.
+    """
+    directory = Path(tempfile.mkdtemp(prefix="zero-tui-demo-"))
+    previous = os.environ.get(CACHE_DIR_VARIABLE)
+    os.environ[CACHE_DIR_VARIABLE] = str(directory / "cache")
+    try:
+        yield build_demo_store(demo_sessions_root(directory), now=now)
+    finally:
+        if previous is None:
+            os.environ.pop(CACHE_DIR_VARIABLE, None)
+        else:
+            os.environ[CACHE_DIR_VARIABLE] = previous
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _filler_run(writer: _SessionWriter, prompt: str, tool: str, argument: str, answer: str) -> None:
