@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 
 from zero_tui.transcript.log_index import CHUNK_EVENTS, LogIndex, chunk_rows
-from zero_tui.transcript.rows import Row, RowKind
+from zero_tui.transcript.rows import LogFacts, Row, RowKind
 
 NO_ANSWER = "no answer to copy yet."
 
@@ -52,6 +52,7 @@ def log_answers(
     want: int,
     *,
     cancelled: Callable[[], bool] = lambda: False,
+    facts: LogFacts | None = None,
 ) -> list[str]:
     """Up to `want` answers of a log, newest first, reading chunks back from its end."""
     finals: list[str] = []
@@ -59,7 +60,7 @@ def log_answers(
     end = len(order)
     while end > 0 and len(finals) < want and not cancelled():
         start = max(0, end - CHUNK_EVENTS)
-        rows = [row for _position, row in chunk_rows(index, order, start, end)]
+        rows = [row for _position, row in chunk_rows(index, order, start, end, facts)]
         for row in reversed(rows):
             if row.kind is not RowKind.ASSISTANT or not row.text.strip():
                 continue

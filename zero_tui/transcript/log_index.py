@@ -30,7 +30,13 @@ from zero_tui.store import Event, StoreError
 from zero_tui.store.events import decode_line, rehydrate
 from zero_tui.store.gotext import trim_space_bytes
 from zero_tui.store.store import open_regular, os_reason
-from zero_tui.transcript.rows import Row, RowBuilder, visible_row_indices
+from zero_tui.transcript.rows import (
+    LogFacts,
+    Row,
+    RowBuilder,
+    event_links,
+    visible_row_indices,
+)
 
 _SCAN_CHUNK = 8 * 1024 * 1024  # bytes read at once for the heads of lines
 _SCAN_WINDOW = 4 * 1024 * 1024
@@ -424,8 +430,8 @@ class LogIndex:
 CHUNK_EVENTS = 64
 """Events per chunk: rows are built and rendered a chunk at a time."""
 CONTEXT_EVENTS = 16
-"""Events decoded on each side of a chunk so a tool call and its result, or a specialist's
-start and stop, fold together across a chunk boundary."""
+"""Without `LogFacts`: events decoded on each side of a chunk so that a tool call and its
+result, or a specialist's start and stop, close together fold across a chunk boundary."""
 
 
 def unreadable_event(error: Exception) -> Event:
@@ -445,14 +451,50 @@ def decode_positions(index: LogIndex, order: Sequence[int], start: int, end: int
     return events
 
 
+def index_facts(
+    index: LogIndex,
+    order: Sequence[int],
+    facts: LogFacts | None = None,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> LogFacts | None:
+    """The whole-log facts of the events at `order` (`LogFacts`), for the chunk builder.
+
+    Decodes every event once, so run it in the indexing worker. Given `facts` of a shorter
+    order (the log grew), only the new positions are read and `facts` is extended in place.
+    None when cancelled.
+    """
+    facts = facts if facts is not None else LogFacts()
+    for position in range(facts.length, len(order)):
+        if position % CHUNK_EVENTS == 0 and cancelled():
+            return None
+        try:
+            event = index.decode(order[position])
+        except (StoreError, IndexError) as error:
+            facts.note_unreadable(str(error))
+            event = unreadable_event(error)
+        facts.add(event)
+    return facts
+
+
 def chunk_rows(
-    index: LogIndex, order: Sequence[int], start: int, end: int
+    index: LogIndex,
+    order: Sequence[int],
+    start: int,
+    end: int,
+    facts: LogFacts | None = None,
 ) -> list[tuple[int, Row]]:
     """The displayed rows (after §6.3's collapse) of the events at positions [start, end).
 
-    Each row comes with the order position of its source event. The rows come from the
-    shared `RowBuilder`, fed with a little context on both sides of the window.
+    Each row comes with the order position of its source event. With the log's `facts`,
+    the shared `RowBuilder` is fed the window's events and every event linked to them
+    anywhere in the log, starting from the turn and specialist calls before the window:
+    the rows are exactly those of a build of the whole log. Without them, it is fed a
+    little context on both sides of the window (a first look, before the facts are in).
     """
+    end = min(end, len(order))
+    if facts is not None:
+        return _chunk_rows_with_facts(index, order, start, end, facts)
     low = max(0, start - CONTEXT_EVENTS)
     high = min(len(order), end + CONTEXT_EVENTS)
     builder = RowBuilder()
@@ -464,6 +506,44 @@ def chunk_rows(
         if start <= position < end:
             shown.append((position, rows[row_index]))
     return shown
+
+
+def _chunk_rows_with_facts(
+    index: LogIndex, order: Sequence[int], start: int, end: int, facts: LogFacts
+) -> list[tuple[int, Row]]:
+    events = decode_positions(index, order, start, end)
+    links = {link for event in events for link in event_links(event)}
+    known = min(len(order), facts.length)  # the facts may already cover a grown log
+    outside = sorted(
+        position
+        for position in facts.linked_positions(links)
+        if position < known and not start <= position < end
+    )
+    fed = [(position, _decode_position(index, order, position)) for position in outside]
+    fed += zip(range(start, end), events, strict=True)
+    fed.sort(key=_position_key)
+    # (linked events are never user messages nor calls without an id: neither count is off)
+    builder = RowBuilder(
+        specialist_call_ids=facts.specialist_call_ids,
+        turn=facts.turn_before(start),
+        unnamed_calls=facts.unnamed_calls_before(start),
+    )
+    for position, event in fed:
+        builder.add(event, position)
+    rows = builder.rows
+    return [
+        (rows[row_index].order, rows[row_index])
+        for row_index in visible_row_indices(rows)
+        if start <= rows[row_index].order < end
+    ]
+
+
+def _position_key(item: tuple[int, Event]) -> int:
+    return item[0]
+
+
+def _decode_position(index: LogIndex, order: Sequence[int], position: int) -> Event:
+    return decode_positions(index, order, position, position + 1)[0]
 
 
 def row_search_text(row: Row) -> str:
@@ -483,6 +563,7 @@ def find_row(
     *,
     backwards: bool = False,
     cancelled: Callable[[], bool] = lambda: False,
+    facts: LogFacts | None = None,
 ) -> int | None:
     """The order position of the next row (wrapping around) whose text contains `query`.
 
@@ -502,7 +583,7 @@ def find_row(
             return None
         chunk = (first_chunk + step * offset) % chunk_count
         start = chunk * CHUNK_EVENTS
-        rows = chunk_rows(index, order, start, min(total, start + CHUNK_EVENTS))
+        rows = chunk_rows(index, order, start, min(total, start + CHUNK_EVENTS), facts)
         if backwards:
             rows.reverse()
         for position, row in rows:

@@ -589,16 +589,23 @@ class RowBuilder:
     its call id. `add`/`add_events` return the first index that changed.
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, *, specialist_call_ids: Iterable[str] = (), turn: int = 0, unnamed_calls: int = 0
+    ) -> None:
+        """`specialist_call_ids`, `turn` and `unnamed_calls` (tool calls without an id) preset
+        what events outside the ones added would have set: a builder of one part of a log
+        starts from the `LogFacts`."""
         self.rows: list[Row] = []
         self._keys: set[RowKey] = set()
         self._call_occurrences: dict[str, int] = {}
-        self._specialist_call_ids: set[str] = set()
+        self._specialist_call_ids: set[str] = set(specialist_call_ids)
         self._specialist_cards: dict[str, Row] = {}
         self._tool_candidates: dict[str, list[_ToolCandidate]] = {}
         self._calls_by_row_id: dict[str, Row] = {}
         self._next_order = 0
-        self._turn = 0
+        self._turn = turn
+        if unnamed_calls:
+            self._call_occurrences[""] = unnamed_calls
 
     @property
     def turn_count(self) -> int:
@@ -617,10 +624,14 @@ class RowBuilder:
             first_changed = _earliest(first_changed, self.add(event))
         return first_changed
 
-    def add(self, event: Event) -> int | None:
-        """Add one event; returns the index of the first changed row, or None."""
-        order = self._next_order
-        self._next_order += 1
+    def add(self, event: Event, order: int | None = None) -> int | None:
+        """Add one event; returns the index of the first changed row, or None.
+
+        `order` places it among the others (default: after the last one); orders must grow.
+        """
+        if order is None:
+            order = self._next_order
+        self._next_order = order + 1
         event_type = event.type
         if event_type not in _ROW_EVENT_TYPES:
             return None  # usage, checkpoints, rewinds, goals, specs, unknown: no row, no decode
@@ -895,6 +906,122 @@ def rows_from_events(events: Iterable[Event]) -> list[Row]:
     builder = RowBuilder()
     builder.add_events(events)
     return builder.rows
+
+
+# --- whole-log facts: what the rows of part of a log take from the rest of it ------------
+#
+# Most rows depend on their own event only. The rest depend on other events through a key:
+# a tool call, its results, its permission rows and an ask_user row through the call id
+# (occurrence numbers, de-dup keys, the call's arguments on the result card, the display
+# collapse); a specialist card through the child session id (its stops update it); every
+# row through the number of user rows before it (its turn); a tool row without an id
+# through the number of such calls before it (its occurrence); and a Task row through the
+# set of specialist call ids (Go's pre-pass over the whole list). `LogFacts` holds these for
+# a whole log, so the rows of any window of it — fed with the events linked to the window's
+# events — are exactly the rows a build of the whole log gives there.
+
+
+def _call_link(call_id: str) -> str:
+    # Row ids are `id` or `id#k`, so ids that could collide share what precedes the first '#'.
+    return "call:" + call_id.partition("#")[0] if call_id else ""
+
+
+def _tool_call_id(payload: Mapping[str, Any]) -> str:
+    return _first_non_blank(payload_string(payload, "toolCallId"), payload_string(payload, "id"))
+
+
+def _is_unnamed_call(event: Event) -> bool:
+    return event.type == "tool_call" and not _tool_call_id(event_payload_map(event))
+
+
+def event_links(event: Event) -> tuple[str, ...]:
+    """The keys through which this event's rows depend on other events' rows (or theirs on it)."""
+    event_type = event.type
+    if event_type not in _ROW_EVENT_TYPES:
+        return ()
+    payload = event_payload_map(event)
+    if event_type in ("tool_call", "tool_result"):
+        link = _call_link(_tool_call_id(payload))
+    elif event_type in ("permission", "permission_request", "permission_decision"):
+        link = _call_link(permission_from_payload(payload).tool_call_id)
+    elif event_type == "message" and payload_string(payload, "role").lower() == "ask_user":
+        link = _call_link(payload_string(payload, "toolCallId"))
+    elif event_type in ("specialist_start", "specialist_stop"):
+        child = payload_string(payload, "childSessionId")
+        link = "child:" + child if child else ""
+    else:
+        link = ""
+    return (link,) if link else ()
+
+
+def _starts_turn(event: Event) -> bool:
+    """Whether the event makes a user row (which starts a turn)."""
+    if event.type != "message":
+        return False
+    payload = event_payload_map(event)
+    role = payload_string(payload, "role").lower()
+    if role != "user" or payload_string(payload, "origin") == "cross_session":
+        return False
+    return bool(payload_string(payload, "content"))
+
+
+@dataclass(slots=True)
+class LogFacts:
+    """The facts of a whole log that rows of a part of it need (see above), by position.
+
+    Built by `add`, one event at a time in log order; `unreadable` counts positions that
+    could not be decoded (`note_unreadable`), with the first few reasons kept.
+    """
+
+    specialist_call_ids: set[str] = field(default_factory=set)
+    turn_starts: list[int] = field(default_factory=list)
+    unnamed_calls: list[int] = field(default_factory=list)
+    linked: dict[str, list[int]] = field(default_factory=dict)
+    length: int = 0
+    unreadable: int = 0
+    unreadable_reasons: list[str] = field(default_factory=list)
+
+    def add(self, event: Event) -> None:
+        position = self.length
+        self.length += 1
+        if event.type == "specialist_start":
+            call_id = payload_string(event_payload_map(event), "toolCallId")
+            if call_id:
+                self.specialist_call_ids.add(call_id)
+        elif _starts_turn(event):
+            self.turn_starts.append(position)
+        elif _is_unnamed_call(event):
+            self.unnamed_calls.append(position)
+        for link in event_links(event):
+            self.linked.setdefault(link, []).append(position)
+
+    def note_unreadable(self, reason: str) -> None:
+        """The event at the next position could not be read (it stands in as an error)."""
+        self.unreadable += 1
+        if len(self.unreadable_reasons) < 3:
+            self.unreadable_reasons.append(reason)
+
+    def turn_before(self, position: int) -> int:
+        """User rows before `position`: the turn a row there starts in."""
+        return bisect_left(self.turn_starts, position)
+
+    def unnamed_calls_before(self, position: int) -> int:
+        """Tool calls without an id before `position` (they count occurrences of id "")."""
+        return bisect_left(self.unnamed_calls, position)
+
+    def linked_positions(self, links: Iterable[str]) -> set[int]:
+        """Every position whose event shares one of `links`."""
+        found: set[int] = set()
+        for link in links:
+            found.update(self.linked.get(link, ()))
+        return found
+
+
+def log_facts(events: Iterable[Event]) -> LogFacts:
+    facts = LogFacts()
+    for event in events:
+        facts.add(event)
+    return facts
 
 
 # --- display collapse (§6.3, rendering only) ----------------------------------------------

@@ -36,7 +36,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from zero_tui.transcript.log_index import CHUNK_EVENTS, LogIndex, chunk_rows
-from zero_tui.transcript.rows import Row, RowKind
+from zero_tui.transcript.rows import LogFacts, Row, RowKind
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 from zero_tui.widgets.ordered_keys import OrderedKeys, hand_over
 
@@ -151,6 +151,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         super().__init__(id=id, classes=classes)
         self._index: LogIndex | None = None
         self._order: Sequence[int] = ()
+        self._facts: LogFacts | None = None
         self._chunks: list[_Chunk] = []
         self._tops: list[int] = [0]
         self._live: OrderedDict[int, None] = OrderedDict()
@@ -178,10 +179,21 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     def event_count(self) -> int:
         return len(self._order)
 
-    def set_source(self, index: LogIndex, order: Sequence[int], prelude: Sequence[Row]) -> None:
-        """Show the rows of `order` (line indices of `index`) after the `prelude` rows."""
+    def set_source(
+        self,
+        index: LogIndex,
+        order: Sequence[int],
+        prelude: Sequence[Row],
+        facts: LogFacts | None = None,
+    ) -> None:
+        """Show the rows of `order` (line indices of `index`) after the `prelude` rows.
+
+        `facts` (`index_facts` of the order, from the indexing worker) make every chunk's
+        rows those of the whole log; without them a chunk sees only a little context.
+        """
         self._index = index
         self._order = order
+        self._facts = facts
         prelude_chunk = _Chunk(PRELUDE_POSITION, PRELUDE_POSITION, fixed=True)
         self._chunks = [prelude_chunk]
         self._set_rows(prelude_chunk, [PRELUDE_POSITION] * len(prelude), list(prelude))
@@ -192,7 +204,13 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self._layout(scroll_to_end=True)
 
     def replace_source(
-        self, index: LogIndex, order: Sequence[int], prelude: Sequence[Row], *, shift: int
+        self,
+        index: LogIndex,
+        order: Sequence[int],
+        prelude: Sequence[Row],
+        *,
+        shift: int,
+        facts: LogFacts | None = None,
     ) -> None:
         """Show the whole log in place of a look at its latest events.
 
@@ -208,7 +226,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
                 anchor = (first + shift, (top or 0) - round(self.scroll_y))
         cursor = self.cursor
         expanded = {position + shift for position in self._expanded}
-        self.set_source(index, order, prelude)
+        self.set_source(index, order, prelude, facts)
         self._expanded = expanded
         if cursor is not None and cursor >= 0:
             self.cursor = cursor + shift
@@ -220,10 +238,15 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
                 self._prepare()
         self.refresh()
 
-    def extend_source(self, order: Sequence[int], first_changed: int) -> None:
-        """The log grew: positions from `first_changed` on are new or changed."""
+    def extend_source(
+        self, order: Sequence[int], first_changed: int, facts: LogFacts | None = None
+    ) -> None:
+        """The log grew: positions from `first_changed` on are new or changed (`facts`, when
+        given, cover the grown order)."""
         at_end = self.following
         self._order = order
+        if facts is not None:
+            self._facts = facts
         chunk_index = self.chunk_of(first_changed)
         for stale in range(chunk_index, len(self._chunks)):
             self._live.pop(stale, None)
@@ -264,7 +287,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         old_height = chunk.height
         width = self._row_width
         if chunk.rows is None and self._index is not None and not chunk.fixed:
-            shown = chunk_rows(self._index, self._order, chunk.start, chunk.end)
+            shown = chunk_rows(self._index, self._order, chunk.start, chunk.end, self._facts)
             self._set_rows(chunk, [position for position, _ in shown], [row for _, row in shown])
             self._learn_density(chunk)
         elif chunk.rows is not None and chunk.width != width:
