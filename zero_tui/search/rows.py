@@ -123,6 +123,21 @@ def one_line(text: str) -> str:
     )
 
 
+def event_count_label(shown: int | None, in_log: int) -> str:
+    """The one wording of a session's size, wherever it is shown (preview, header, exports).
+
+    `shown`: the events of the compaction-aware view; `in_log`: the metadata's count of
+    every event ever appended. `24 events` when they agree, `14 shown · 24 in the log` when
+    a compaction folded some away, `24 in the log` when the view is not known (yet).
+    """
+    noun = "event" if in_log == 1 else "events"
+    if shown is None:
+        return f"{in_log:,} in the log"
+    if shown == in_log:
+        return f"{in_log:,} {noun}"
+    return f"{shown:,} shown · {in_log:,} in the log"
+
+
 def picker_label(updated_at: str, title: str, now: datetime, tz: tzinfo | None = None) -> str:
     """Go's row label: `<when padded to 12>  <title>`, or the bare title without a time."""
     when = time_label(updated_at, now, tz)
@@ -249,6 +264,11 @@ class PreviewData:
     kind: str
     exchanges: tuple[PreviewExchange, ...]
     error: str = ""
+    shown_events: int | None = None  # the compaction-aware view's events, when read
+
+    @property
+    def events_label(self) -> str:
+        return event_count_label(self.shown_events, self.event_count)
 
 
 def clean_text(text: str) -> str:
@@ -317,7 +337,10 @@ def build_preview(
     tz: tzinfo | None = None,
     error: str = "",
     limit: int = 8,
+    shown_events: int | None = None,
 ) -> PreviewData:
+    """The preview of `meta` from its (compaction-aware) `events`; `shown_events` defaults
+    to their number."""
     return PreviewData(
         session_id=meta.session_id,
         title=display_title(meta.title),
@@ -330,6 +353,7 @@ def build_preview(
         kind=one_line(meta.session_kind),
         exchanges=tuple(preview_exchanges(events, limit)),
         error=one_line(error),
+        shown_events=len(events) if shown_events is None else shown_events,
     )
 
 

@@ -49,6 +49,7 @@ from html import escape as _html_escape
 from typing import Any, BinaryIO
 
 from zero_tui.atomic import write_destination
+from zero_tui.search.rows import event_count_label
 from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
@@ -508,9 +509,7 @@ class Fact:
 
 def session_facts(meta: Metadata, event_count: int) -> list[Fact]:
     """The header facts of an md/html export (empty values left out)."""
-    events = str(event_count)
-    if meta.event_count != event_count:
-        events += f" ({meta.event_count} in the log)"
+    events = event_count_label(event_count, meta.event_count)
     facts = [
         Fact("Session", meta.session_id, code=True),
         Fact("Kind", meta.session_kind),

@@ -57,7 +57,7 @@ def preview_content(preview: PreviewData) -> Content:
         ),
         _field("created", preview.created),
         _field("updated", preview.updated),
-        _field("events", str(preview.event_count)),
+        _field("events", preview.events_label),
     ]
     if preview.kind:
         parts.append(_field("kind", preview.kind))

@@ -1,0 +1,62 @@
+"""A session's size is worded one way everywhere: picker preview, transcript header, exports."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from zero_tui.search.rows import build_preview, event_count_label
+from zero_tui.store import SessionStore
+from zero_tui.transcript.export import load_export_events, render_export
+from zero_tui.transcript.header import header_facts
+from zero_tui.widgets.preview import preview_content
+
+NOW = datetime(2026, 7, 4, 12, 0, 0, tzinfo=UTC)
+
+
+def test_the_label() -> None:
+    assert event_count_label(24, 24) == "24 events"
+    assert event_count_label(1, 1) == "1 event"
+    assert event_count_label(14, 24) == "14 shown · 24 in the log"
+    assert event_count_label(None, 24) == "24 in the log"
+    assert event_count_label(1400, 24000) == "1,400 shown · 24,000 in the log"
+
+
+def compacted_session(root: Path) -> SessionStore:
+    store = SessionStore(root)
+    store.create("s1", title="Compacted", model_id="gpt-4.1", provider="openai", cwd="/w")
+    early = [("message", {"role": "user", "content": f"q{n}"}) for n in range(10)]
+    store.append_events("s1", early)
+    summary = {"summary": "earlier work", "compactedThroughSequence": 10}
+    late = [("message", {"role": "assistant", "content": f"a{n}"}) for n in range(3)]
+    store.append_events("s1", [("session_compaction", summary), *late])
+    return store
+
+
+def test_preview_header_and_exports_agree(tmp_path: Path) -> None:
+    store = compacted_session(tmp_path)
+    meta = store.get("s1")
+    assert meta is not None
+    events, notice = store.read_events_for_display("s1")
+    assert notice is None
+    wording = "4 shown · 14 in the log"
+
+    preview = build_preview(meta, events)
+    assert f"events     {wording}" in str(preview_content(preview))
+    assert wording in header_facts("s1", meta, len(events), NOW)
+    export_meta, export_events, _ = load_export_events(store, "s1")
+    for fmt in ("md", "html"):
+        page = render_export(export_meta, export_events, fmt).decode()
+        assert wording in page
+
+
+def test_header_facts(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    store.create("s1", title="t", model_id="m\x1b[31m", cwd="/w")
+    store.append_events("s1", [("message", {"role": "user", "content": "hi"})])
+    meta = store.get("s1")
+    assert meta is not None
+    facts = header_facts("s1", meta, 1, NOW)
+    assert facts.startswith("s1  ·  m[31m  ·  1 event  ·  /w  ·  updated ")
+    assert "loading earlier events…" in header_facts("s1", meta, None, NOW)
+    assert header_facts("s1", None, None, NOW) == "s1"

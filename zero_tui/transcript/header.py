@@ -1,0 +1,35 @@
+"""The transcript's header line: what the screen shows above the rows, worded as elsewhere.
+
+No Textual or Rich import: the screen calls this with what its workers loaded.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from zero_tui.search.rows import event_count_label, time_label
+from zero_tui.store import Metadata
+from zero_tui.transcript.sanitize import sanitize_line
+
+FACT_SEPARATOR = "  ·  "
+
+
+def header_facts(session_id: str, meta: Metadata | None, shown: int | None, now: datetime) -> str:
+    """`id  ·  model · provider  ·  14 shown · 24 in the log  ·  kind  ·  cwd  ·  updated …`.
+
+    `shown` is the number of events of the compaction-aware view, None while the whole log
+    is still being indexed. The time is local, as in the picker.
+    """
+    facts = [sanitize_line(session_id)]
+    if meta is None:
+        return facts[0]
+    model = " · ".join(sanitize_line(part) for part in (meta.model_id, meta.provider) if part)
+    count = event_count_label(shown, meta.event_count) if shown is not None else None
+    facts += [model or "no model", count or "loading earlier events…"]
+    if meta.session_kind:
+        facts.append(sanitize_line(meta.session_kind))
+    if meta.cwd:
+        facts.append(sanitize_line(meta.cwd))
+    when = time_label(meta.updated_at, now, now.tzinfo) or sanitize_line(meta.updated_at)
+    facts.append("updated " + when)
+    return FACT_SEPARATOR.join(facts)
