@@ -75,6 +75,11 @@ def invalid_id_error(session_id: str) -> StoreError:
     return StoreError(f"invalid zero session id {go_quote(session_id)}")
 
 
+def missing_log_notice(session_id: str) -> str:
+    """What is wrong with a session whose metadata exists but whose log does not."""
+    return f"the log of this session ({session_id}/{EVENTS_FILE}) is missing: no event can be shown"
+
+
 def format_timestamp(moment: datetime) -> str:
     """RFC 3339, UTC, whole seconds, always Z (store-format §6)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -323,7 +328,14 @@ class SessionStore:
         return rehydrate(self.read_events(session_id))
 
     def read_events_for_display(self, session_id: str) -> tuple[builtins.list[Event], str | None]:
-        """Rehydrated events, or the raw ones with the reason when rehydration fails."""
+        """Rehydrated events, or the raw ones with the reason when rehydration fails.
+
+        A missing log reads as empty (as in Zero) but says so: the session is not an empty
+        run, its log is gone.
+        """
+        self._check_id(session_id)
+        if not os.path.lexists(self.events_path(session_id)):
+            return [], missing_log_notice(session_id)
         events = self.read_events(session_id)
         try:
             return rehydrate(events), None

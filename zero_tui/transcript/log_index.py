@@ -29,7 +29,7 @@ from pathlib import Path
 from zero_tui.store import Event, StoreError
 from zero_tui.store.events import decode_line, rehydrate
 from zero_tui.store.gotext import trim_space_bytes
-from zero_tui.store.store import open_regular, os_reason
+from zero_tui.store.store import missing_log_notice, open_regular, os_reason
 from zero_tui.transcript.rows import (
     LogFacts,
     Row,
@@ -106,6 +106,7 @@ class LogIndex:
         self._fd: int | None = None
         self._lock = threading.RLock()
         self.is_partial = False  # True for `open_tail` of a log longer than the window
+        self.missing = False  # True when there was no file to open (read as an empty log)
 
     # -- building ---------------------------------------------------------------------
 
@@ -134,6 +135,7 @@ class LogIndex:
         try:
             fd = open_regular(index.path)
         except FileNotFoundError:
+            index.missing = True
             return index
         except OSError as error:
             raise StoreError(f"read zero session events: {os_reason(error)}") from None
@@ -506,6 +508,17 @@ def chunk_rows(
         if start <= position < end:
             shown.append((position, rows[row_index]))
     return shown
+
+
+def log_problems(index: LogIndex, facts: LogFacts | None) -> list[str]:
+    """What is wrong with a log, for the resume card: missing, or lines that cannot be read."""
+    if index.missing:
+        return [missing_log_notice(index.session_id)]
+    if facts is None or not facts.unreadable:
+        return []
+    noun = "line" if facts.unreadable == 1 else "lines"
+    first = facts.unreadable_reasons[0] if facts.unreadable_reasons else ""
+    return [f"{facts.unreadable} unreadable {noun}, shown as errors; the first: {first}"]
 
 
 def _chunk_rows_with_facts(

@@ -1099,13 +1099,19 @@ def _recorded_suffix(recorded: str, current: str) -> str:
 
 
 def resume_card(
-    meta: Metadata, event_count: int, *, model: str = "", provider: str = ""
+    meta: Metadata,
+    event_count: int,
+    *,
+    model: str = "",
+    provider: str = "",
+    problems: Sequence[str] = (),
 ) -> list[str]:
     """The §1.4 resume summary card, one string per line.
 
     `model`/`provider` are the UI's own; a UI without them passes the session's values, and
     then no `(recorded: …)` suffix appears. Lines are whitespace-collapsed as Go's card
-    renderer does (secret redaction is not applied).
+    renderer does (secret redaction is not applied). `problems` (a missing log, unreadable
+    lines) make it `status: error` with a Problems section instead of `status: ok`.
     """
     section = [
         "id: " + meta.session_id,
@@ -1120,6 +1126,10 @@ def resume_card(
         if goal.status == "active":
             line += " (run /goal resume to continue)"
         section.append(line)
-    lines = ["Resumed Zero session", "status: ok", "Session"]
+    status = "status: error" if problems else "status: ok"
+    lines = ["Resumed Zero session", status, "Session"]
     lines += ["  " + text for text in (collapse_space(line) for line in section) if text]
+    if problems:
+        lines.append("Problems")
+        lines += ["  " + collapse_space(problem) for problem in problems]
     return lines
