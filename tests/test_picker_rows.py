@@ -98,7 +98,13 @@ def test_picker_row_fields() -> None:
 def test_shorten_path() -> None:
     assert shorten_path("/home/u/proj", "/home/u", 30) == "~/proj"
     assert shorten_path("/home/user2/proj", "/home/u", 30) == "/home/user2/proj"
-    assert shorten_path("/very/long/path/to/project", "", 10) == "…o/project"
+    assert shorten_path("/very/long/path/to/project", "", 10) == "…/project"
+    assert shorten_path("/very/long/path/to/project", "", 14) == "…/to/project"
+    assert shorten_path("/srv/other-service", "", 14) == "other-service"
+    assert shorten_path("/srv/other-service", "", 15) == "…/other-service"
+    assert shorten_path("/srv/other-service", "", 10) == "othe…rvice"
+    assert shorten_path("/home/u/work/a-rather-long-project-name", "/home/u", 12) == "a-rat…t-name"
+    assert len(shorten_path("/x/" + "y" * 40, "", 9)) == 9
 
 
 def test_status_text_states_what_is_hidden() -> None:

@@ -109,3 +109,43 @@ def test_snapshot_all_workspaces(snap_compare: SnapCompare, picker_store: StoreB
 
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=SIZE, run_before=widen)
+
+
+@pytest.fixture
+def long_titles_store(picker_store: StoreBuilder) -> StoreBuilder:
+    picker_store.add(
+        "zero_20260704114500_7",
+        title="Make the retry loop back off exponentially with jitter",
+        cwd=W,
+        model_id="claude-sonnet-4-5",
+        updated_at="2026-07-04T11:45:00Z",
+    )
+    picker_store.add(
+        "zero_20260704070000_8",
+        title="Migrate the billing service to the new event bus",
+        cwd="/home/u/work/clients/acme/billing-service-with-a-long-name",
+        model_id="gpt-5",
+        updated_at="2026-07-04T07:00:00Z",
+    )
+    return picker_store
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_snapshot_picker_sizes(
+    snap_compare: SnapCompare, long_titles_store: StoreBuilder, size: tuple[int, int]
+) -> None:
+    app = make_app(long_titles_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_snapshot_all_workspaces_sizes(
+    snap_compare: SnapCompare, long_titles_store: StoreBuilder, size: tuple[int, int]
+) -> None:
+    async def widen(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("tab")
+        await settle(pilot)
+
+    app = make_app(long_titles_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=size, run_before=widen)

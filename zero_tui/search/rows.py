@@ -190,15 +190,38 @@ def picker_rows(
     return [picker_row(meta, now, tz) for meta in metas]
 
 
+def middle_cut(text: str, width: int) -> str:
+    """`text` in `width` characters, its middle replaced by `…` when it does not fit."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
 def shorten_path(path: str, home: str, width: int) -> str:
-    """`~` for the home directory, then keep the tail: `…/src/project`."""
+    """`~` for the home directory; too long, the last folders kept whole: `…/src/project`.
+
+    A last folder longer than the room is cut in its middle (`…/very-l…name` keeps both
+    ends of a name, where its differences usually are).
+    """
     if home and (path == home or path.startswith(home.rstrip("/") + "/")):
         path = "~" + path[len(home.rstrip("/")) :]
     if len(path) <= width:
         return path
-    if width <= 1:
-        return path[:width]
-    return "…" + path[len(path) - width + 1 :]
+    parts = [part for part in path.split("/") if part]
+    if not parts:
+        return middle_cut(path, width)
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(part) + 1 + len(kept) + 2 > width:
+            break
+        kept = part + "/" + kept
+    if len(kept) + 2 <= width:
+        return "…/" + kept
+    return middle_cut(parts[-1], width)
 
 
 # --- status line -------------------------------------------------------------------------

@@ -21,13 +21,19 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from zero_tui.search.rows import TIME_COLUMN_WIDTH, PickerRow, shorten_path
 
 MODEL_COLUMN_MAX = 18
+MODEL_COLUMN_MIN = 8
 WORKSPACE_COLUMN_MAX = 26
+WORKSPACE_COLUMN_MIN = 12
 MIN_TITLE = 24
 FORK_MARK = "fork"
+NARROW_WIDTH = 110
+"""On a screen narrower than this the list's container gets the class `-narrow`: the
+picker's CSS then hides the preview, so the titles get the room."""
 
 HighlightLookup = Callable[[int], Sequence[int]]
 """Display line -> code-point positions of that row's label to highlight."""
@@ -106,7 +112,9 @@ class SessionList(ScrollView, can_focus=False):
         self._generation = 0
         self._hover_line: int | None = None
         self._model_width = 0
+        self._workspace_width = 0
         self._count_width = 0
+        self._any_fork = False
         self._home = expanduser("~")
         self._strip_cache: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(1024)
 
@@ -155,7 +163,19 @@ class SessionList(ScrollView, can_focus=False):
         self._model_width = min(
             MODEL_COLUMN_MAX, max((cell_len(row.model) for row in rows), default=0)
         )
+        self._workspace_width = (
+            min(
+                WORKSPACE_COLUMN_MAX,
+                max(
+                    (len(shorten_path(row.workspace, self._home, 1 << 16)) for row in rows),
+                    default=0,
+                ),
+            )
+            if show_workspace
+            else 0
+        )
         self._count_width = max((len(str(row.event_count)) for row in rows), default=1) + 3
+        self._any_fork = any(row.is_fork for row in rows)
         self.set_order(range(len(rows)) if order is None else order, highlight, cursor=cursor)
 
     def set_order(
@@ -274,6 +294,40 @@ class SessionList(ScrollView, can_focus=False):
         super().notify_style_update()
         self._strip_cache.clear()
 
+    def on_resize(self, event: events.Resize) -> None:
+        # The list asks for the room: on a narrow screen its container drops the preview (see
+        # the picker's CSS). The screen's width, not the container's, decides: it does not
+        # change when the preview comes and goes.
+        if isinstance(self.parent, Widget):
+            self.parent.set_class(self.screen.size.width < NARROW_WIDTH, "-narrow")
+
+    def _columns(self, width: int) -> tuple[int, int]:
+        """(model width, workspace width) at a list `width`; 0: the column is left out.
+
+        The title keeps MIN_TITLE cells. The other columns then get their minimum in order
+        of importance (the workspace first when every workspace is listed, then the model),
+        grow to their natural width, and the title takes the rest.
+        """
+        fork_width = 1 + len(FORK_MARK) if self._any_fork else 0
+        fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + self._count_width + fork_width + 1
+        spare = width - fixed - MIN_TITLE
+        wanted = [
+            (self._workspace_width, WORKSPACE_COLUMN_MIN),
+            (self._model_width, MODEL_COLUMN_MIN),
+        ]
+        given = [0, 0]
+        for column, (natural, minimum) in enumerate(wanted):
+            least = min(natural, minimum)
+            if natural and spare >= least + 2:
+                given[column] = least
+                spare -= least + 2
+        for column, (natural, _minimum) in enumerate(wanted):
+            if given[column]:
+                extra = min(natural - given[column], spare)
+                given[column] += extra
+                spare -= extra
+        return given[1], given[0]
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         line = round(self.scroll_y) + y
@@ -319,22 +373,8 @@ class SessionList(ScrollView, can_focus=False):
         title_positions = {pos - title_offset for pos in positions if pos >= title_offset}
 
         count_width = 2 + self._count_width
-        fork_width = 1 + len(FORK_MARK)
-        fixed = 1 + (TIME_COLUMN_WIDTH + 2 if row.when else 0) + count_width + fork_width + 1
-        # The title keeps MIN_TITLE cells: the model column goes first, then the workspace.
-        workspace_width = min(WORKSPACE_COLUMN_MAX, width // 5) if self._show_workspace else 0
-        model_width = self._model_width
-        if (
-            width
-            - fixed
-            - (model_width + 2 if model_width else 0)
-            - (workspace_width + 2 if workspace_width else 0)
-            < MIN_TITLE
-        ):
-            model_width = 0
-        spare = width - fixed - MIN_TITLE
-        if workspace_width and workspace_width + 2 > spare:
-            workspace_width = spare - 2 if spare - 2 >= 8 else 0
+        fork_width = 1 + len(FORK_MARK) if self._any_fork else 0
+        model_width, workspace_width = self._columns(width)
 
         right: list[Segment] = []
         right_width = 0
@@ -349,11 +389,12 @@ class SessionList(ScrollView, can_focus=False):
         count_text = f"{row.event_count} ev"
         right.append(Segment("  " + _pad(count_text, self._count_width, right=True), detail_style))
         right_width += count_width
-        fork_style = base + part("session-list--fork", partial=True) + overlay
-        right.append(
-            Segment(" " + (FORK_MARK if row.is_fork else " " * len(FORK_MARK)), fork_style)
-        )
-        right_width += fork_width
+        if fork_width:
+            fork_style = base + part("session-list--fork", partial=True) + overlay
+            right.append(
+                Segment(" " + (FORK_MARK if row.is_fork else " " * len(FORK_MARK)), fork_style)
+            )
+            right_width += fork_width
 
         left: list[Segment] = [Segment(" ", plain)]
         left_width = 1
