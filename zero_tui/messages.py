@@ -20,6 +20,7 @@ from zero_tui.store import Metadata
 from zero_tui.store.store import UnreadableSession
 from zero_tui.transcript.answers import CodeBlock
 from zero_tui.transcript.log_index import LogIndex
+from zero_tui.transcript.rows import LogFacts
 
 ScopeKey = tuple[bool, bool]
 """(all_workspaces, include_empty): one view of the store in the picker."""
@@ -147,6 +148,7 @@ class TranscriptLoaded(Message):
     order: Sequence[int]
     note: str | None
     partial: bool = False  # only the latest events: the whole log follows
+    facts: LogFacts | None = None  # the whole log's facts, for rows equal to a batch build
 
 
 @dataclass
@@ -168,6 +170,7 @@ class LogPolled(Message):
     first_changed: int | None
     replaced: bool
     meta: Metadata | None
+    facts: LogFacts | None = None  # of the new positions only (LogFacts.merge takes them in)
 
 
 @dataclass

@@ -55,12 +55,19 @@ from zero_tui.messages import (
 )
 from zero_tui.screens.command_screen import CommandScreen, screen_bindings
 from zero_tui.screens.dialogs import CodeBlockPicker
-from zero_tui.search.rows import time_label
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.gotext import trim_space
 from zero_tui.transcript.answers import NO_ANSWER, code_blocks, log_answers, log_last_prompt
-from zero_tui.transcript.log_index import LogChange, LogIndex, find_row
-from zero_tui.transcript.rows import card_row, resume_card
+from zero_tui.transcript.header import header_facts
+from zero_tui.transcript.log_index import (
+    LogChange,
+    LogIndex,
+    extend_facts,
+    find_row,
+    index_facts,
+    log_problems,
+)
+from zero_tui.transcript.rows import LogFacts, card_row, resume_card
 from zero_tui.transcript.sanitize import home_relative, sanitize_line
 from zero_tui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
 from zero_tui.widgets.find_bar import FindBar
@@ -137,6 +144,7 @@ class TranscriptScreen(CommandScreen):
         self.meta: Metadata | None = None
         self.index: LogIndex | None = None
         self.order: Sequence[int] = ()
+        self.facts: LogFacts | None = None  # of the whole log, once it is indexed
         self.loaded = False  # the whole log is indexed
         self.shown = False  # rows are in the view (maybe only the latest, while loading)
         self.painted = False  # ... and have been drawn once
@@ -246,10 +254,12 @@ class TranscriptScreen(CommandScreen):
         except StoreError as error:
             order = range(len(index))
             note = f"The compacted view could not be rebuilt ({error}); showing the raw log."
-        if get_current_worker().is_cancelled:
+        worker = get_current_worker()
+        facts = index_facts(index, order, cancelled=lambda: worker.is_cancelled)
+        if facts is None or worker.is_cancelled:
             index.close()
             return
-        self.post_message(TranscriptLoaded(load_id, meta, index, order, note))
+        self.post_message(TranscriptLoaded(load_id, meta, index, order, note, facts=facts))
 
     async def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
         if message.load_id != self._load_id:
@@ -261,6 +271,7 @@ class TranscriptScreen(CommandScreen):
             await self.live.clear()
         previous, shown = self.index, len(self.order)
         self.meta, self.index, self.order = message.meta, message.index, message.order
+        self.facts = message.facts
         self._note = message.note
         if message.partial:
             self.view.set_source(message.index, message.order, [])
@@ -277,15 +288,20 @@ class TranscriptScreen(CommandScreen):
                 len(message.order),
                 model=message.meta.model_id,
                 provider=message.meta.provider,
+                problems=log_problems(message.index, message.facts),
             )
             prelude.append(card_row(card))
         if self.shown and not self.loaded:
             # the whole log replaces the look at its latest events
             self.view.replace_source(
-                message.index, message.order, prelude, shift=len(message.order) - shown
+                message.index,
+                message.order,
+                prelude,
+                shift=len(message.order) - shown,
+                facts=message.facts,
             )
         else:
-            self.view.set_source(message.index, message.order, prelude)
+            self.view.set_source(message.index, message.order, prelude, message.facts)
         self.shown = self.loaded = True
         self.call_after_refresh(self._rows_painted)
         self._show_header()
@@ -319,21 +335,9 @@ class TranscriptScreen(CommandScreen):
             return
         title = sanitize_line(meta.title) if meta is not None and meta.title else "untitled"
         self.query_one("#transcript-title", Static).update(Content(title))
-        facts = [self.session_id]
-        if meta is not None:
-            model = " · ".join(
-                sanitize_line(part) for part in (meta.model_id, meta.provider) if part
-            )
-            count = f"{len(self.order)} events" if self.loaded else "loading earlier events…"
-            facts += [model or "no model", count]
-            if meta.session_kind:
-                facts.append(sanitize_line(meta.session_kind))
-            if meta.cwd:
-                facts.append(home_relative(sanitize_line(meta.cwd)))
-            now = self._now()
-            when = time_label(meta.updated_at, now, now.tzinfo) or sanitize_line(meta.updated_at)
-            facts.append("updated " + when)
-        self.query_one("#transcript-facts", Static).update(Content("  ·  ".join(facts)))
+        shown = len(self.order) if self.loaded else None
+        facts = header_facts(self.session_id, meta, shown, self._now())
+        self.query_one("#transcript-facts", Static).update(Content(facts))
 
     def _show_note(self) -> None:
         notes = [note for note in (self.notice, self._note) if note]
@@ -350,14 +354,18 @@ class TranscriptScreen(CommandScreen):
         if self.loaded and not self._polling and not self.running and index and session_id:
             self._polling = True
             keeps_all = isinstance(self.order, range)
-            self._poll_log(self._load_id, index, session_id, keeps_all=keeps_all)
+            self._poll_log(self._load_id, index, session_id, len(self.order), keeps_all=keeps_all)
 
     @work(thread=True, group="transcript-poll", exit_on_error=False)
-    def _poll_log(self, load_id: int, index: LogIndex, session_id: str, *, keeps_all: bool) -> None:
-        """One look at the log's end; the answer always comes back as `LogPolled`."""
+    def _poll_log(
+        self, load_id: int, index: LogIndex, session_id: str, shown: int, *, keeps_all: bool
+    ) -> None:
+        """One look at the log's end; the answer always comes back as `LogPolled`, with the
+        facts of the new events (`shown`: the positions the screen has)."""
         first_changed: int | None = None
         replaced = False
         meta: Metadata | None = None
+        facts: LogFacts | None = None
         try:
             before = len(index)
             refresh = index.refresh()
@@ -367,14 +375,17 @@ class TranscriptScreen(CommandScreen):
                 first_changed = refresh.first_changed
                 # A compaction changes what the rehydrated view keeps; a rewritten last
                 # line moves positions when the view keeps only some lines.
-                replaced = index.has_compaction_from(first_changed) or (
-                    first_changed < before and not keeps_all
-                )
+                # A rewritten last line (it had no newline yet) changes a position the
+                # facts hold: read the whole log again then.
+                replaced = index.has_compaction_from(first_changed) or first_changed < before
                 if not replaced:
                     meta = self.store.get(session_id)
+                    start = first_changed if keeps_all else shown
+                    new_lines = range(first_changed, len(index))
+                    facts = extend_facts(index, new_lines, LogFacts(length=start))
         except (StoreError, OSError, ValueError):
             first_changed = None  # the next poll tries again; a vanished session keeps its rows
-        self.post_message(LogPolled(load_id, first_changed, replaced, meta))
+        self.post_message(LogPolled(load_id, first_changed, replaced, meta, facts))
 
     def on_log_polled(self, message: LogPolled) -> None:
         self._polling = False
@@ -393,7 +404,12 @@ class TranscriptScreen(CommandScreen):
         else:
             first_position = len(self.order)
             self.order = [*self.order, *range(message.first_changed, len(self.index))]
-        self.view.extend_source(self.order, first_position)
+        stale: set[int] = set()
+        if self.facts is not None and message.facts is not None:
+            # earlier rows linked to the new events (a call whose result came) change too
+            stale = self.facts.linked_positions(message.facts.linked)
+            self.facts.merge(message.facts)
+        self.view.extend_source(self.order, first_position, self.facts, stale)
         self._show_header()
 
     def _reload(self) -> None:
@@ -650,7 +666,13 @@ class TranscriptScreen(CommandScreen):
     ) -> None:
         worker = get_current_worker()
         position = find_row(
-            index, order, query, after, backwards=backwards, cancelled=lambda: worker.is_cancelled
+            index,
+            order,
+            query,
+            after,
+            backwards=backwards,
+            cancelled=lambda: worker.is_cancelled,
+            facts=self.facts,
         )
         if not worker.is_cancelled:
             self.post_message(MatchFound(query, position))
@@ -789,7 +811,9 @@ class TranscriptScreen(CommandScreen):
     @work(thread=True, exclusive=True, group="copy", exit_on_error=False)
     def _find_answer(self, index: LogIndex, order: Sequence[int], request: CopyRequest) -> None:
         worker = get_current_worker()
-        answers = log_answers(index, order, request.nth, cancelled=lambda: worker.is_cancelled)
+        answers = log_answers(
+            index, order, request.nth, cancelled=lambda: worker.is_cancelled, facts=self.facts
+        )
         if worker.is_cancelled:
             return
         if len(answers) < request.nth:

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from zero_tui.search.rows import event_count_label, time_label
 from zero_tui.store import Metadata
-from zero_tui.transcript.sanitize import sanitize_line
+from zero_tui.transcript.sanitize import home_relative, sanitize_line
 
 FACT_SEPARATOR = "  ·  "
 
@@ -29,7 +29,7 @@ def header_facts(session_id: str, meta: Metadata | None, shown: int | None, now:
     if meta.session_kind:
         facts.append(sanitize_line(meta.session_kind))
     if meta.cwd:
-        facts.append(sanitize_line(meta.cwd))
+        facts.append(home_relative(sanitize_line(meta.cwd)))
     when = time_label(meta.updated_at, now, now.tzinfo) or sanitize_line(meta.updated_at)
     facts.append("updated " + when)
     return FACT_SEPARATOR.join(facts)

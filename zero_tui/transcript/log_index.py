@@ -20,7 +20,7 @@ import re
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import add
@@ -467,11 +467,23 @@ def index_facts(
     None when cancelled.
     """
     facts = facts if facts is not None else LogFacts()
-    for position in range(facts.length, len(order)):
-        if position % CHUNK_EVENTS == 0 and cancelled():
+    lines = (order[position] for position in range(facts.length, len(order)))
+    return extend_facts(index, lines, facts, cancelled=cancelled)
+
+
+def extend_facts(
+    index: LogIndex,
+    lines: Iterable[int],
+    facts: LogFacts,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> LogFacts | None:
+    """Add the events of `lines` (line indices) at the positions after `facts.length`."""
+    for count, line in enumerate(lines):
+        if count % CHUNK_EVENTS == 0 and cancelled():
             return None
         try:
-            event = index.decode(order[position])
+            event = index.decode(line)
         except (StoreError, IndexError) as error:
             facts.note_unreadable(str(error))
             event = unreadable_event(error)

@@ -948,7 +948,11 @@ def event_links(event: Event) -> tuple[str, ...]:
         link = _call_link(payload_string(payload, "toolCallId"))
     elif event_type in ("specialist_start", "specialist_stop"):
         child = payload_string(payload, "childSessionId")
-        link = "child:" + child if child else ""
+        links = ["child:" + child] if child else []
+        if event_type == "specialist_start":
+            # it drops the Task rows of its call id: they depend on it (a live log tells)
+            links.append(_call_link(payload_string(payload, "toolCallId")))
+        return tuple(link for link in links if link)
     else:
         link = ""
     return (link,) if link else ()
@@ -994,6 +998,19 @@ class LogFacts:
             self.unnamed_calls.append(position)
         for link in event_links(event):
             self.linked.setdefault(link, []).append(position)
+
+    def merge(self, later: LogFacts) -> None:
+        """Take in the facts of the positions that follow (a grown log): `later` was built
+        from `LogFacts(length=self.length)`."""
+        # a new set, not an update: a worker may be reading the old one
+        self.specialist_call_ids = self.specialist_call_ids | later.specialist_call_ids
+        self.turn_starts += later.turn_starts
+        self.unnamed_calls += later.unnamed_calls
+        for link, positions in later.linked.items():
+            self.linked.setdefault(link, []).extend(positions)
+        self.length = later.length
+        self.unreadable += later.unreadable
+        self.unreadable_reasons += later.unreadable_reasons[: 3 - len(self.unreadable_reasons)]
 
     def note_unreadable(self, reason: str) -> None:
         """The event at the next position could not be read (it stands in as an error)."""

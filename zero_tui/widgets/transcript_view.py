@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import ClassVar
@@ -239,17 +239,27 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self.refresh()
 
     def extend_source(
-        self, order: Sequence[int], first_changed: int, facts: LogFacts | None = None
+        self,
+        order: Sequence[int],
+        first_changed: int,
+        facts: LogFacts | None = None,
+        stale: Iterable[int] = (),
     ) -> None:
         """The log grew: positions from `first_changed` on are new or changed (`facts`, when
-        given, cover the grown order)."""
+        given, cover the grown order). The rows of the `stale` positions (earlier events
+        linked to the new ones, e.g. a call whose result just came) are built again."""
         at_end = self.following
         self._order = order
         if facts is not None:
             self._facts = facts
+        for position in stale:
+            stale_index = self.chunk_of(position)
+            if 0 < stale_index < len(self._chunks):
+                self._chunks[stale_index].forget()
+                self._live.pop(stale_index, None)
         chunk_index = self.chunk_of(first_changed)
-        for stale in range(chunk_index, len(self._chunks)):
-            self._live.pop(stale, None)
+        for dropped in range(chunk_index, len(self._chunks)):
+            self._live.pop(dropped, None)
         del self._chunks[max(1, chunk_index) :]
         self._extend_chunks(self._chunks[-1].end if len(self._chunks) > 1 else 0)
         self._layout(scroll_to_end=at_end)
