@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from conftest import EventSpec, StoreBuilder, assistant, user
 from test_transcript_screen import SIZE, TranscriptApp, opened, screen_text, wait_until
+from textual.widgets import Static
 
 
 def call(call_id: str) -> EventSpec:
@@ -68,3 +69,14 @@ async def test_the_resume_card_says_error_above_an_unreadable_line(
         assert "status: error" in text
         assert "status: ok" not in text
         assert "1 unreadable line, shown as errors" in text
+
+
+async def test_a_huge_title_takes_one_line(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    builder.add("s1", title="T" * 20_000, events=[user("go"), assistant("the answer")])
+    async with TranscriptApp(builder.store, "s1").run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        title = screen.query_one("#transcript-title", Static)
+        assert title.size.height == 1
+        assert title.render_line(0).text.rstrip().endswith("…")
+        assert "the answer" in screen_text(pilot)  # the conversation is still on screen

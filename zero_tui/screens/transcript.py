@@ -86,6 +86,7 @@ def run_clock() -> float:
 
 
 EDITOR_HINT = "Ask zero… · Enter sends, alt+Enter: new line · / for commands · Tab: rows"
+TITLE_TOOLTIP_LIMIT = 2000
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
 
 
@@ -334,7 +335,10 @@ class TranscriptScreen(CommandScreen):
             self.query_one("#transcript-facts", Static).update(Content(where))
             return
         title = sanitize_line(meta.title) if meta is not None and meta.title else "untitled"
-        self.query_one("#transcript-title", Static).update(Content(title))
+        title_line = self.query_one("#transcript-title", Static)
+        title_line.update(Content(title))
+        # one line, cut with an ellipsis; the whole title (up to a screenful) on hover
+        title_line.tooltip = Content(title[:TITLE_TOOLTIP_LIMIT])
         shown = len(self.order) if self.loaded else None
         facts = header_facts(self.session_id, meta, shown, self._now())
         self.query_one("#transcript-facts", Static).update(Content(facts))
