@@ -442,7 +442,9 @@ async def test_preview_of_a_corrupt_log_says_why(make_store: Callable[..., Store
 # --- opening and quitting -------------------------------------------------------------------
 
 
-async def test_enter_opens_and_escape_comes_back_then_quits(scoped_store: StoreBuilder) -> None:
+async def test_enter_opens_escape_comes_back_and_only_ctrl_q_quits(
+    scoped_store: StoreBuilder,
+) -> None:
     app = picker_app(scoped_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -453,8 +455,19 @@ async def test_enter_opens_and_escape_comes_back_then_quits(scoped_store: StoreB
         assert screen.session_id == "here-old"
         await pilot.press("escape")
         await settle(pilot)
-        assert isinstance(pilot.app.screen, PickerScreen)
-        await pilot.press("escape")
+        picker = pilot.app.screen
+        assert isinstance(picker, PickerScreen)
+        await pilot.press("escape")  # Esc, Esc by reflex: the app stays
+        await pilot.pause()
+        assert app.is_running
+        assert "ctrl+q quits zero-tui" in [note.message for note in app._notifications]
+        await pilot.press(*"here")
+        await settle(pilot)
+        await pilot.press("escape")  # clears the query
+        await settle(pilot)
+        assert picker.composer.text_value == ""
+        assert app.is_running
+        await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
     assert not app.is_running

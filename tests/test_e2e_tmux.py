@@ -185,3 +185,39 @@ def test_pick_filter_open_and_quit(
     tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
     tmux.send_line("echo exit-status=$?")
     tmux.wait_for(lambda screen: "exit-status=0" in screen, "a clean exit status")
+
+
+def test_escape_by_reflex_keeps_the_app_and_the_export_dialog_writes_html(
+    tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
+) -> None:
+    workspace = tmp_path / "proj"
+    workspace.mkdir()
+    builder = make_store("store")
+    builder.add(
+        "fix-1",
+        title="Fix date parser",
+        cwd=str(workspace),
+        events=[user("the parser breaks"), assistant("parser fixed")],
+    )
+    command, _env = zero_tui_command()
+    tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
+    tmux.send_line(shlex.join([*command, "--store", str(builder.root), "--cwd", str(workspace)]))
+    tmux.wait_for(lambda screen: "1 shown" in screen, "the picker")
+
+    tmux.press("Enter")
+    tmux.wait_for(lambda screen: "parser fixed" in screen, "the transcript")
+    tmux.press("Escape")
+    tmux.wait_for(lambda screen: "1 shown" in screen, "the picker again")
+    tmux.press("Escape")  # Esc, Esc: still running, and told how to quit
+    screen = tmux.wait_for(lambda screen: "ctrl+q quits zero-tui" in screen, "how to quit")
+    assert "Fix date parser" in screen
+
+    tmux.press("C-s")
+    tmux.wait_for(lambda screen: "Export fix-1" in screen, "the export dialog")
+    tmux.send_text("dialog.html")
+    tmux.press("Enter")
+    tmux.wait_for(lambda screen: "wrote transcript to" in screen, "the export's note")
+    assert (workspace / "dialog.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+    tmux.press("C-q")
+    tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")

@@ -618,13 +618,14 @@ REGISTRY = Registry(
             palette=False,
         ),
         ScreenAction(
-            "quit",
-            "Quit",
-            "Esc (with an empty query)",
+            "escape",
+            "Clear the query",
+            "Esc (with an empty query it only says how to quit: ctrl+q)",
             PICKER_ONLY,
-            keys=(Key("escape", Context.PICKER, "Quit"),),
+            keys=(Key("escape", Context.PICKER, "Clear", show=False),),
             palette=False,
         ),
+
     ],
 )
 """Every command, in the order /help and the completion list show them, and every screen

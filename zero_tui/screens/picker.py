@@ -417,7 +417,7 @@ class PickerScreen(CommandScreen):
             "Zero saves every conversation there: run `zero` in a project, chat, and the "
             "session shows up here.\n"
             "Other places: zero-tui --store DIR · a tour with sample sessions: zero-tui --demo\n\n"
-            "ctrl+r scans again · Esc quits"
+            "ctrl+r scans again · ctrl+q quits"
         )
 
     def _refresh_status(self) -> None:
@@ -665,11 +665,13 @@ class PickerScreen(CommandScreen):
     def _selected(self, event: SessionList.Selected) -> None:
         self.post_message(OpenSession(event.row.session_id))
 
-    def action_quit(self) -> None:
-        if self.command_mode:  # Esc leaves command mode
+    def action_escape(self) -> None:
+        """Esc: leave command mode or clear the query; with nothing to clear, say how to
+        quit (Esc is pressed by reflex: it never quits)."""
+        if self.command_mode or self.composer.text_value:
             self.composer.clear_line()
             return
-        self.app.exit()
+        self.notify("ctrl+q quits zero-tui", title="Quit", markup=False)
 
     def action_scope(self, scope: str) -> None:
         """Tab: this workspace or all of them."""
