@@ -666,3 +666,34 @@ async def test_the_unreadable_key_is_offered_only_when_some_are(
         await pilot.press("ctrl+g")
         await settle(pilot)
         assert isinstance(pilot.app.screen, PickerScreen)
+
+
+async def test_a_slash_query_that_names_no_command_is_searched_as_text(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    builder = make_store()
+    builder.add("api", title="Fix /api/health timeouts", cwd=W, updated_at="2026-07-04T11:00:00Z")
+    builder.add("docs", title="Write docs", cwd=W, updated_at="2026-07-04T10:00:00Z")
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        picker = pilot.app.screen
+        assert isinstance(picker, PickerScreen)
+        await pilot.press(*"/api/health")
+        await settle(pilot)
+        assert not picker.command_mode
+        assert [row.session_id for row in picker.session_list.visible_rows()] == ["api"]
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert screen.session_id == "api"
+
+
+def test_what_starts_a_command() -> None:
+    from zero_tui.commands import REGISTRY
+
+    for text in ("/", "/ex", "/export x.md", "/HELP", "/q", "/ ", "/nope"):
+        assert REGISTRY.starts_a_command(text), text
+    for text in ("/api/health", "/tmp/x.md", "/v1.2", "docs", ""):
+        assert not REGISTRY.starts_a_command(text), text

@@ -13,6 +13,7 @@ No Textual or Rich import here (tests/test_import_hygiene.py).
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -108,6 +109,9 @@ class SlashCall:
     args: str
 
 
+_COMMAND_WORD = re.compile(r"[A-Za-z-]*")
+
+
 class Registry:
     """Commands by name and alias (case-insensitive), in definition order."""
 
@@ -130,6 +134,18 @@ class Registry:
 
     def get(self, name: str) -> Command | None:
         return self._by_name.get(name.strip().lower())
+
+    @staticmethod
+    def starts_a_command(text: str) -> bool:
+        """Whether `text` is (the start of) a command line: `/`, then what could be a name.
+
+        Names are letters and hyphens, so `/api/health` or `/tmp/x.md` is no command: it is
+        text (a picker query). A misspelt name still is one (completion offers the right).
+        """
+        if not text.startswith("/"):
+            return False
+        word = text[1:].split(maxsplit=1)[0] if text[1:2].strip() else ""
+        return _COMMAND_WORD.fullmatch(word) is not None
 
     def in_context(self, context: Context) -> list[Command]:
         return [command for command in self._commands if command.available_in(context)]
@@ -625,7 +641,6 @@ REGISTRY = Registry(
             keys=(Key("escape", Context.PICKER, "Clear", show=False),),
             palette=False,
         ),
-
     ],
 )
 """Every command, in the order /help and the completion list show them, and every screen

@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import (
+    REGISTRY,
     CommandError,
     Context,
     parse_no_args,
@@ -448,7 +449,7 @@ class PickerScreen(CommandScreen):
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
-        if event.value.startswith("/"):
+        if REGISTRY.starts_a_command(event.value):
             return  # a command, not a filter: the list stays as it is
         self._query = event.value.strip().lower()
         if not self._query:

@@ -111,7 +111,7 @@ class SlashCompletion:
         if self.popup is None:
             return
         self.moved = False
-        if text.startswith("/") and "\n" not in text and text != self._dismissed_for:
+        if REGISTRY.starts_a_command(text) and "\n" not in text and text != self._dismissed_for:
             self.popup.show_for(text, self.context)
         else:
             self.popup.close()
@@ -194,7 +194,7 @@ class _CompletingEditor(OrderedKeys):
 
     @property
     def command_mode(self) -> bool:
-        return self.text_value.startswith("/")
+        return REGISTRY.starts_a_command(self.text_value)
 
     @property
     def completing(self) -> bool:
