@@ -697,3 +697,30 @@ def test_what_starts_a_command() -> None:
         assert REGISTRY.starts_a_command(text), text
     for text in ("/api/health", "/tmp/x.md", "/v1.2", "docs", ""):
         assert not REGISTRY.starts_a_command(text), text
+
+
+async def test_ctrl_r_says_what_the_rescan_found(make_store: Callable[..., StoreBuilder]) -> None:
+    builder = make_store()
+    builder.add("one", title="First", cwd=W, updated_at="2026-07-04T10:00:00Z")
+    builder.add("two", title="Second", cwd=W, updated_at="2026-07-04T09:00:00Z")
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        builder.add("three", title="Third", cwd=W, updated_at="2026-07-04T11:00:00Z")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        notes = [note.message for note in app._notifications]
+        assert "3 shown · 1 new · 3 sessions in the store" in notes
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        notes = [note.message for note in app._notifications]
+        assert "3 shown · no change · 3 sessions in the store" in notes
+
+
+def test_rescan_summary() -> None:
+    from zero_tui.search.rows import rescan_summary
+
+    assert rescan_summary(["a", "b"], ["b", "c", "d"], 40) == (
+        "3 shown · 2 new · 1 gone · 40 sessions in the store"
+    )
+    assert rescan_summary([], [], 1) == "0 shown · no change · 1 session in the store"

@@ -54,6 +54,7 @@ from zero_tui.search.rows import (
     load_head,
     missing_preview,
     picker_rows,
+    rescan_summary,
     save_head,
     status_text,
 )
@@ -141,6 +142,7 @@ class PickerScreen(CommandScreen):
         self._scan_ids = itertools.count(1)
         self._scan_id = 0
         self._store_total: int | None = None
+        self._rescan: tuple[int, ScopeKey, list[str]] | None = None  # ctrl+r, until done
         self._scan_error: str | None = None
         self._unreadable: tuple[UnreadableSession, ...] = ()
         self._query = ""
@@ -344,6 +346,13 @@ class PickerScreen(CommandScreen):
         if message.key == self.scope_key and (message.rows or message.complete):
             self._show_scope(keep_cursor=True)
         self._refresh_status()
+        if message.complete and self._rescan is not None:
+            scan_id, key, before = self._rescan
+            if (scan_id, key) == (message.scan_id, message.key):
+                self._rescan = None
+                after = [row.session_id for row in scope.rows]
+                summary = rescan_summary(before, after, message.store_total)
+                self.notify(summary, title="Rescan", markup=False)
 
     def on_unreadable_found(self, message: UnreadableFound) -> None:
         if message.scan_id != self._scan_id:
@@ -685,7 +694,11 @@ class PickerScreen(CommandScreen):
         self._scope_changed()
 
     def action_rescan(self) -> None:
+        """ctrl+r: scan the store again, and say what the scan found once it is done."""
+        scope = self._scopes.get(self.scope_key)
+        before = [row.session_id for row in scope.rows] if scope is not None else []
         self.start_scan()
+        self._rescan = (self._scan_id, self.scope_key, before)
 
     def action_unreadable(self) -> None:
         """ctrl+g: the sessions that could not be read, with the reason."""

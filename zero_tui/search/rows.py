@@ -224,6 +224,23 @@ def shorten_path(path: str, home: str, width: int) -> str:
     return middle_cut(parts[-1], width)
 
 
+def rescan_summary(before: Iterable[str], after: Iterable[str], store_total: int) -> str:
+    """What a rescan (ctrl+r) found: `12 shown · 2 new · 1 gone · 340 in the store`."""
+    old, new = set(before), set(after)
+    parts = [f"{len(new):,} shown"]
+    added, removed = len(new - old), len(old - new)
+    if added or removed:
+        if added:
+            parts.append(f"{added:,} new")
+        if removed:
+            parts.append(f"{removed:,} gone")
+    else:
+        parts.append("no change")
+    noun = "session" if store_total == 1 else "sessions"
+    parts.append(f"{store_total:,} {noun} in the store")
+    return " · ".join(parts)
+
+
 # --- status line -------------------------------------------------------------------------
 
 
