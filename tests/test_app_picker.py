@@ -724,3 +724,22 @@ def test_rescan_summary() -> None:
         "3 shown · 2 new · 1 gone · 40 sessions in the store"
     )
     assert rescan_summary([], [], 1) == "0 shown · no change · 1 session in the store"
+
+
+async def test_a_failed_screenshot_says_where_and_why(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path
+) -> None:
+    app = picker_app(make_store())
+    missing = tmp_path / "no-Downloads-here"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.deliver_screenshot("shot.svg", str(missing))
+        for _ in range(200):
+            notes = [note.message for note in app._notifications]
+            if any("screenshot" in note.lower() for note in notes):
+                break
+            await pilot.pause(0.02)
+        failed = [note for note in notes if note.startswith("Failed to save the screenshot: ")]
+        assert len(failed) == 1
+        assert str(missing) in failed[0]
+        assert "Failed to save screenshot" not in notes  # Textual's note without a reason

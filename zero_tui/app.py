@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path, PurePath
 from typing import ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -138,6 +138,18 @@ class ZeroApp(App[None]):
             self.switch_screen(screen)  # one transcript at a time: Esc still goes to the picker
         else:
             self.push_screen(screen)
+
+    def on_delivery_failed(self, event: events.DeliveryFailed) -> None:
+        """A screenshot that could not be saved says where it was going and why not
+        (Textual's own note is only 'Failed to save screenshot')."""
+        if event.name == "screenshot":
+            event.prevent_default()
+            self.notify(
+                f"Failed to save the screenshot: {event.exception}",
+                title="Screenshot",
+                severity="error",
+                markup=False,
+            )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
