@@ -17,8 +17,9 @@ from zero_tui.transcript.log_index import (
     CHUNK_EVENTS,
     LogIndex,
     chunk_rows,
-    find_row,
     index_facts,
+    matching_positions,
+    next_match,
 )
 from zero_tui.transcript.rows import Row, rows_from_events, visible_row_indices
 
@@ -148,8 +149,8 @@ def test_a_call_and_its_result_far_apart_show_one_card(tmp_path: Path) -> None:
         # without the facts, the chunks disagree with the log: the reason for them
         assert chunked_rows(index, order, CHUNK_EVENTS, with_facts=False) != shown
         facts = index_facts(index, order)
-        found = find_row(index, order, "grep", -1, facts=facts)
-        assert found == 151  # the result card (the call folded into it)
+        # the result card only (the call folded into it, the replay dropped)
+        assert matching_positions(index, order, "grep", facts=facts) == [151]
 
 
 @settings(
@@ -175,3 +176,20 @@ def test_chunked_rows_equal_the_rows_of_a_compacted_log(
         expected = [row_fields(rows[index]) for index in visible_row_indices(rows)]
         with LogIndex.open(store.events_path("s"), "s") as index:
             assert chunked_rows(index, index.rehydrated_order(), chunk) == expected
+
+
+def test_next_match_counts_and_wraps() -> None:
+    matches = [3, 10, 40]
+    first = next_match(matches, -1)
+    assert first is not None
+    assert (first.position, first.number, first.total, first.wrapped) == (3, 1, 3, False)
+    third = next_match(matches, 10)
+    assert third is not None
+    assert (third.position, third.number, third.wrapped) == (40, 3, False)
+    around = next_match(matches, 40)
+    assert around is not None
+    assert (around.position, around.number, around.wrapped) == (3, 1, True)
+    back = next_match(matches, 3, backwards=True)
+    assert back is not None
+    assert (back.position, back.number, back.wrapped) == (40, 3, True)
+    assert next_match([], 0) is None

@@ -318,14 +318,21 @@ async def test_find_in_transcript(make_store: Callable[..., StoreBuilder]) -> No
         await pilot.press("backspace")
         await pilot.press(*"NEEDLE", "enter")
 
+        def status() -> str:
+            return str(screen.query_one("#find-status", Static).render())
+
         await wait_until(pilot, lambda: cursor_text(view) == "question 5 needle")
         assert "question 5 needle" in screen_text(pilot)
+        assert status() == "1/2"
         await pilot.press("enter")
         await wait_until(pilot, lambda: cursor_text(view) == "question 20 needle")
-        await pilot.press("enter")  # wraps around
+        assert status() == "2/2"
+        await pilot.press("enter")  # wraps around, and says so
         await wait_until(pilot, lambda: cursor_text(view) == "question 5 needle")
+        assert status() == "1/2 · wrapped to the top"
         await pilot.press("shift+enter")
         await wait_until(pilot, lambda: cursor_text(view) == "question 20 needle")
+        assert status() == "2/2 · wrapped to the bottom"
         await pilot.press("ctrl+a", *"nowhere", "enter")
         await wait_until(
             pilot, lambda: "no match" in str(screen.query_one("#find-status", Static).render())

@@ -174,11 +174,14 @@ class LogPolled(Message):
 
 
 @dataclass
-class MatchFound(Message):
+class MatchesFound(Message):
+    """Every row position (ascending) matching a find query; go to the next one."""
+
     bubble = False
 
     query: str
-    position: int | None
+    positions: list[int]
+    backwards: bool
 
 
 @dataclass

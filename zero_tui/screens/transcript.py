@@ -44,7 +44,7 @@ from zero_tui.messages import (
     CodeBlocksFound,
     CopyDone,
     LogPolled,
-    MatchFound,
+    MatchesFound,
     NewConversation,
     PromptRecalled,
     ResumeRequest,
@@ -63,9 +63,10 @@ from zero_tui.transcript.log_index import (
     LogChange,
     LogIndex,
     extend_facts,
-    find_row,
     index_facts,
     log_problems,
+    matching_positions,
+    next_match,
 )
 from zero_tui.transcript.rows import LogFacts, card_row, resume_card
 from zero_tui.transcript.sanitize import home_relative, sanitize_line
@@ -146,6 +147,7 @@ class TranscriptScreen(CommandScreen):
         self.index: LogIndex | None = None
         self.order: Sequence[int] = ()
         self.facts: LogFacts | None = None  # of the whole log, once it is indexed
+        self._matches: tuple[str, list[int]] | None = None  # a find's query and its rows
         self.loaded = False  # the whole log is indexed
         self.shown = False  # rows are in the view (maybe only the latest, while loading)
         self.painted = False  # ... and have been drawn once
@@ -272,6 +274,7 @@ class TranscriptScreen(CommandScreen):
             await self.live.clear()
         previous, shown = self.index, len(self.order)
         self.meta, self.index, self.order = message.meta, message.index, message.order
+        self._matches = None
         self.facts = message.facts
         self._note = message.note
         if message.partial:
@@ -413,6 +416,7 @@ class TranscriptScreen(CommandScreen):
             # earlier rows linked to the new events (a call whose result came) change too
             stale = self.facts.linked_positions(message.facts.linked)
             self.facts.merge(message.facts)
+        self._matches = None  # the new rows may match too
         self.view.extend_source(self.order, first_position, self.facts, stale)
         self._show_header()
 
@@ -658,37 +662,41 @@ class TranscriptScreen(CommandScreen):
         if self.index is None:
             return
         self.view.set_search(message.query)
+        if self._matches is not None and self._matches[0] == message.query:
+            self._go_to_match(self._matches[1], message.backwards)
+            return
         self.find_bar.set_status("searching…")
-        cursor = self.view.cursor
-        if cursor is None or cursor == PRELUDE_POSITION:
-            cursor = len(self.order) if message.backwards else -1
-        self._search(self.index, self.order, message.query, cursor, message.backwards)
+        self._search(self.index, self.order, message.query, message.backwards)
 
     @work(thread=True, exclusive=True, group="transcript-find", exit_on_error=False)
-    def _search(
-        self, index: LogIndex, order: Sequence[int], query: str, after: int, backwards: bool
-    ) -> None:
+    def _search(self, index: LogIndex, order: Sequence[int], query: str, backwards: bool) -> None:
         worker = get_current_worker()
-        position = find_row(
-            index,
-            order,
-            query,
-            after,
-            backwards=backwards,
-            cancelled=lambda: worker.is_cancelled,
-            facts=self.facts,
+        positions = matching_positions(
+            index, order, query, facts=self.facts, cancelled=lambda: worker.is_cancelled
         )
-        if not worker.is_cancelled:
-            self.post_message(MatchFound(query, position))
+        if positions is not None and not worker.is_cancelled:
+            self.post_message(MatchesFound(query, positions, backwards))
 
-    def on_match_found(self, message: MatchFound) -> None:
+    def on_matches_found(self, message: MatchesFound) -> None:
         if message.query != self.find_bar.text:
             return
-        if message.position is None:
+        self._matches = (message.query, message.positions)
+        self._go_to_match(message.positions, message.backwards)
+
+    def _go_to_match(self, positions: Sequence[int], backwards: bool) -> None:
+        """The next (or previous) match after the cursor: `3/12`, and a word on wrapping."""
+        cursor = self.view.cursor
+        if cursor is None or cursor == PRELUDE_POSITION:
+            cursor = len(self.order) if backwards else -1
+        match = next_match(positions, cursor, backwards=backwards)
+        if match is None:
             self.find_bar.set_status("no match")
             return
-        self.find_bar.set_status("")
-        self.view.move_cursor(message.position, align_top=False)
+        status = f"{match.number}/{match.total}"
+        if match.wrapped and match.total > 1:
+            status += " · wrapped to the bottom" if backwards else " · wrapped to the top"
+        self.find_bar.set_status(status)
+        self.view.move_cursor(match.position, align_top=False)
 
     @on(FindBar.Closed)
     def _find_closed(self) -> None:

@@ -19,7 +19,7 @@ import os
 import re
 import threading
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -580,42 +580,53 @@ def row_search_text(row: Row) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def find_row(
+def matching_positions(
     index: LogIndex,
     order: Sequence[int],
     query: str,
-    after: int,
     *,
-    backwards: bool = False,
-    cancelled: Callable[[], bool] = lambda: False,
     facts: LogFacts | None = None,
-) -> int | None:
-    """The order position of the next row (wrapping around) whose text contains `query`.
+    cancelled: Callable[[], bool] = lambda: False,
+) -> list[int] | None:
+    """The order positions of every displayed row whose text contains `query`, ascending.
 
-    Case-insensitive. `after` is the position to start after (-1: from the top). Rows are
-    built a chunk at a time, so this reads the whole log in the worst case: run it in a
-    worker and pass `cancelled`.
+    Case-insensitive. Rows are built a chunk at a time, so this reads the whole log: run it
+    in a worker and pass `cancelled` (None when cancelled).
     """
     needle = query.casefold()
-    total = len(order)
-    if not needle or total == 0:
-        return None
-    chunk_count = (total + CHUNK_EVENTS - 1) // CHUNK_EVENTS
-    first_chunk = max(0, min(after, total - 1)) // CHUNK_EVENTS
-    step = -1 if backwards else 1
-    for offset in range(chunk_count + 1):
+    if not needle:
+        return []
+    found: list[int] = []
+    for start in range(0, len(order), CHUNK_EVENTS):
         if cancelled():
             return None
-        chunk = (first_chunk + step * offset) % chunk_count
-        start = chunk * CHUNK_EVENTS
-        rows = chunk_rows(index, order, start, min(total, start + CHUNK_EVENTS), facts)
-        if backwards:
-            rows.reverse()
-        for position, row in rows:
-            if offset == 0 and (position <= after if not backwards else position >= after):
-                continue
-            if offset == chunk_count and (position > after if not backwards else position < after):
-                continue
+        for position, row in chunk_rows(index, order, start, start + CHUNK_EVENTS, facts):
             if needle in row_search_text(row).casefold():
-                return position
-    return None
+                found.append(position)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One match of a find: its position, its number (1-based) among `total`, and whether
+    getting there went past the end (or the start, backwards) and around."""
+
+    position: int
+    number: int
+    total: int
+    wrapped: bool
+
+
+def next_match(matches: Sequence[int], after: int, *, backwards: bool = False) -> Match | None:
+    """The match after (or before) position `after` among ascending `matches`, wrapping."""
+    if not matches:
+        return None
+    if backwards:
+        slot = bisect_left(matches, after) - 1
+        wrapped = slot < 0
+        slot %= len(matches)
+    else:
+        slot = bisect_right(matches, after)
+        wrapped = slot >= len(matches)
+        slot = 0 if wrapped else slot
+    return Match(matches[slot], slot + 1, len(matches), wrapped)
