@@ -743,3 +743,30 @@ async def test_a_failed_screenshot_says_where_and_why(
         assert len(failed) == 1
         assert str(missing) in failed[0]
         assert "Failed to save screenshot" not in notes  # Textual's note without a reason
+
+
+async def test_a_rename_shows_everywhere_at_once(scoped_store: StoreBuilder) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        picker = pilot.app.screen
+        assert isinstance(picker, PickerScreen)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press(*"/rename Brand new name", "enter")
+        await settle(pilot)
+        title = screen.query_one("#transcript-title", Static)
+        assert str(title.render()) == "Brand new name"
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        view = screen.view
+        card = "\n".join(view.render_line(y).text for y in range(view.size.height))
+        assert "title: Brand new name" in card
+        await pilot.press("escape")
+        await settle(pilot)
+        assert pilot.app.screen is picker
+        titles = [row.title for row in picker.session_list.visible_rows()]
+        assert "Brand new name" in titles  # no ctrl+r needed
+        assert "Brand new name" in picker.query_one(SessionPreview).text

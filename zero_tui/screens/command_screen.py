@@ -225,4 +225,7 @@ class CommandScreen(Screen[None]):
             markup=False,
         )
         if outcome.meta is not None:
-            self.session_renamed(outcome.meta)
+            # every screen that shows the session, this one and those below, at once
+            for screen in self.app.screen_stack:
+                if isinstance(screen, CommandScreen):
+                    screen.session_renamed(outcome.meta)

@@ -68,7 +68,7 @@ from zero_tui.transcript.log_index import (
     matching_positions,
     next_match,
 )
-from zero_tui.transcript.rows import LogFacts, card_row, resume_card
+from zero_tui.transcript.rows import LogFacts, Row, card_row, resume_card
 from zero_tui.transcript.sanitize import home_relative, sanitize_line
 from zero_tui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
 from zero_tui.widgets.find_bar import FindBar
@@ -285,16 +285,7 @@ class TranscriptScreen(CommandScreen):
             return
         if previous is not None and previous is not message.index:
             previous.close()
-        prelude = []
-        if message.meta is not None:
-            card = resume_card(
-                message.meta,
-                len(message.order),
-                model=message.meta.model_id,
-                provider=message.meta.provider,
-                problems=log_problems(message.index, message.facts),
-            )
-            prelude.append(card_row(card))
+        prelude = self._prelude()
         if self.shown and not self.loaded:
             # the whole log replaces the look at its latest events
             self.view.replace_source(
@@ -310,6 +301,20 @@ class TranscriptScreen(CommandScreen):
         self.call_after_refresh(self._rows_painted)
         self._show_header()
         self._show_note()
+
+    def _prelude(self) -> list[Row]:
+        """The rows above the log's: the resume card (once the whole log is in)."""
+        meta, index = self.meta, self.index
+        if meta is None or index is None:
+            return []
+        card = resume_card(
+            meta,
+            len(self.order),
+            model=meta.model_id,
+            provider=meta.provider,
+            problems=log_problems(index, self.facts),
+        )
+        return [card_row(card)]
 
     def _latest_painted(self, load_id: int) -> None:
         self.painted = True
@@ -811,6 +816,8 @@ class TranscriptScreen(CommandScreen):
         if meta.session_id == self.session_id:
             self.meta = meta
             self._show_header()
+            if self.loaded:
+                self.view.replace_prelude(self._prelude())
 
     # /copy
 

@@ -203,6 +203,13 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self._expanded = set()
         self._layout(scroll_to_end=True)
 
+    def replace_prelude(self, prelude: Sequence[Row]) -> None:
+        """New rows above the log's (the resume card after a rename)."""
+        if not self._chunks:
+            return
+        self._set_rows(self._chunks[0], [PRELUDE_POSITION] * len(prelude), list(prelude))
+        self._layout()
+
     def replace_source(
         self,
         index: LogIndex,
