@@ -528,7 +528,6 @@ async def test_resume_latest_takes_the_picker_filters(
     [
         ("zero_123", "zero session not found: zero_123"),
         ("a:b", 'invalid zero session id "a:b"'),
-        ("c1", "zero session is not resumable: c1"),
         ("latest", "no zero sessions available to resume"),
     ],
 )
@@ -766,7 +765,66 @@ async def test_a_rename_shows_everywhere_at_once(scoped_store: StoreBuilder) -> 
         assert "title: Brand new name" in card
         await pilot.press("escape")
         await settle(pilot)
-        assert pilot.app.screen is picker
-        titles = [row.title for row in picker.session_list.visible_rows()]
+        assert isinstance(pilot.app.screen, PickerScreen)
+        titles = [row.title for row in pilot.app.screen.session_list.visible_rows()]
         assert "Brand new name" in titles  # no ctrl+r needed
         assert "Brand new name" in picker.query_one(SessionPreview).text
+
+
+async def test_a_specialist_card_opens_its_child_read_only(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    builder = make_store()
+    builder.add(
+        "child-1",
+        title="explorer",
+        cwd=W,
+        session_kind="child",
+        events=[user("map the repo"), assistant("the repo has three packages")],
+    )
+    start = {
+        "childSessionId": "child-1",
+        "toolCallId": "task-1",
+        "specialist": "explorer",
+        "status": "running",
+    }
+    builder.add(
+        "parent",
+        title="Parent",
+        cwd=W,
+        events=[
+            user("explore"),
+            ("specialist_start", start),
+            ("specialist_stop", {**start, "status": "success"}),
+            assistant("done exploring"),
+        ],
+    )
+    app = picker_app(builder, resume="parent")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        parent = pilot.app.screen
+        assert isinstance(parent, TranscriptScreen)
+        assert parent.session_id == "parent"
+        await pilot.press("tab", "up")  # to the rows; the card is the row above the answer
+        row = parent.view.row_at(parent.view.cursor) if parent.view.cursor is not None else None
+        assert row is not None
+        assert row.specialist is not None
+        await pilot.press("enter")
+        await settle(pilot)
+        child = pilot.app.screen
+        assert isinstance(child, TranscriptScreen)
+        assert child.session_id == "child-1"
+        note = str(child.query_one("#transcript-note", Static).render())
+        assert "Read-only" in note
+        assert "cannot be continued" in note
+        await pilot.press("escape")
+        await settle(pilot)
+        assert pilot.app.screen is parent  # Esc comes back to the parent
+
+        await pilot.press("tab")  # back to the editor
+        await pilot.press(*"/resume child-1", "enter")  # not 'not resumable': read-only
+        await settle(pilot)
+        reopened = pilot.app.screen
+        assert isinstance(reopened, TranscriptScreen)
+        assert reopened.session_id == "child-1"
+        assert "Read-only" in str(reopened.query_one("#transcript-note", Static).render())

@@ -86,19 +86,26 @@ class ZeroApp(App[None]):
 
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
     def _resolve_resume(self, argument: str) -> None:
-        from zero_tui.store.resumable import resolve_resume_target
+        """`--resume`/`/resume`: an id, a unique prefix or `latest`. A session of a kind
+        Zero does not resume (a specialist's child) opens read-only."""
+        from zero_tui.store.resumable import resolve_session
 
         try:
-            meta, message = resolve_resume_target(self.store, argument, self.workspace)
+            meta = resolve_session(self.store, argument, self.workspace)
         except (StoreError, OSError) as error:
-            meta, message = None, str(error)
-        if get_current_worker().is_cancelled:
+            if not get_current_worker().is_cancelled:
+                self.post_message(ResumeResolved(None, str(error)))
             return
-        session_id = meta.session_id if meta is not None else None
-        self.post_message(ResumeResolved(session_id, message))
+        if not get_current_worker().is_cancelled:
+            read_only = not meta.is_resumable_kind
+            self.post_message(ResumeResolved(meta.session_id, None, read_only=read_only))
 
     def on_resume_resolved(self, message: ResumeResolved) -> None:
-        if message.session_id is not None:
+        if message.session_id is not None and message.read_only:
+            from zero_tui.screens.transcript import READ_ONLY_NOTICE
+
+            self.post_message(OpenSession(message.session_id, READ_ONLY_NOTICE, above=True))
+        elif message.session_id is not None:
             self.post_message(OpenSession(message.session_id))
         else:
             self.notify(
@@ -115,13 +122,16 @@ class ZeroApp(App[None]):
         current = self.screen
         if isinstance(current, TranscriptScreen) and current.session_id == message.session_id:
             return
-        self._show_transcript(message.session_id, message.notice)
+        self._show_transcript(message.session_id, message.notice, above=message.above)
 
     def on_new_conversation(self, message: NewConversation) -> None:
         """/new: an empty conversation in this workspace (its first prompt creates it)."""
         self._show_transcript(None, None)
 
-    def _show_transcript(self, session_id: str | None, notice: str | None) -> None:
+    def _show_transcript(
+        self, session_id: str | None, notice: str | None, *, above: bool = False
+    ) -> None:
+        """A transcript in place of the current one, or `above` it (Esc comes back)."""
         from zero_tui.screens.transcript import TranscriptScreen
 
         screen = TranscriptScreen(
@@ -134,7 +144,7 @@ class ZeroApp(App[None]):
             engine=self.engine,
             settings=self.run_settings,
         )
-        if isinstance(self.screen, TranscriptScreen):
+        if isinstance(self.screen, TranscriptScreen) and not above:
             self.switch_screen(screen)  # one transcript at a time: Esc still goes to the picker
         else:
             self.push_screen(screen)

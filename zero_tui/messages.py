@@ -97,6 +97,7 @@ class OpenSession(Message):
 
     session_id: str
     notice: str | None = None
+    above: bool = False  # on top of the current transcript (Esc comes back to it)
 
 
 @dataclass
@@ -110,6 +111,7 @@ class ResumeResolved(Message):
 
     session_id: str | None
     message: str | None
+    read_only: bool = False  # a kind that cannot be continued (a specialist's child, …)
 
 
 @dataclass

@@ -46,6 +46,7 @@ from zero_tui.messages import (
     LogPolled,
     MatchesFound,
     NewConversation,
+    OpenSession,
     PromptRecalled,
     ResumeRequest,
     RunFinished,
@@ -87,6 +88,10 @@ def run_clock() -> float:
 
 
 EDITOR_HINT = "Ask zero… · Enter sends, alt+Enter: new line · / for commands · Tab: rows"
+READ_ONLY_NOTICE = (
+    "Read-only: this session (a specialist's sub-session, or another kind Zero does not "
+    "resume) cannot be continued. Esc goes back."
+)
 TITLE_TOOLTIP_LIMIT = 2000
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
 
@@ -737,6 +742,13 @@ class TranscriptScreen(CommandScreen):
 
     def action_toggle_card(self) -> None:
         self.view.toggle_card()
+
+    @on(TranscriptView.ChildRequested)
+    def _open_child(self, message: TranscriptView.ChildRequested) -> None:
+        """A specialist's sub-session, read-only, on top of this one (Esc comes back)."""
+        self.post_message(
+            OpenSession(message.child_session_id, notice=READ_ONLY_NOTICE, above=True)
+        )
 
     def action_previous_turn(self) -> None:
         self.view.action_previous_turn()

@@ -31,6 +31,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.events import Click, Key, Resize
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -640,7 +641,18 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self.refresh()
         return True
 
+    class ChildRequested(Message):
+        """Enter (or a click) on a highlighted specialist card: open its sub-session."""
+
+        def __init__(self, child_session_id: str) -> None:
+            super().__init__()
+            self.child_session_id = child_session_id
+
     def action_toggle_card(self) -> None:
+        row = self.row_at(self.cursor) if self.cursor is not None else None
+        if row is not None and row.specialist is not None:
+            self.post_message(self.ChildRequested(row.specialist.child_session_id))
+            return
         self.toggle_card()
 
     def on_click(self, event: Click) -> None:
@@ -648,7 +660,9 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         if hit is None:
             return
         position, row = hit
-        if position == self.cursor and is_tool_card(row):
+        if position == self.cursor and row.specialist is not None:
+            self.post_message(self.ChildRequested(row.specialist.child_session_id))
+        elif position == self.cursor and is_tool_card(row):
             self.toggle_card(position)
         else:
             self.move_cursor(position)
