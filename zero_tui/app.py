@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path, PurePath
@@ -192,30 +190,12 @@ def run_app(
     cwd: str,
     all_workspaces: bool,
     resume: str | None,
-    demo: bool,
 ) -> int:
-    """Run the TUI until the user quits; the exit status for the command line."""
-    demo_dir: str | None = None
+    """Run the TUI until the user quits; the exit status for the command line (the demo's
+    store comes from `zero_tui.demo.demo_environment`)."""
+    app = make_app(SessionStore(store_root), cwd=cwd, all_workspaces=all_workspaces, resume=resume)
     try:
-        if demo:
-            from zero_tui.demo import build_demo_store
-
-            demo_dir = tempfile.mkdtemp(prefix="zero-tui-demo-")
-            # the demo's workspaces go beside its store, inside this private temp dir
-            # Zero's own layout (<data>/zero/sessions), so the agent can continue a demo
-            # session: it runs with XDG_DATA_HOME set to the temp dir
-            sessions_root = Path(demo_dir) / "zero" / "sessions"
-            built = build_demo_store(sessions_root)
-            store = SessionStore(sessions_root)
-            cwd = str(built.workspaces[0])
-        else:
-            store = SessionStore(store_root)
-        app = make_app(store, cwd=cwd, all_workspaces=all_workspaces, resume=resume)
-        try:
-            app.run()
-        finally:
-            terminate_all()  # a run still in flight is cancelled as Esc would: none outlives us
-        return app.return_code or 0
+        app.run()
     finally:
-        if demo_dir is not None:
-            shutil.rmtree(demo_dir, ignore_errors=True)
+        terminate_all()  # a run still in flight is cancelled as Esc would: none outlives us
+    return app.return_code or 0

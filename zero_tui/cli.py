@@ -368,7 +368,6 @@ def run_tui(args: argparse.Namespace) -> int:
                 cwd=str(demo.default_workspace),
                 all_workspaces=args.all,
                 resume=args.resume,
-                demo=False,
             )
     store = getattr(args, "store", None)
     _store(args)  # an explicit store must exist
@@ -377,7 +376,6 @@ def run_tui(args: argparse.Namespace) -> int:
         cwd=_workspace(args),
         all_workspaces=args.all,
         resume=args.resume,
-        demo=False,
     )
 
 
