@@ -828,3 +828,50 @@ async def test_a_specialist_card_opens_its_child_read_only(
         assert isinstance(reopened, TranscriptScreen)
         assert reopened.session_id == "child-1"
         assert "Read-only" in str(reopened.query_one("#transcript-note", Static).render())
+
+
+async def test_started_in_a_subfolder_the_picker_names_the_enclosing_folders(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path
+) -> None:
+    project = tmp_path / "webapp"
+    (project / "src").mkdir(parents=True)
+    builder = make_store()
+    builder.add("one", title="First", cwd=str(project), updated_at="2026-07-04T10:00:00Z")
+    builder.add("two", title="Second", cwd=str(project), updated_at="2026-07-04T09:00:00Z")
+    builder.add("top", title="Top", cwd=str(tmp_path), updated_at="2026-07-04T08:00:00Z")
+    app = picker_app(builder, cwd=str(project / "src"))
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot)
+        screen = picker(pilot)
+        status = str(screen.query_one("#status", Static).render())
+        assert status.startswith(
+            f"0 shown · in enclosing folders: {project} (2), {tmp_path} (1) (alt+up: go there)"
+        )
+        await pilot.press("alt+up")
+        await settle(pilot)
+        assert screen.workspace == str(project)
+        assert [row.session_id for row in screen.session_list.visible_rows()] == ["one", "two"]
+        assert str(project) in str(screen.query_one("#picker-title", Static).render())
+
+
+def test_enclosing_workspaces_counts_what_the_picker_would_show_there() -> None:
+    from zero_tui.store import Metadata
+    from zero_tui.store.resumable import enclosing_workspaces
+
+    def meta(session_id: str, cwd: str, kind: str = "", events: int = 2) -> Metadata:
+        return Metadata(session_id=session_id, cwd=cwd, session_kind=kind, event_count=events)
+
+    sessions = [
+        meta("a", "/w/app"),
+        meta("b", "/w/app/"),
+        meta("c", "/w"),
+        meta("child", "/w", kind="child"),
+        meta("empty", "/w", events=0),
+        meta("here", "/w/app/src"),
+        meta("sibling", "/w/apples"),
+        meta("relative", "w"),
+    ]
+    found = enclosing_workspaces(sessions, "/w/app/src", lambda _id: True)
+    assert found == [("/w/app", 2), ("/w", 1)]
+    assert enclosing_workspaces(sessions, "/w/app/src", lambda _id: False) == []
+    assert enclosing_workspaces(sessions, "relative/dir", lambda _id: True) == []

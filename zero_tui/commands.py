@@ -634,6 +634,14 @@ REGISTRY = Registry(
             palette=False,
         ),
         ScreenAction(
+            "go_up",
+            "Enclosing folder",
+            "alt+up: the nearest folder above this one with sessions",
+            PICKER_ONLY,
+            keys=(Key("alt+up", Context.PICKER, "Enclosing folder"),),
+            palette=False,
+        ),
+        ScreenAction(
             "escape",
             "Clear the query",
             "Esc (with an empty query it only says how to quit: ctrl+q)",

@@ -53,6 +53,14 @@ class UnreadableFound(Message):
 
 
 @dataclass
+class EnclosingFolders(Message):
+    """The folders above the workspace with sessions the picker would list there."""
+
+    scan_id: int
+    folders: list[tuple[str, int]]
+
+
+@dataclass
 class RememberedRowsLoaded(Message):
     """The rows remembered from the last run (no store IO yet): the catalog scan follows
     once they are painted."""

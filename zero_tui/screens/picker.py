@@ -29,6 +29,7 @@ from zero_tui.commands import (
     parse_no_args,
 )
 from zero_tui.messages import (
+    EnclosingFolders,
     NewConversation,
     OpenSession,
     PreviewLoaded,
@@ -59,7 +60,7 @@ from zero_tui.search.rows import (
     status_text,
 )
 from zero_tui.store import Metadata, SessionStore, StoreError
-from zero_tui.store.resumable import filter_resumable
+from zero_tui.store.resumable import enclosing_workspaces, filter_resumable
 from zero_tui.store.store import UnreadableSession
 from zero_tui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.widgets.preview import SessionPreview
@@ -143,6 +144,7 @@ class PickerScreen(CommandScreen):
         self._scan_id = 0
         self._store_total: int | None = None
         self._rescan: tuple[int, ScopeKey, list[str]] | None = None  # ctrl+r, until done
+        self._enclosing: list[tuple[str, int]] = []  # folders above with sessions
         self._scan_error: str | None = None
         self._unreadable: tuple[UnreadableSession, ...] = ()
         self._query = ""
@@ -262,6 +264,8 @@ class PickerScreen(CommandScreen):
             self.post_message(ScanFailed(scan_id, str(error)))
             return
         self.post_message(UnreadableFound(scan_id, tuple(catalog.unreadable)))
+        folders = enclosing_workspaces(sessions, self.workspace, catalog.has_content)
+        self.post_message(EnclosingFolders(scan_id, folders))
         heads: dict[ScopeKey, ScopeHead] = {}
         for key in (first, *(key for key in _ALL_SCOPES if key != first)):
             if worker.is_cancelled:
@@ -361,6 +365,21 @@ class PickerScreen(CommandScreen):
         self.refresh_bindings()
         self._refresh_status()
 
+    def on_enclosing_folders(self, message: EnclosingFolders) -> None:
+        if message.scan_id == self._scan_id:
+            self._enclosing = message.folders
+            self.refresh_bindings()
+            self._refresh_status()
+
+    def action_go_up(self) -> None:
+        """alt+up: list the sessions of the nearest enclosing folder that has some."""
+        if not self._enclosing:
+            return
+        self.workspace = self._enclosing[0][0]
+        self._enclosing = []
+        self.query_one("#picker-title", Static).update(f"Resume a session · {self.workspace}")
+        self.start_scan()
+
     def on_scan_failed(self, message: ScanFailed) -> None:
         if message.scan_id != self._scan_id:
             return
@@ -451,6 +470,7 @@ class PickerScreen(CommandScreen):
                 not_resumable=scope.not_resumable,
                 unreadable=len(self._unreadable),
                 loading=not scope.complete,
+                enclosing=self._enclosing,
             )
         )
 
@@ -629,6 +649,8 @@ class PickerScreen(CommandScreen):
         yield from self.registry_commands()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "go_up":
+            return bool(self._enclosing)
         if action == "scope":
             return parameters == (("this",) if self.all_workspaces else ("all",))
         if action == "empty":

@@ -256,8 +256,12 @@ def status_text(
     not_resumable: int,
     unreadable: int = 0,
     loading: bool = False,
+    enclosing: Sequence[tuple[str, int]] = (),
 ) -> str:
-    """The line that always says what the picker hides and why (design §3.2, §3.9)."""
+    """The line that always says what the picker hides and why (design §3.2, §3.9).
+
+    `enclosing`: folders above the workspace with sessions, named when none is shown here.
+    """
     parts: list[str] = []
     if query:
         parts.append(f"{shown} of {total_in_scope} match")
@@ -277,6 +281,9 @@ def status_text(
         parts.append(f"{not_resumable} {noun} not resumable")
     if unreadable:
         parts.append(f"{unreadable} unreadable (zero-tui check)")
+    if enclosing and shown == 0 and not query and not all_workspaces:
+        folders = ", ".join(f"{one_line(folder)} ({count})" for folder, count in enclosing)
+        parts.insert(1, f"in enclosing folders: {folders} (alt+up: go there)")
     if loading:
         parts.append("scanning…")
     return " · ".join(parts)

@@ -10,7 +10,14 @@ from typing import Any
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
-from zero_tui.store.gotext import atoi, equal_fold, go_sprint, trim_space, trim_space_bytes
+from zero_tui.store.gotext import (
+    atoi,
+    clean_path,
+    equal_fold,
+    go_sprint,
+    trim_space,
+    trim_space_bytes,
+)
 from zero_tui.store.models import Event, Metadata
 from zero_tui.store.store import (
     EVENTS_FILE,
@@ -159,6 +166,26 @@ def filter_resumable(
         else:
             result.sessions.append(meta)
     return result
+
+
+def enclosing_workspaces(
+    sessions: Iterable[Metadata], workspace: str, content_check: Callable[[str], bool]
+) -> list[tuple[str, int]]:
+    """The folders above `workspace` that the picker would list sessions for, nearest
+    first, each with how many (started in `webapp/src`, the sessions are in `webapp`)."""
+    current = clean_path(trim_space(workspace))
+    if not os.path.isabs(current):
+        return []
+    counts: dict[str, int] = {}
+    for meta in sessions:
+        cwd = clean_path(trim_space(meta.cwd)) if trim_space(meta.cwd) else ""
+        if not cwd or not os.path.isabs(cwd) or cwd == current:
+            continue
+        if not current.startswith(cwd.rstrip("/") + "/"):
+            continue
+        if meta.is_resumable_kind and meta.event_count > 0 and content_check(meta.session_id):
+            counts[cwd] = counts.get(cwd, 0) + 1
+    return sorted(counts.items(), key=lambda item: len(item[0]), reverse=True)
 
 
 AMBIGUOUS_LISTED = 8
