@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from conftest import StoreBuilder, assistant, no_cursor_blink, user
 from test_transcript_screen import EVERY_KIND, TranscriptApp, build, opened, tool_call, tool_result
 from textual.pilot import Pilot
@@ -96,3 +97,13 @@ def test_broken_compaction_note(
     builder = build(make_store, events, cwd="/home/u/proj")
     app = TranscriptApp(builder.store, "s1")
     assert snap_compare(app, terminal_size=(100, 24), run_before=ready)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_transcript_sizes(
+    snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder], size: tuple[int, int]
+) -> None:
+    title = "Make the retry loop back off exponentially with jitter " * 8  # one line, cut
+    builder = build(make_store, EVERY_KIND, cwd="/home/u/proj", title=title)
+    app = TranscriptApp(builder.store, "s1")
+    assert snap_compare(app, terminal_size=size, run_before=ready)
