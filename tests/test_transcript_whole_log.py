@@ -80,3 +80,7 @@ async def test_a_huge_title_takes_one_line(make_store: Callable[..., StoreBuilde
         assert title.size.height == 1
         assert title.render_line(0).text.rstrip().endswith("…")
         assert "the answer" in screen_text(pilot)  # the conversation is still on screen
+        await pilot.press("ctrl+home")
+        text = screen_text(pilot)
+        assert "Resumed Zero session" in text
+        assert text.count("T") < 400  # the card's title line is cut too

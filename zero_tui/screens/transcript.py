@@ -93,6 +93,7 @@ READ_ONLY_NOTICE = (
     "resume) cannot be continued. Esc goes back."
 )
 TITLE_TOOLTIP_LIMIT = 2000
+CARD_LINE_LIMIT = 240
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
 
 
@@ -319,7 +320,11 @@ class TranscriptScreen(CommandScreen):
             provider=meta.provider,
             problems=log_problems(index, self.facts),
         )
-        return [card_row(card)]
+        # a line is cut to a few screen lines: a 20,000-character title must not fill them
+        shown = [
+            line if len(line) <= CARD_LINE_LIMIT else line[:CARD_LINE_LIMIT] + "…" for line in card
+        ]
+        return [card_row(shown)]
 
     def _latest_painted(self, load_id: int) -> None:
         self.painted = True
