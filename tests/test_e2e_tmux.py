@@ -187,7 +187,7 @@ def test_pick_filter_open_and_quit(
     tmux.wait_for(lambda screen: "exit-status=0" in screen, "a clean exit status")
 
 
-def test_escape_by_reflex_keeps_the_app_and_the_export_dialog_writes_html(
+def test_escape_by_reflex_the_export_dialog_and_a_rename(
     tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
 ) -> None:
     workspace = tmp_path / "proj"
@@ -218,6 +218,17 @@ def test_escape_by_reflex_keeps_the_app_and_the_export_dialog_writes_html(
     tmux.press("Enter")
     tmux.wait_for(lambda screen: "wrote transcript to" in screen, "the export's note")
     assert (workspace / "dialog.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+    tmux.press("Enter")  # a rename in the transcript shows in the picker at once
+    tmux.wait_for(lambda screen: "parser fixed" in screen, "the transcript again")
+    tmux.send_text("/rename Renamed in tmux")
+    tmux.press("Enter")
+    tmux.wait_for(lambda screen: "Session renamed to Renamed in tmux." in screen, "the rename")
+    tmux.press("Escape")
+    screen = tmux.wait_for(
+        lambda screen: "1 shown" in screen and "Renamed in tmux" in screen, "the new title"
+    )
+    assert "Fix date parser" not in screen
 
     tmux.press("C-q")
     tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
