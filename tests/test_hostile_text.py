@@ -86,8 +86,13 @@ def test_no_sessions_line_sanitises_the_workspace_and_store(
 ) -> None:
     root = tmp_path / ("store" + HOSTILE)
     code, out, err = run(["sessions", "--store", str(root), "--cwd", "/x" + HOSTILE], capsys)
+    assert code == 1  # an explicit store that does not exist
+    assert err.startswith("zero-tui: no session store at ")
+    assert_terminal_safe(out + err)
+    root.mkdir()
+    code, out, err = run(["sessions", "--store", str(root), "--cwd", "/x" + HOSTILE], capsys)
     assert code == 0
-    assert out.startswith("no sessions for /x]0;pwned")
+    assert err.startswith("no sessions for /x]0;pwned")  # stderr: stdout is the table
     assert_terminal_safe(out + err)
 
 

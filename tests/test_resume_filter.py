@@ -591,9 +591,9 @@ def test_a_unique_prefix_names_a_session_and_an_ambiguous_one_lists_them(
     write_session(root, "abc2", [A("x")], cwd="/w")
     write_session(root, "abd", [A("x")], cwd="/elsewhere")
     write_session(root, "abc", [A("x")], kind="child", cwd="/w")
-    assert resolve_session(store, "abd", "/w").session_id == "abd"
-    assert resolve_session(store, "abc", "/w").session_id == "abc"  # an exact id wins
-    assert resolve_session(store, " abd ", "/w").session_id == "abd"
+    assert resolve_session(store, "abd", "/w")[0] == "abd"
+    assert resolve_session(store, "abc", "/w")[0] == "abc"  # an exact id wins
+    assert resolve_session(store, " abd ", "/w")[0] == "abd"
     with pytest.raises(StoreError, match=r"ambiguous session id 'ab': 4 sessions start with it"):
         resolve_session(store, "ab", "/w")
     with pytest.raises(StoreError, match="zero session not found: zz"):

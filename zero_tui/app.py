@@ -89,14 +89,14 @@ class ZeroApp(App[None]):
         from zero_tui.store.resumable import resolve_session
 
         try:
-            meta = resolve_session(self.store, argument, self.workspace)
+            session_id, meta = resolve_session(self.store, argument, self.workspace)
         except (StoreError, OSError) as error:
             if not get_current_worker().is_cancelled:
                 self.post_message(ResumeResolved(None, str(error)))
             return
         if not get_current_worker().is_cancelled:
             read_only = not meta.is_resumable_kind
-            self.post_message(ResumeResolved(meta.session_id, None, read_only=read_only))
+            self.post_message(ResumeResolved(session_id, None, read_only=read_only))
 
     def on_resume_resolved(self, message: ResumeResolved) -> None:
         if message.session_id is not None and message.read_only:

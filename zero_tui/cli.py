@@ -243,9 +243,10 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _named_session(store: SessionStore, args: argparse.Namespace) -> Metadata:
-    """The session ID names: an id, a unique prefix of one, or `latest`."""
-    return resolve_session(store, args.session_id, _workspace(args))
+def _named_session(store: SessionStore, args: argparse.Namespace) -> str:
+    """The id of the session ID names: an id, a unique prefix of one, or `latest`."""
+    session_id, _meta = resolve_session(store, args.session_id, _workspace(args))
+    return session_id
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -254,8 +255,8 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     # streamed from the log, one event at a time: memory stays flat whatever its length
     store = _store(args)
-    meta = _named_session(store, args)
-    with open_session(store, meta.session_id, raw=args.raw) as source:
+    session_id = _named_session(store, args)
+    with open_session(store, session_id, raw=args.raw) as source:
         if source.fallback is not None:
             err.write(f"{PROG}: {sanitize_line(f'showing the raw log: {source.fallback}')}\n")
         if args.json:
@@ -275,17 +276,17 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
 
     store = _store(args)
-    meta = _named_session(store, args)
+    session_id = _named_session(store, args)
     to_stdout = args.output == "-"
     result: ExportResult
     try:
         if to_stdout:
             out.flush()
-            result = export_to_stream(store, meta.session_id, out.buffer, fmt=args.format)
+            result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
         else:
             result = export_session(
                 store,
-                meta.session_id,
+                session_id,
                 fmt=args.format,
                 path=args.output,
                 workspace=_workspace(args),

@@ -192,23 +192,24 @@ AMBIGUOUS_LISTED = 8
 """Candidates named in the message for an ambiguous id prefix."""
 
 
-def resolve_session(store: SessionStore, argument: str, workspace: str) -> Metadata:
+def resolve_session(store: SessionStore, argument: str, workspace: str) -> tuple[str, Metadata]:
     """The session a user names: `latest`, an id, or a unique prefix of an id.
 
-    `latest` is what the picker would list first for `workspace` (tui-behaviour §1.6). An
-    exact id wins over a prefix. StoreError (one line) for an invalid or unknown id, or a
-    prefix that several sessions share (the message names them).
+    Returns the id that names its directory (what the store reads it by: metadata may
+    spell it otherwise) and its metadata. `latest` is what the picker would list first
+    for `workspace` (tui-behaviour §1.6). An exact id wins over a prefix. StoreError (one
+    line) for an invalid or unknown id, or a prefix several sessions share (it names them).
     """
     target = trim_space(argument)
     if equal_fold(target, "latest"):
         listed = filter_resumable(store, workspace).sessions
         if not listed:
             raise StoreError("no zero sessions available to resume")
-        return listed[0]
+        return listed[0].session_id, listed[0]
     meta = store.get(target)
     if meta is not None:
-        return meta
-    candidates: list[Metadata] = []
+        return target, meta
+    candidates: list[tuple[str, Metadata]] = []
     for name in sorted(store.iter_session_dirs()):
         if name.startswith(target):
             try:
@@ -216,11 +217,11 @@ def resolve_session(store: SessionStore, argument: str, workspace: str) -> Metad
             except StoreError:
                 continue
             if found is not None:
-                candidates.append(found)
+                candidates.append((name, found))
     if not candidates:
         raise StoreError(f"zero session not found: {target}")
     if len(candidates) > 1:
-        names = ", ".join(found.session_id for found in candidates[:AMBIGUOUS_LISTED])
+        names = ", ".join(name for name, _meta in candidates[:AMBIGUOUS_LISTED])
         more = len(candidates) - AMBIGUOUS_LISTED
         if more > 0:
             names += f" and {more} more"
@@ -238,7 +239,7 @@ def resolve_resume_target(
     The session, or the message saying why not.
     """
     try:
-        meta = resolve_session(store, argument, workspace)
+        _session_id, meta = resolve_session(store, argument, workspace)
     except StoreError as error:
         return None, str(error)
     if not meta.is_resumable_kind:
