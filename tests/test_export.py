@@ -943,3 +943,38 @@ def test_plain_paragraphs_take_plain_text_only() -> None:
     )
     for markdown in ("**bold**", "1. item", "a  \nb", "    code", "x & y", "# title", "<b>"):
         assert plain_paragraphs(markdown) is None
+
+
+def test_the_fast_markdown_renderer_matches_markdown_it_py_on_real_answers(
+    tmp_path: Path,
+) -> None:
+    """markdown-it.rs renders what markdown-it-py (the CommonMark preset, raw HTML off,
+    tables and strikethrough on, images as links) renders, on every demo answer."""
+    from markdown_it import MarkdownIt
+
+    from zero_tui.demo import build_demo_store
+    from zero_tui.transcript.export_html import markdown_html
+
+    reference = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    reference.enable(["table", "strikethrough"])
+    demo = build_demo_store(tmp_path / "zero" / "sessions")
+    store = SessionStore(demo.root)
+    texts = [
+        event.payload["content"]
+        for session_id in demo.session_ids
+        for event in store.read_events(session_id)
+        if event.type == "message"
+        and isinstance(event.payload, dict)
+        and isinstance(event.payload.get("content"), str)
+    ]
+    texts += ["![chart *1*](https://example.com/c.png) and [x](javascript:alert(1))"]
+    assert len(texts) > 50
+    for text in texts:
+        expected = reference.render(text).replace("<img src=", "<IMG src=")
+        got = markdown_html(text)
+        if "<IMG" not in expected:
+            assert got == expected, text
+        else:
+            assert (
+                '<a class="image-link" href="https://example.com/c.png">[image: chart 1]</a>' in got
+            )
