@@ -1,14 +1,21 @@
-"""The listing catalog: a cache that is never the source of truth."""
+"""The index (catalog + text): a cache that is never the source of truth, and never stale."""
 
 from __future__ import annotations
 
-import json
+import os
+import sqlite3
 import stat
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
-from zero_tui.search.catalog import SessionCatalog
+from zero_tui.search import catalog as catalog_module
+from zero_tui.search.catalog import SCHEMA_VERSION, SessionCatalog
+from zero_tui.search.query import search
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.resumable import filter_resumable
 
@@ -18,16 +25,34 @@ def store(tmp_path: Path) -> SessionStore:
     return SessionStore(tmp_path / "sessions")
 
 
-def make_session(store: SessionStore, session_id: str, *, answered: bool = True) -> None:
+def make_session(
+    store: SessionStore, session_id: str, *, answered: bool = True, answer: str = "hello"
+) -> None:
     store.create(session_id, title=f"title of {session_id}", cwd="/w")
     events: list[tuple[str, object]] = [("message", {"role": "user", "content": "hi"})]
     if answered:
-        events.append(("message", {"role": "assistant", "content": "hello"}))
+        events.append(("message", {"role": "assistant", "content": answer}))
     store.append_events(session_id, events)
 
 
 def ids(sessions: list[Metadata]) -> list[str]:
     return [meta.session_id for meta in sessions]
+
+
+def found(catalog: SessionCatalog, query: str) -> list[str]:
+    """Session ids the text index finds for `query`, after bringing it up to date."""
+    sessions = catalog.refresh()
+    catalog.update_content()
+    return sorted(hit.session.session_id for hit in search(catalog, query, sessions).hits)
+
+
+def indexed_rows(catalog: SessionCatalog) -> int:
+    with catalog.lock:
+        row = catalog.connection.execute("SELECT count(*) FROM event_text").fetchone()
+    return int(row[0])
+
+
+# --- the catalog ---------------------------------------------------------------------------
 
 
 def test_refresh_equals_the_store_listing_and_survives_a_restart(
@@ -37,12 +62,15 @@ def test_refresh_equals_the_store_listing_and_survives_a_restart(
         make_session(store, name)
     catalog = SessionCatalog(store, tmp_path / "cache")
     assert catalog.refresh() == store.list()
-    catalog.save()
+    catalog.close()
 
     reopened = SessionCatalog(store, tmp_path / "cache")
     assert reopened.cached_sessions() == store.list()
-    mode = stat.S_IMODE(reopened.path.stat().st_mode)
-    assert mode == 0o600
+    assert reopened.persistent
+    assert stat.S_IMODE(reopened.path.stat().st_mode) == 0o600
+    with reopened.lock:
+        info = dict(reopened.connection.execute("SELECT key, value FROM info").fetchall())
+    assert info["schema_version"] == str(SCHEMA_VERSION)
 
 
 def test_changes_in_the_store_win_over_the_cache(store: SessionStore, tmp_path: Path) -> None:
@@ -50,7 +78,7 @@ def test_changes_in_the_store_win_over_the_cache(store: SessionStore, tmp_path: 
     make_session(store, "b")
     catalog = SessionCatalog(store, tmp_path / "cache")
     catalog.refresh()
-    catalog.save()
+    catalog.close()
 
     store.update_title("a", "Renamed")
     store.append_events("b", [("message", {"role": "assistant", "content": "more"})])
@@ -63,16 +91,18 @@ def test_changes_in_the_store_win_over_the_cache(store: SessionStore, tmp_path: 
     assert next(meta for meta in listed if meta.session_id == "b").event_count == 3
 
 
-def test_deleted_and_corrupted_sessions_leave_the_listing(
+def test_deleted_and_corrupted_sessions_leave_the_listing_and_the_index(
     store: SessionStore, tmp_path: Path
 ) -> None:
-    make_session(store, "a")
-    make_session(store, "b")
+    make_session(store, "a", answer="zebra")
+    make_session(store, "b", answer="zebra")
     catalog = SessionCatalog(store, tmp_path / "cache")
-    catalog.refresh()
+    assert found(catalog, "zebra") == ["a", "b"]
     store.metadata_path("a").write_text("{not json")
     store.metadata_path("b").unlink()
     assert catalog.refresh() == []
+    assert indexed_rows(catalog) == 0
+    assert found(catalog, "zebra") == []
 
 
 def test_content_verdicts_are_remembered_until_the_log_changes(
@@ -84,7 +114,7 @@ def test_content_verdicts_are_remembered_until_the_log_changes(
         store, "/w", sessions=catalog.refresh(), content_check=catalog.has_content
     )
     assert (ids(listing.sessions), listing.empty_runs) == ([], 1)
-    catalog.save()
+    catalog.close()
 
     store.append_events("quiet", [("message", {"role": "assistant", "content": "now"})])
     reopened = SessionCatalog(store, tmp_path / "cache")
@@ -94,24 +124,310 @@ def test_content_verdicts_are_remembered_until_the_log_changes(
     assert ids(listing.sessions) == ["quiet"]
 
 
-def test_a_corrupt_or_foreign_cache_is_ignored(store: SessionStore, tmp_path: Path) -> None:
-    make_session(store, "a")
+# --- a damaged, foreign, read-only or locked database ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["garbage", "truncated", "other-version", "other-root", "empty-file", "wrong-types"],
+)
+def test_a_damaged_or_foreign_database_is_rebuilt(
+    store: SessionStore, tmp_path: Path, damage: str
+) -> None:
+    make_session(store, "a", answer="walrus")
     catalog = SessionCatalog(store, tmp_path / "cache")
-    catalog.path.parent.mkdir(parents=True)
-    for garbage in (b"\x00garbage", b"[]", json.dumps({"version": 1, "root": "/other"}).encode()):
-        catalog.path.write_bytes(garbage)
+    assert found(catalog, "walrus") == ["a"]
+    catalog.close()
+    path = catalog.path
+    if damage == "garbage":
+        path.write_bytes(b"\x00garbage" * 100)
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:1500])
+    elif damage == "empty-file":
+        path.write_bytes(b"")
+    else:
+        connection = sqlite3.connect(path)
+        if damage == "other-version":
+            connection.execute("UPDATE info SET value = '0' WHERE key = 'schema_version'")
+        elif damage == "other-root":
+            connection.execute("UPDATE info SET value = '/elsewhere' WHERE key = 'root'")
+        else:
+            connection.execute("UPDATE sessions SET updated_at = 5, event_count = 'abc'")
+        connection.commit()
+        connection.close()
+    fresh = SessionCatalog(store, tmp_path / "cache")
+    fresh.cached_sessions()  # never raises on its own content
+    assert fresh.refresh() == store.list()
+    assert found(fresh, "walrus") == ["a"]
+    assert fresh.persistent
+
+
+def test_a_read_only_database_is_bypassed_and_left_alone(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    make_session(store, "a", answer="otter")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    catalog.refresh()
+    catalog.close()
+    before = catalog.path.read_bytes()
+    catalog.path.chmod(0o400)
+    (tmp_path / "cache").chmod(0o500)
+    try:
+        make_session(store, "b", answer="otter")
         fresh = SessionCatalog(store, tmp_path / "cache")
-        assert fresh.cached_sessions() == []
         assert fresh.refresh() == store.list()
+        assert found(fresh, "otter") == ["a", "b"]
+        if os.geteuid() != 0:  # root writes anyway; then only the answers matter
+            assert not fresh.persistent
+            assert catalog.path.read_bytes() == before
+    finally:
+        (tmp_path / "cache").chmod(0o700)
+        catalog.path.chmod(0o600)
 
 
 def test_an_unwritable_cache_dir_does_not_break_listing(
     store: SessionStore, tmp_path: Path
 ) -> None:
-    make_session(store, "a")
+    make_session(store, "a", answer="heron")
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the cache dir should be")
     catalog = SessionCatalog(store, blocker)
     assert ids(catalog.refresh()) == ["a"]
-    catalog.save()  # must not raise
+    assert found(catalog, "heron") == ["a"]
+    assert not catalog.persistent
     assert blocker.read_text() == "a file where the cache dir should be"
+
+
+def test_a_database_locked_by_another_process_is_waited_for_then_skipped(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_session(store, "a", answer="badger")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    catalog.refresh()
+    monkeypatch.setattr(catalog_module, "BUSY_TIMEOUT_MS", 50)
+    holder = sqlite3.connect(catalog.path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        other = SessionCatalog(store, tmp_path / "cache")
+        other.connection.execute("PRAGMA busy_timeout = 50")
+        assert ids(other.refresh()) == ["a"]  # the listing never waits on the cache
+        report = other.update_content()
+        assert not report.complete
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert found(catalog, "badger") == ["a"]
+
+
+# --- never stale (issue 9, fault 8) --------------------------------------------------------
+
+
+@pytest.fixture
+def coarse_timestamps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A filesystem with 1-second timestamps where every rename reuses the inode."""
+
+    def stat_key(info: os.stat_result) -> str:
+        return f"7:{info.st_size}:{int(info.st_mtime)}:{int(info.st_ctime)}"
+
+    def changed_ns(info: os.stat_result) -> int:
+        return int(max(info.st_mtime, info.st_ctime)) * 1_000_000_000
+
+    monkeypatch.setattr(catalog_module, "_stat_key", stat_key)
+    monkeypatch.setattr(catalog_module, "_changed_ns", changed_ns)
+
+
+@pytest.mark.usefixtures("coarse_timestamps")
+def test_a_same_size_rewrite_within_the_second_is_seen(store: SessionStore, tmp_path: Path) -> None:
+    make_session(store, "a")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    for round_number in range(20):
+        store.append_events("a", [("message", {"role": "assistant", "content": "x"})])
+        assert catalog.refresh() == store.list(), round_number
+        title = "first title" if round_number % 2 else "other title"  # the same length
+        store.update_title("a", title)
+        listed = catalog.refresh()
+        assert listed == store.list(), round_number
+        assert listed[0].title == title
+
+
+def test_an_old_entry_is_trusted_on_its_stat_alone(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_session(store, "a")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    catalog.refresh()
+    reads: list[str] = []
+    real_read = catalog_module._read_regular
+
+    def counting_read(path: str, limit: int) -> bytes | None:
+        reads.append(path)
+        return real_read(path, limit)
+
+    monkeypatch.setattr(catalog_module, "_read_regular", counting_read)
+    catalog.refresh()
+    assert reads  # just written: racy, so read again
+    later = time.time_ns() + 10 * catalog_module.RACY_NS
+    monkeypatch.setattr(time, "time_ns", lambda: later)
+    catalog.refresh()  # checked long after the change: settled
+    reads.clear()
+    catalog.refresh()
+    assert reads == []
+
+
+# --- the text index ------------------------------------------------------------------------
+
+
+def test_appends_are_indexed_from_where_the_index_stopped(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    make_session(store, "a", answer="first answer about pelicans")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "pelicans") == ["a"]
+    rows = indexed_rows(catalog)
+    store.append_events(
+        "a",
+        [
+            ("message", {"role": "user", "content": "and flamingos?"}),
+            ("tool_call", {"id": "c1", "name": "grep", "arguments": '{"pattern":"cormorant"}'}),
+            ("tool_result", {"toolCallId": "c1", "name": "grep", "output": "ibis.txt: 3"}),
+            ("provider_usage", {"promptTokens": 1}),
+            ("error", {"message": "provider error: quota for albatross"}),
+        ],
+    )
+    catalog.refresh()
+    report = catalog.update_content()
+    assert (report.indexed, report.events) == (1, 4)
+    assert indexed_rows(catalog) == rows + 4
+    for word in ("pelicans", "flamingos", "cormorant", "ibis", "albatross"):
+        assert found(catalog, word) == ["a"], word
+    assert catalog.update_content().indexed == 0
+
+
+def test_a_torn_tail_is_indexed_once_it_is_complete(store: SessionStore, tmp_path: Path) -> None:
+    make_session(store, "a")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    catalog.refresh()
+    catalog.update_content()
+    line = (
+        b'{"id":"a:3","sessionId":"a","sequence":3,"type":"message","createdAt":'
+        b'"2026-07-04T10:00:00Z","payload":{"content":"magpie","role":"assistant"}}'
+    )
+    with store.events_path("a").open("ab") as log:
+        log.write(line[:40])
+    assert found(catalog, "magpie") == []
+    with store.events_path("a").open("ab") as log:
+        log.write(line[40:] + b"\n")
+    assert found(catalog, "magpie") == ["a"]
+
+
+def test_a_title_change_is_seen_by_the_title_filter(store: SessionStore, tmp_path: Path) -> None:
+    make_session(store, "a")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "title:renamed") == []
+    store.update_title("a", "Renamed session")
+    assert found(catalog, "title:renamed") == ["a"]
+
+
+def test_a_rewound_log_drops_what_it_no_longer_holds(store: SessionStore, tmp_path: Path) -> None:
+    make_session(store, "a", answer="kept words")
+    store.append_events("a", [("message", {"role": "assistant", "content": "rewound words"})])
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "rewound") == ["a"]
+    log = store.events_path("a")
+    lines = log.read_bytes().splitlines(keepends=True)
+    temp = log.with_name("events.tmp")
+    temp.write_bytes(b"".join(lines[:2]))
+    os.replace(temp, log)  # shorter, as a rewind leaves it
+    assert found(catalog, "rewound") == []
+    assert found(catalog, "kept") == ["a"]
+
+
+def test_a_log_rewritten_in_place_to_the_same_size_is_indexed_again(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    make_session(store, "a", answer="answer one")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "one") == ["a"]
+    log = store.events_path("a")
+    data = log.read_bytes()
+    with log.open("r+b") as handle:  # same inode, same size
+        handle.write(data.replace(b"answer one", b"answer two"))
+    assert found(catalog, "one") == []
+    assert found(catalog, "two") == ["a"]
+
+
+def test_a_replaced_longer_log_is_indexed_again(store: SessionStore, tmp_path: Path) -> None:
+    make_session(store, "a", answer="original")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "original") == ["a"]
+    other = SessionStore(tmp_path / "elsewhere")
+    other.create("a")
+    other.append_events(
+        "a",
+        [
+            ("message", {"role": "user", "content": "replacement question, and a long one"}),
+            ("message", {"role": "assistant", "content": "replacement answer " * 10}),
+        ],
+    )
+    os.replace(other.events_path("a"), store.events_path("a"))
+    assert found(catalog, "original") == []
+    assert found(catalog, "replacement") == ["a"]
+    assert indexed_rows(catalog) == 2
+
+
+def test_a_compacted_event_is_found_flagged_and_opens_at_the_summary(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    make_session(store, "a", answer="the quokka answer")
+    store.append_events(
+        "a",
+        [
+            (
+                "session_compaction",
+                {"summary": "We discussed an animal.", "compactedThroughSequence": 2},
+            ),
+            ("message", {"role": "assistant", "content": "after the quokka summary"}),
+        ],
+    )
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    sessions = catalog.refresh()
+    catalog.update_content()
+    (hit,) = search(catalog, "quokka answer", sessions).hits
+    assert (hit.sequence, hit.role, hit.compacted, hit.open_sequence) == (2, "assistant", True, 3)
+    (hit,) = search(catalog, "quokka summary", sessions).hits
+    assert (hit.sequence, hit.compacted, hit.open_sequence) == (4, False, 4)
+    (hit,) = search(catalog, "animal", sessions).hits
+    assert (hit.sequence, hit.role, hit.compacted) == (3, "summary", False)
+
+
+_INDEXER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from zero_tui.search.catalog import SessionCatalog
+    from zero_tui.store import SessionStore
+    for _ in range(3):
+        catalog = SessionCatalog(SessionStore(sys.argv[1]), Path(sys.argv[2]))
+        catalog.refresh()
+        catalog.update_content()
+        catalog.close()
+    """
+)
+
+
+def test_two_processes_indexing_at_once_never_duplicate(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    for number in range(30):
+        make_session(store, f"s{number}", answer=f"shared word and unique{number}")
+    cache = tmp_path / "cache"
+    command = [sys.executable, "-c", _INDEXER, str(store.root), str(cache)]
+    processes = [subprocess.Popen(command) for _ in range(2)]
+    for number in range(30, 40):  # and the store changes meanwhile
+        make_session(store, f"s{number}", answer=f"shared word and unique{number}")
+    assert [process.wait(timeout=120) for process in processes] == [0, 0]
+    catalog = SessionCatalog(store, cache)
+    assert catalog.persistent
+    assert len(found(catalog, "shared")) == 40
+    assert indexed_rows(catalog) == 80  # a question and an answer each, once
+    assert found(catalog, "unique7") == ["s7"]

@@ -1,14 +1,25 @@
-"""A derived catalog of the store, so listing does not have to re-read every session.
+"""The derived index of a store: its sessions' metadata and verdicts, and their text (sqlite).
 
-It caches each session's metadata and its "has resumable content" verdict, keyed by the
-identity of the files they came from (inode, size, mtime). It is never the source of
-truth: a missing, corrupt or foreign cache file is ignored and rebuilt, and every entry
-is revalidated against the store with a stat before it is trusted (`refresh`). The only
-unvalidated read is `cached_sessions`, which lets a UI paint its first rows before the
-revalidating scan finishes.
+One database per store in the cache dir (`ZERO_TUI_CACHE_DIR`, else XDG), in WAL mode, with
+named columns and a schema version. It is never the source of truth:
 
-The file is JSON (one read, one `json.loads`): it needs no queries, and unlike pickle it
-cannot run code if someone else manages to write it.
+- Every entry is revalidated against the files before it is trusted (`refresh`). A file's
+  identity is (inode, size, mtime, ctime); because an atomic rename can reuse an inode and
+  keep size and mtime on a filesystem with 1-second timestamps, an entry recorded within a
+  few seconds of the file's last change is "racy" (as in git's index) and its content is
+  compared again (a digest of metadata.json, the bytes before the indexed offset of a log)
+  until it is old enough for any later change to show in the timestamps. The only
+  unvalidated read is `cached_sessions`, for a first paint.
+- A missing, corrupt, foreign, read-only or version-mismatched database is rebuilt, or
+  bypassed with an in-memory one; wrong-typed values in it are ignored and re-read.
+- The store is only read. Two processes may share the database: writes are short
+  transactions (WAL, a busy timeout), and the text index re-reads a session's state inside
+  its write transaction, so two indexers never index the same bytes twice.
+
+Text (messages, tool calls and outputs, compaction summaries, errors) is indexed per event
+in an FTS5 table whose rowid is `session key << 32 | n`, so a hit's session is known without
+a lookup. A log is read from the byte offset indexed up to; a shrunk, replaced or rewritten
+log is indexed again; a deleted session is dropped. Queries live in `search.query`.
 """
 
 from __future__ import annotations
@@ -18,22 +29,43 @@ import dataclasses
 import hashlib
 import json
 import os
-import secrets
+import sqlite3
+import stat
 import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zero_tui.store import Goal, Metadata, SessionStore
+from zero_tui.search.content import EventText, line_text
+from zero_tui.store import Goal, Metadata, SessionStore, StoreError
+from zero_tui.store.events import compaction_plan, decode_line
+from zero_tui.store.gojson import GoJSONError
+from zero_tui.store.gotext import trim_space_bytes
 from zero_tui.store.resumable import has_resumable_content
 from zero_tui.store.store import EVENTS_FILE, METADATA_FILE, UnreadableSession, sort_sessions
 
-CATALOG_VERSION = 1
-_METADATA_FIELDS = tuple(field.name for field in dataclasses.fields(Metadata))
-_GOAL_FIELDS = tuple(field.name for field in dataclasses.fields(Goal))
-_GOAL_INDEX = _METADATA_FIELDS.index("goal")
+SCHEMA_VERSION = 2
+BUSY_TIMEOUT_MS = 5000
+RACY_NS = 3_000_000_000  # coarser than any timestamp granularity we meet (FAT: 2 s)
+TAIL_CHECK_BYTES = 4096
+READ_CHUNK = 8 * 1024 * 1024
+EVENT_BITS = 32
+_MAX_METADATA_BYTES = 16 * 1024 * 1024
 
-FileKey = tuple[int, int, int]  # (inode, size, mtime_ns)
+_FIELDS = tuple(dataclasses.fields(Metadata))
+_PLAIN_FIELDS = tuple(field for field in _FIELDS if field.name != "goal")
+_FIELD_NAMES = tuple(field.name for field in _PLAIN_FIELDS)
+_INT_FIELDS = frozenset(
+    field.name for field in _PLAIN_FIELDS if field.type in (int, "int")
+)  # annotations are strings under `from __future__ import annotations`
+_GOAL_FIELDS = tuple(field.name for field in dataclasses.fields(Goal))
+_GOAL_INT_FIELDS = frozenset(
+    field.name for field in dataclasses.fields(Goal) if field.type in (int, "int")
+)
+
+Progress = Callable[[int, int], None]
 
 
 def default_cache_dir() -> Path:
@@ -44,181 +76,801 @@ def default_cache_dir() -> Path:
     return Path(base or Path.home() / ".cache") / "zero-tui"
 
 
-def _file_key(path: str) -> FileKey | None:
+def _column(name: str) -> str:
+    kind = "INTEGER" if name in _INT_FIELDS else "TEXT"
+    return f"{name} {kind} NOT NULL"
+
+
+_SCHEMA = f"""
+CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sessions (
+    key INTEGER PRIMARY KEY AUTOINCREMENT,
+    {", ".join(_column(name) for name in _FIELD_NAMES)},
+    goal TEXT,
+    metadata_stat TEXT NOT NULL,
+    metadata_digest BLOB NOT NULL,
+    metadata_checked_ns INTEGER NOT NULL,
+    verdict INTEGER,
+    verdict_stat TEXT,
+    verdict_checked_ns INTEGER,
+    log_identity TEXT,
+    log_stat TEXT,
+    log_checked_ns INTEGER,
+    log_offset INTEGER NOT NULL DEFAULT 0,
+    log_tail BLOB,
+    log_events INTEGER NOT NULL DEFAULT 0,
+    compaction TEXT
+);
+CREATE UNIQUE INDEX sessions_by_id ON sessions (session_id);
+CREATE VIRTUAL TABLE event_text USING fts5(
+    body, sequence UNINDEXED, role UNINDEXED, event_id UNINDEXED,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+);
+"""
+
+_VALID_ROW = " AND ".join(
+    [
+        *(
+            f"typeof({name}) = '{'integer' if name in _INT_FIELDS else 'text'}'"
+            for name in _FIELD_NAMES
+        ),
+        "(goal IS NULL OR typeof(goal) = 'text')",
+        "typeof(metadata_stat) = 'text'",
+        "typeof(metadata_digest) = 'blob'",
+        "typeof(metadata_checked_ns) = 'integer'",
+    ]
+)
+
+
+class _Bypass(Exception):
+    """The database cannot be used: continue with an in-memory one."""
+
+
+def _stat_key(info: os.stat_result) -> str:
+    return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+
+def _changed_ns(info: os.stat_result) -> int:
+    return max(info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _is_racy(changed_ns: int, checked_ns: int) -> bool:
+    """Could a later change keep the same timestamps? (changed too close to the check)"""
+    return changed_ns >= checked_ns - RACY_NS
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _regular_stat(path: str) -> os.stat_result | None:
+    """stat of a regular file, else None (a FIFO or device is never opened)."""
     try:
         info = os.stat(path)
     except OSError:
         return None
-    return (info.st_ino, info.st_size, info.st_mtime_ns)
+    return info if stat.S_ISREG(info.st_mode) else None
 
 
-def _as_file_key(value: Any) -> FileKey:
-    inode, size, mtime = value
-    return (int(inode), int(size), int(mtime))
+def _read_regular(path: str, limit: int) -> bytes | None:
+    """The bytes of a regular file (never blocking on a FIFO), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+        return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
-def _metadata_values(meta: Metadata) -> list[Any]:
-    values: list[Any] = [getattr(meta, name) for name in _METADATA_FIELDS]
-    goal = values[_GOAL_INDEX]
-    if goal is not None:
-        values[_GOAL_INDEX] = [getattr(goal, name) for name in _GOAL_FIELDS]
-    return values
+def _goal_json(goal: Goal | None) -> str | None:
+    if goal is None:
+        return None
+    return json.dumps({name: getattr(goal, name) for name in _GOAL_FIELDS}, ensure_ascii=False)
 
 
-def _metadata_from_values(values: list[Any]) -> Metadata:
-    if len(values) != len(_METADATA_FIELDS):
-        raise ValueError("catalog entry has the wrong shape")
-    goal = values[_GOAL_INDEX]
-    if goal is not None:
-        values = list(values)
-        values[_GOAL_INDEX] = Goal(*goal)
-    return Metadata(*values)
+def _goal_from_json(text: str | None) -> Goal | None:
+    if text is None:
+        return None
+    values = json.loads(text)
+    if not isinstance(values, dict) or set(values) != set(_GOAL_FIELDS):
+        raise ValueError("goal has the wrong shape")
+    for name, value in values.items():
+        expected = int if name in _GOAL_INT_FIELDS else str
+        if type(value) is not expected:
+            raise ValueError("goal has a wrong-typed field")
+    return Goal(**values)
 
 
 @dataclass(slots=True)
-class _Entry:
-    metadata_key: FileKey
+class _Known:
+    """What the database remembers of one session's metadata."""
+
+    key: int
     metadata: Metadata
-    events_key: FileKey | None = None
-    has_content: bool | None = None
+    stat: str
+    digest: bytes
+    checked_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class LogState:
+    """How far one session's log has been indexed."""
+
+    identity: str | None
+    stat: str | None
+    checked_ns: int | None
+    offset: int
+    tail: bytes | None
+    events: int
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateReport:
+    """What `update_content` did."""
+
+    sessions: int
+    indexed: int  # sessions whose text was (re)read
+    events: int  # events added to the index
+    complete: bool  # False when cancelled or when a session could not be written
 
 
 class SessionCatalog:
-    """The store's sessions, remembered between runs; safe to share between threads."""
+    """The store's sessions and their text, remembered between runs; safe to share between
+    threads (one connection, one lock) and between processes (sqlite)."""
 
     def __init__(self, store: SessionStore, cache_dir: Path | None = None) -> None:
         self.store = store
-        root_digest = hashlib.sha256(os.fsencode(os.path.abspath(store.root))).hexdigest()[:20]
-        self.path = (cache_dir or default_cache_dir()) / f"catalog-{root_digest}.json"
-        self._entries: dict[str, _Entry] = {}
-        self._lock = threading.Lock()
-        self._loaded = False
-        self._dirty = False
+        root = os.path.abspath(store.root)
+        root_digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:20]
+        self.path = (cache_dir or default_cache_dir()) / f"index-{root_digest}.sqlite3"
+        self._root_text = os.fsencode(root).decode("utf-8", "replace")
+        self._lock = threading.RLock()
+        self._connection: sqlite3.Connection | None = None
+        self.persistent = True  # False once bypassed to an in-memory database
+        self._known_cache: dict[str, _Known] | None = None  # this instance's view of the rows
         self.unreadable: list[UnreadableSession] = []  # as of the last `refresh`
 
-    # --- the cache file --------------------------------------------------------------
+    # --- the database ------------------------------------------------------------------
 
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        try:
-            document = json.loads(self.path.read_bytes())
-            if document.get("version") != CATALOG_VERSION or document.get("root") != str(
-                self.store.root
-            ):
-                return
-            entries: dict[str, _Entry] = {}
-            for name, (meta_key, events_key, verdict, values) in document["sessions"].items():
-                entries[name] = _Entry(
-                    _as_file_key(meta_key),
-                    _metadata_from_values(values),
-                    _as_file_key(events_key) if events_key else None,
-                    verdict if isinstance(verdict, bool) else None,
-                )
-            self._entries = entries
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            self._entries = {}
+    @property
+    def lock(self) -> threading.RLock:
+        """Held around every use of `connection` (it is shared between threads)."""
+        return self._lock
 
-    def save(self) -> None:
-        """Write the catalog atomically; a cache that cannot be written is simply skipped."""
+    @property
+    def connection(self) -> sqlite3.Connection:
         with self._lock:
-            if not self._dirty:
-                return
-            document = {
-                "version": CATALOG_VERSION,
-                "root": str(self.store.root),
-                "sessions": {
-                    name: [
-                        list(entry.metadata_key),
-                        list(entry.events_key) if entry.events_key else None,
-                        entry.has_content,
-                        _metadata_values(entry.metadata),
-                    ]
-                    for name, entry in self._entries.items()
-                },
-            }
-            self._dirty = False
-        data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8", "surrogateescape"
-        )
-        temp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
-        try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(temp, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temp.unlink()
+            if self._connection is None:
+                self._connection = self._open()
+            return self._connection
 
-    # --- reading -----------------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._connection.close()
+                self._connection = None
+
+    def __enter__(self) -> SessionCatalog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _open(self) -> sqlite3.Connection:
+        for attempt in range(2):
+            try:
+                return self._open_file()
+            except sqlite3.OperationalError as error:
+                if "locked" in str(error) or "busy" in str(error):
+                    break  # another process is busy with it: leave it alone
+                if attempt == 0:
+                    self._remove_files()
+            except (sqlite3.DatabaseError, _Bypass):
+                if attempt == 0:
+                    self._remove_files()
+            except OSError:
+                break
+        return self._open_memory()
+
+    def _open_file(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
+            raise _Bypass("unwritable")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+        connection = sqlite3.connect(
+            self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                raise _Bypass("no WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            self._ensure_schema(connection)
+            connection.execute("PRAGMA quick_check(1)").fetchone()
+        except BaseException:
+            connection.close()
+            raise
+        self.persistent = True
+        return connection
+
+    def _open_memory(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._create_schema(connection)
+        self.persistent = False
+        return connection
+
+    def _ensure_schema(self, connection: sqlite3.Connection) -> None:
+        tables = {
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        if not tables:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                if not connection.execute("SELECT 1 FROM sqlite_master").fetchone():
+                    self._create_schema(connection, in_transaction=True)
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            return
+        info: dict[str, str] = {}
+        with contextlib.suppress(sqlite3.Error):
+            info = dict(connection.execute("SELECT key, value FROM info").fetchall())
+        if info.get("schema_version") != str(SCHEMA_VERSION) or info.get("root") != self._root_text:
+            raise _Bypass("another schema or store")
+
+    def _create_schema(
+        self, connection: sqlite3.Connection, *, in_transaction: bool = False
+    ) -> None:
+        statements = [part for part in _SCHEMA.split(";") if part.strip()]
+        if not in_transaction:
+            connection.execute("BEGIN")
+        for statement in statements:
+            connection.execute(statement)
+        connection.executemany(
+            "INSERT INTO info (key, value) VALUES (?, ?)",
+            [("schema_version", str(SCHEMA_VERSION)), ("root", self._root_text)],
+        )
+        if not in_transaction:
+            connection.execute("COMMIT")
+
+    def _remove_files(self) -> None:
+        self.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(OSError):
+                os.unlink(f"{self.path}{suffix}")
+
+    def _bypass(self) -> None:
+        """Continue on a fresh in-memory database (this process only)."""
+        with self._lock:
+            self.close()
+            self._connection = self._open_memory()
+            self._known_cache = None
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction. A database that fails for other reasons than being busy
+        is given up for an in-memory one (raising `_Bypass` so the caller can start over)."""
+        with self._lock:
+            connection = self.connection
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as error:
+                if "locked" in str(error) or "busy" in str(error):
+                    raise
+                self._bypass()
+                raise _Bypass(str(error)) from None
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            except BaseException as error:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.execute("ROLLBACK")
+                if isinstance(error, sqlite3.DatabaseError) and not (
+                    "locked" in str(error) or "busy" in str(error)
+                ):
+                    self._bypass()
+                    raise _Bypass(str(error)) from None
+                raise
+
+    def _read(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self.connection.execute(sql, parameters).fetchall()
+            except sqlite3.DatabaseError:
+                self._bypass()
+                return self.connection.execute(sql, parameters).fetchall()
+
+    # --- the catalog -------------------------------------------------------------------
+
+    def _known(self) -> dict[str, _Known]:
+        """The remembered sessions whose values are all well typed (others are re-read)."""
+        columns = ", ".join(_FIELD_NAMES)
+        rows = self._read(
+            f"SELECT key, {columns}, goal, metadata_stat, metadata_digest, metadata_checked_ns "
+            f"FROM sessions WHERE {_VALID_ROW}"
+        )
+        known: dict[str, _Known] = {}
+        width = len(_FIELD_NAMES)
+        for row in rows:
+            values = dict(zip(_FIELD_NAMES, row[1 : width + 1], strict=True))
+            try:
+                values["goal"] = _goal_from_json(row[width + 1])
+            except (ValueError, TypeError):
+                continue
+            meta = Metadata(**values)
+            known[meta.session_id] = _Known(
+                row[0], meta, row[width + 2], row[width + 3], row[width + 4]
+            )
+        return known
 
     def cached_sessions(self) -> list[Metadata]:
-        """What the cache remembers, in Zero's order, without touching the store."""
-        with self._lock:
-            self._load()
-            return sort_sessions([entry.metadata for entry in self._entries.values()])
+        """What the database remembers, in Zero's order, without touching the store."""
+        try:
+            return sort_sessions([entry.metadata for entry in self._known().values()])
+        except sqlite3.Error:
+            return []
+
+    def save(self) -> None:
+        """Kept for callers of the JSON catalog: every change is already committed."""
 
     def refresh(self) -> list[Metadata]:
         """Every valid session now in the store (Zero's List), re-reading only what changed."""
         root = os.fspath(self.store.root)
-        with self._lock:
-            self._load()
-            previous = self._entries
-        current: dict[str, _Entry] = {}
+        by_directory = self._known_cache
+        if by_directory is None:
+            try:
+                by_directory = self._known()
+            except sqlite3.Error:
+                by_directory = {}
+        sessions: list[Metadata] = []
+        upserts: list[tuple[Metadata, str, bytes, int]] = []
+        seen: set[str] = set()
         unreadable: list[UnreadableSession] = []
-        changed = False
+
+        def cannot_read(name: str) -> None:
+            found = self.store.read_session(name)  # the reason, in the store's words
+            if isinstance(found, UnreadableSession):
+                unreadable.append(found)
+
         for name in self.store.iter_session_dirs():
-            metadata_path = os.path.join(root, name, METADATA_FILE)
-            key = _file_key(metadata_path)
-            if key is None:  # missing or not even stat-able: say why, list it next time
-                found = self.store.read_session(name)
-                if isinstance(found, UnreadableSession):
-                    unreadable.append(found)
+            path = os.path.join(root, name, METADATA_FILE)
+            checked_ns = time.time_ns()
+            info = _regular_stat(path)
+            if info is None:
+                cannot_read(name)
                 continue
-            entry = previous.get(name)
-            if entry is None or entry.metadata_key != key:
-                found = self.store.read_session(name)
-                if isinstance(found, UnreadableSession):
-                    unreadable.append(found)
-                    changed = changed or entry is not None
+            key = _stat_key(info)
+            entry = by_directory.get(name)
+            if (
+                entry is not None
+                and entry.stat == key
+                and not _is_racy(_changed_ns(info), entry.checked_ns)
+            ):
+                sessions.append(entry.metadata)
+                seen.add(name)
+                continue
+            data = _read_regular(path, _MAX_METADATA_BYTES)
+            if data is None:
+                cannot_read(name)
+                continue
+            digest = _digest(data)
+            if entry is not None and entry.digest == digest:
+                meta = entry.metadata
+            else:
+                try:
+                    meta = Metadata.from_json(data)
+                except (GoJSONError, StoreError, ValueError, RecursionError):
+                    cannot_read(name)
                     continue
-                meta = found
-                keep_verdict = entry is not None
-                entry = _Entry(
-                    key,
-                    meta,
-                    entry.events_key if keep_verdict and entry else None,
-                    entry.has_content if keep_verdict and entry else None,
-                )
-                changed = True
-            current[name] = entry
-        with self._lock:
-            if changed or current.keys() != previous.keys():
-                self._dirty = True
-            self._entries = current
-            self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
-            return sort_sessions([entry.metadata for entry in current.values()])
+            if meta.session_id != name:
+                # the catalog is keyed by directory; such a session is listed, not remembered
+                sessions.append(meta)
+                continue
+            sessions.append(meta)
+            seen.add(name)
+            # remember it (again): new, changed, or checked anew while racy
+            upserts.append((meta, key, digest, checked_ns))
+        self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
+        dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
+        keys = self._store_metadata(upserts, dropped)
+        if keys is None:
+            self._known_cache = None
+        else:
+            cache = {name: entry for name, entry in by_directory.items() if name in seen}
+            for meta, key, digest, checked_ns in upserts:
+                session_key = keys.get(meta.session_id)
+                if session_key is None:
+                    cache.pop(meta.session_id, None)
+                else:
+                    cache[meta.session_id] = _Known(session_key, meta, key, digest, checked_ns)
+            self._known_cache = cache
+        return sort_sessions(sessions)
+
+    def _store_metadata(
+        self, upserts: list[tuple[Metadata, str, bytes, int]], dropped: list[int]
+    ) -> dict[str, int] | None:
+        """Write the changes; the keys of the upserted sessions, or None when not written."""
+        if not upserts and not dropped:
+            return {}
+        columns = ", ".join(_FIELD_NAMES)
+        placeholders = ", ".join("?" for _ in _FIELD_NAMES)
+        updates = ", ".join(
+            f"{name} = excluded.{name}"
+            for name in (
+                *_FIELD_NAMES,
+                "goal",
+                "metadata_stat",
+                "metadata_digest",
+                "metadata_checked_ns",
+            )
+        )
+        statement = (
+            f"INSERT INTO sessions ({columns}, goal, metadata_stat, metadata_digest, "
+            f"metadata_checked_ns) VALUES ({placeholders}, ?, ?, ?, ?) "
+            f"ON CONFLICT (session_id) DO UPDATE SET {updates} RETURNING key"
+        )
+        keys: dict[str, int] = {}
+        try:
+            with self._write() as connection:
+                for session_key in dropped:
+                    self._drop(connection, session_key)
+                for meta, key, digest, checked_ns in upserts:
+                    values = [getattr(meta, name) for name in _FIELD_NAMES]
+                    try:
+                        row = connection.execute(
+                            statement, (*values, _goal_json(meta.goal), key, digest, checked_ns)
+                        ).fetchone()
+                    except (UnicodeEncodeError, OverflowError):
+                        continue  # not representable in sqlite: listed, re-read next time
+                    keys[meta.session_id] = row[0]
+        except (sqlite3.Error, _Bypass):
+            return None  # a cache that cannot be written is skipped; the listing stays right
+        return keys
+
+    @staticmethod
+    def _drop(connection: sqlite3.Connection, session_key: int) -> None:
+        low = session_key << EVENT_BITS
+        connection.execute(
+            "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", (low, low + (1 << EVENT_BITS) - 1)
+        )
+        connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
 
     def has_content(self, session_id: str) -> bool:
         """has_resumable_content, remembered until the log changes."""
-        events_key = _file_key(os.path.join(self.store.root, session_id, EVENTS_FILE))
-        with self._lock:
-            entry = self._entries.get(session_id)
-            if (
-                entry is not None
-                and events_key is not None
-                and entry.events_key == events_key
-                and entry.has_content is not None
-            ):
-                return entry.has_content
-        verdict = has_resumable_content(self.store, session_id)
-        with self._lock:
-            entry = self._entries.get(session_id)
-            if entry is not None and events_key is not None:
-                entry.events_key = events_key
-                entry.has_content = verdict
-                self._dirty = True
-        return verdict
+        path = os.path.join(self.store.root, session_id, EVENTS_FILE)
+        checked_ns = time.time_ns()
+        info = _regular_stat(path)
+        key = _stat_key(info) if info is not None else None
+        if key is not None and info is not None:
+            try:
+                rows = self._read(
+                    "SELECT verdict, verdict_stat, verdict_checked_ns FROM sessions "
+                    "WHERE session_id = ?",
+                    (session_id,),
+                )
+            except sqlite3.Error:
+                rows = []
+            if rows:
+                verdict, verdict_stat, verdict_checked = rows[0]
+                if (
+                    verdict in (0, 1)
+                    and verdict_stat == key
+                    and isinstance(verdict_checked, int)
+                    and not _is_racy(_changed_ns(info), verdict_checked)
+                ):
+                    return bool(verdict)
+        verdict_now = has_resumable_content(self.store, session_id)
+        if key is not None:
+            try:
+                with self._write() as connection:
+                    connection.execute(
+                        "UPDATE sessions SET verdict = ?, verdict_stat = ?, verdict_checked_ns = ? "
+                        "WHERE session_id = ?",
+                        (int(verdict_now), key, checked_ns, session_id),
+                    )
+            except (sqlite3.Error, _Bypass):
+                pass
+        return verdict_now
+
+    # --- the text index ----------------------------------------------------------------
+
+    def session_keys(self) -> dict[str, int]:
+        """session id -> its key in the database."""
+        try:
+            rows = self._read("SELECT session_id, key FROM sessions WHERE typeof(key) = 'integer'")
+        except sqlite3.Error:
+            return {}
+        return {str(session_id): key for session_id, key in rows}
+
+    def update_content(
+        self,
+        session_ids: list[str] | None = None,
+        *,
+        progress: Progress | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+        retry: bool = True,
+    ) -> UpdateReport:
+        """Bring the text index up to date for `session_ids` (default: every catalogued one).
+
+        Call `refresh` first: only sessions in the catalog are indexed.
+        """
+        try:
+            states = self._log_states()
+        except sqlite3.Error:
+            states = {}
+        wanted = list(states) if session_ids is None else [s for s in session_ids if s in states]
+        indexed = events = 0
+        complete = True
+        root = os.fspath(self.store.root)
+        for done, session_id in enumerate(wanted):
+            if cancelled():
+                complete = False
+                break
+            if progress is not None and done % 64 == 0:
+                progress(done, len(wanted))
+            if _unchanged(os.path.join(root, session_id, EVENTS_FILE), states[session_id][1]):
+                continue
+            try:
+                added = self._index_session(session_id, cancelled)
+            except sqlite3.OperationalError:
+                complete = False  # busy beyond the timeout: next time
+                continue
+            except _Bypass:
+                if not retry:
+                    return UpdateReport(len(wanted), indexed, events, False)
+                # now in memory: every key changed, start over there once
+                self.refresh()
+                return self.update_content(
+                    session_ids, progress=progress, cancelled=cancelled, retry=False
+                )
+            if added is None:
+                complete = False
+                break
+            if added >= 0:
+                indexed += 1
+                events += added
+        if progress is not None and complete:
+            progress(len(wanted), len(wanted))
+        return UpdateReport(len(wanted), indexed, events, complete)
+
+    _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
+
+    def _log_states(self) -> dict[str, tuple[int, LogState]]:
+        rows = self._read(f"SELECT session_id, {self._STATE_COLUMNS} FROM sessions")
+        states: dict[str, tuple[int, LogState]] = {}
+        for row in rows:
+            state = _state_of(row[1:])
+            if isinstance(row[0], str) and state is not None:
+                states[row[0]] = state
+        return states
+
+    def _log_state(self, session_id: str) -> tuple[int, LogState] | None:
+        rows = self.connection.execute(
+            f"SELECT {self._STATE_COLUMNS} FROM sessions WHERE session_id = ?", (session_id,)
+        ).fetchall()
+        return _state_of(rows[0]) if rows else None
+
+    def _index_session(self, session_id: str, cancelled: Callable[[], bool]) -> int | None:
+        """Index what is new in one log: -1 when it was up to date, None when cancelled,
+        else the number of events added."""
+        path = os.path.join(self.store.root, session_id, EVENTS_FILE)
+        added = 0
+        touched = False
+        while True:
+            with self._lock:
+                found = self._log_state(session_id)
+            if found is None:
+                return added if touched else -1
+            key, state = found
+            checked_ns = time.time_ns()
+            chunk = self._read_chunk(path, state, checked_ns)
+            if chunk is None:
+                return added if touched else -1
+            result = self._commit_chunk(session_id, key, state, chunk)
+            if result is None:
+                continue  # another process moved this session on: look again
+            added += result
+            touched = True
+            if chunk.info is None or chunk.offset >= chunk.info.st_size or not chunk.data:
+                return added
+            if cancelled():
+                return None
+
+    def _read_chunk(self, path: str, state: LogState, checked_ns: int) -> _Chunk | None:
+        """The next complete lines to index, or None when the log has not changed."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            fd = -1
+        try:
+            info = os.fstat(fd) if fd >= 0 else None
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                info = None
+            plan = self._plan(fd, info, state, checked_ns)
+            if plan is None:
+                return None
+            start, reset = plan
+            if info is None:
+                return _Chunk(reset, None, checked_ns, 0, b"", None)
+            data = b""
+            if start < info.st_size:
+                data = os.pread(fd, min(READ_CHUNK, info.st_size - start), start)
+            end = data.rfind(b"\n") + 1
+            if end == 0 and len(data) == READ_CHUNK:
+                end = len(data)  # one line longer than a chunk: index its first part
+            data = data[:end]
+            offset = start + end
+            low = max(0, offset - TAIL_CHECK_BYTES)
+            tail = _digest(os.pread(fd, offset - low, low)) if offset else None
+            return _Chunk(reset, info, checked_ns, start, data, tail)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+
+    @staticmethod
+    def _plan(
+        fd: int, info: os.stat_result | None, state: LogState, checked_ns: int
+    ) -> tuple[int, bool] | None:
+        """(offset to read from, whether to start over), or None when nothing changed."""
+        if info is None:
+            return (0, True) if state.identity is not None or state.events else None
+        identity = f"{info.st_dev}:{info.st_ino}"
+        if state.identity != identity or info.st_size < state.offset:
+            return 0, True
+        if (
+            state.stat == _stat_key(info)
+            and state.checked_ns is not None
+            and not _is_racy(_changed_ns(info), state.checked_ns)
+        ):
+            return None
+        if state.offset:
+            low = max(0, state.offset - TAIL_CHECK_BYTES)
+            if state.tail != _digest(os.pread(fd, state.offset - low, low)):
+                return 0, True  # rewritten in place
+        if info.st_size == state.offset and state.stat == _stat_key(info):
+            return None
+        return state.offset, False
+
+    def _commit_chunk(
+        self, session_id: str, key: int, state: LogState, chunk: _Chunk
+    ) -> int | None:
+        """Write one chunk's events and the new state, if the state is still `state`."""
+        texts = _line_texts(chunk.data)
+        with self._write() as connection:
+            current = self._log_state(session_id)
+            if current is None or current != (key, state):
+                return None
+            low = key << EVENT_BITS
+            count = 0 if chunk.reset else state.events
+            compaction: str | bool | None = False  # False: unchanged
+            if chunk.reset:
+                connection.execute(
+                    "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?",
+                    (low, low + (1 << EVENT_BITS) - 1),
+                )
+                compaction = None
+            rows: list[tuple[int, str, int, str, str]] = []
+            for line, text in texts:
+                count += 1
+                if text is None or count >= 1 << EVENT_BITS:
+                    continue
+                rows.append((low | count, text.text, text.sequence, text.role, text.event_id))
+                if text.event_type == "session_compaction":
+                    compaction = _compaction_json(line, session_id)
+            connection.executemany(
+                "INSERT INTO event_text (rowid, body, sequence, role, event_id) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+            info = chunk.info
+            values: tuple[Any, ...] = (None, None, None, 0, None, 0)
+            if info is not None:
+                values = (
+                    f"{info.st_dev}:{info.st_ino}",
+                    _stat_key(info),
+                    chunk.checked_ns,
+                    chunk.offset,
+                    chunk.tail,
+                    count,
+                )
+            connection.execute(
+                "UPDATE sessions SET log_identity = ?, log_stat = ?, log_checked_ns = ?, "
+                "log_offset = ?, log_tail = ?, log_events = ? WHERE key = ?",
+                (*values, key),
+            )
+            if compaction is not False:
+                connection.execute(
+                    "UPDATE sessions SET compaction = ? WHERE key = ?", (compaction, key)
+                )
+            return len(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """Complete lines of a log read from `start`, and the file they came from."""
+
+    reset: bool  # start over: the log was replaced, rewritten, shrunk or removed
+    info: os.stat_result | None
+    checked_ns: int
+    start: int
+    data: bytes
+    tail: bytes | None  # digest of the bytes before `offset`
+
+    @property
+    def offset(self) -> int:
+        return self.start + len(self.data)
+
+
+def _line_texts(data: bytes) -> list[tuple[bytes, EventText | None]]:
+    """Each non-blank line of `data` (complete lines) with its searchable text."""
+    found: list[tuple[bytes, EventText | None]] = []
+    for piece in data.split(b"\n"):
+        content = piece if piece[:1] == b"{" and piece[-1:] == b"}" else trim_space_bytes(piece)
+        if content:
+            found.append((content, line_text(content)))
+    return found
+
+
+def _compaction_json(line: bytes, session_id: str) -> str | None:
+    """The latest compaction's plan (what it replaced), or None when it cannot be applied."""
+    try:
+        event = decode_line(line, session_id, 0)
+        plan = compaction_plan(event)
+    except StoreError:
+        return None
+    return json.dumps(
+        {
+            "eventId": plan.event_id,
+            "sequence": event.sequence,
+            "skipIds": sorted(plan.skip_ids),
+            "throughSequence": plan.through_sequence,
+        }
+    )
+
+
+def _state_of(row: tuple[Any, ...]) -> tuple[int, LogState] | None:
+    key, identity, log_stat, checked, offset, tail, count = row
+    if not isinstance(key, int):
+        return None
+    if not (isinstance(offset, int) and isinstance(count, int)):
+        return key, LogState(None, None, None, 0, None, 0)
+    return key, LogState(
+        identity if isinstance(identity, str) else None,
+        log_stat if isinstance(log_stat, str) else None,
+        checked if isinstance(checked, int) else None,
+        max(0, offset),
+        tail if isinstance(tail, bytes) else None,
+        max(0, count),
+    )
+
+
+def _unchanged(path: str, state: LogState) -> bool:
+    """The log is as indexed, by a stat alone (never for a racy or missing state)."""
+    info = _regular_stat(path)
+    if info is None:
+        return state.identity is None and not state.events
+    return (
+        state.stat == _stat_key(info)
+        and state.identity == f"{info.st_dev}:{info.st_ino}"
+        and state.checked_ns is not None
+        and not _is_racy(_changed_ns(info), state.checked_ns)
+    )
