@@ -38,6 +38,7 @@ _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _FILTER_NAME = re.compile(r"([A-Za-z]+):")
 _HAS_TOKEN = re.compile(r"[^\W_]")
 _SPACE = re.compile(r"\s+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class QueryError(ValueError):
@@ -119,6 +120,7 @@ def _read_quoted(text: str, start: int) -> tuple[str, int]:
 
 def parse_query(text: str, *, tz: tzinfo | None = None) -> Query:
     """Parse the query language; raises QueryError only for a bad date."""
+    text = _CONTROL.sub(" ", text)
     terms: list[Term] = []
     excluded: list[Term] = []
     filters: list[Filter] = []
