@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,6 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
         "(a copy of each changed file is saved beside it)",
     )
     check.add_argument("--json", action="store_true", help="print the report as JSON")
+    search = commands.add_parser(
+        "search",
+        help="find sessions by what was said in them",
+        description=(
+            'Words must all match (any order); "exact phrase"; -word excludes; filters: '
+            "title: model: provider: (substrings), id: (prefix), after:/before:YYYY-MM-DD."
+        ),
+    )
+    _common_options(search, at_top=False)
+    search.add_argument("query", metavar="QUERY", nargs="+", help="the query (words are joined)")
+    search.add_argument("--all", action="store_true", help="every workspace")
+    search.add_argument("--limit", metavar="N", type=int, default=None, help="at most N (50)")
+    search.add_argument("--json", action="store_true", help="print a JSON array, best first")
     return parser
 
 
@@ -357,6 +371,95 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_DATA_ERROR
 
 
+class _IndexProgress:
+    """`sessions done / total` on stderr, once building has taken longer than a second."""
+
+    DELAY = 1.0
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.started = time.monotonic()
+        self.shown = False
+        self.last = 0.0
+        self.live = err.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        early = now - self.started < self.DELAY or (self.shown and now - self.last < 0.25)
+        if early and not (self.shown and done == total):
+            return
+        if not self.live:
+            if not self.shown:
+                self.err.write(f"{PROG}: indexing {total:,} sessions for search…\n")
+            self.shown = True
+            return
+        self.err.write(f"\r{PROG}: indexing sessions {done:,}/{total:,}…")
+        if done == total:
+            self.err.write("\n")
+        self.err.flush()
+        self.shown = True
+        self.last = now
+
+
+def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.search.query import DEFAULT_LIMIT, QueryError, parse_query, search
+    from zero_tui.search.rows import display_title, time_label
+    from zero_tui.transcript.sanitize import sanitize_line
+
+    text = " ".join(args.query)
+    limit = DEFAULT_LIMIT if args.limit is None else args.limit
+    if limit <= 0:
+        raise UsageError("--limit wants a positive number")
+    try:
+        query = parse_query(text)
+    except QueryError as error:
+        raise UsageError(str(error)) from None
+    if query.is_empty:
+        raise UsageError("search needs words or filters to look for")
+    for notice in query.notices:
+        err.write(f"{PROG}: {sanitize_line(notice)}\n")
+    store = _store(args)
+    workspace = _workspace(args)
+    with SessionCatalog(store) as catalog:
+        listing = filter_resumable(
+            store,
+            workspace,
+            all_workspaces=args.all,
+            sessions=catalog.refresh(),
+            content_check=catalog.has_content,
+        )
+        if query.has_text:
+            catalog.update_content(
+                [meta.session_id for meta in listing.sessions], progress=_IndexProgress(err)
+            )
+        result = search(catalog, query, listing.sessions, limit=limit)
+    for notice in result.notices[len(query.notices) :]:
+        err.write(f"{PROG}: {sanitize_line(notice)}\n")
+    if args.json:
+        _write_json_array([hit.to_json() for hit in result.hits], out)
+    else:
+        now = datetime.now(UTC)
+        for hit in result.hits:
+            meta = hit.session
+            when = time_label(meta.updated_at, now) or ""
+            line = f"{when:<12}  {meta.session_id}  {sanitize_line(display_title(meta.title))}"
+            if args.all:
+                line += f"  ({sanitize_line(meta.cwd) or 'no workspace'})"
+            out.write(line + "\n")
+            if hit.sequence is not None:
+                where = f"#{hit.sequence} {hit.role}"
+                if hit.compacted:
+                    where += f", compacted (opens at the summary, #{hit.open_sequence})"
+                out.write(f"    {where}: {sanitize_line(hit.snippet.text)}\n")
+    if not result.hits:
+        scope = "any workspace" if args.all else sanitize_line(workspace or "this workspace")
+        err.write(f"{PROG}: no sessions match in {scope}\n")
+        return EXIT_DATA_ERROR
+    if result.matched > len(result.hits) and not args.json:
+        err.write(f"{PROG}: {len(result.hits)} of {result.matched:,} shown (--limit)\n")
+    return EXIT_OK
+
+
 def run_tui(args: argparse.Namespace) -> int:
     from zero_tui.app import run_app
 
@@ -392,12 +495,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show": lambda: cmd_show(args, out, err),
         "export": lambda: cmd_export(args, out, err),
         "check": lambda: cmd_check(args, out),
+        "search": lambda: cmd_search(args, out, err),
         None: lambda: run_tui(args),
     }
     try:
         return handlers[args.command]()
     except UsageError as error:
-        err.write(f"{PROG}: {error} (see {PROG} --help)\n")
+        err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
         return EXIT_USAGE
     except StoreError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))}\n")

@@ -1,0 +1,154 @@
+"""`zero-tui search QUERY [--cwd DIR] [--all] [--limit N] [--json]` (design §2)."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from zero_tui import cli
+from zero_tui.cli import main
+from zero_tui.store import SessionStore
+
+HERE = "/work/here"
+THERE = "/work/there"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    moments = iter(
+        datetime(2026, 7, 4, 9, 0, tzinfo=UTC) + timedelta(minutes=n) for n in range(999)
+    )
+    store = SessionStore(tmp_path / "sessions", clock=lambda: next(moments))
+    sessions = (
+        ("pay", HERE, "Explain the payment flow", "the webhook is not idempotent"),
+        ("limit", HERE, "Add rate limiting", "a token bucket rate limiter"),
+        ("far", THERE, "Payments elsewhere", "another idempotent webhook"),
+    )
+    for session_id, cwd, title, answer in sessions:
+        store.create(session_id, title=title, cwd=cwd, model_id="gpt-5")
+        store.append_events(
+            session_id,
+            [
+                ("message", {"role": "user", "content": f"question about {title}"}),
+                ("message", {"role": "assistant", "content": answer}),
+            ],
+        )
+    return store
+
+
+def run(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    code = main(["search", "--store", str(store.root), "--cwd", HERE, *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_lists_hits_best_first_in_the_workspace(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(store, capsys, "idempotent", "--json")
+    assert code == 0
+    (hit,) = json.loads(out)
+    assert {key: hit[key] for key in ("sessionId", "cwd", "sequence", "role")} == {
+        "sessionId": "pay",
+        "cwd": HERE,
+        "sequence": 2,
+        "role": "assistant",
+    }
+    assert "idempotent" in hit["snippet"]
+    assert hit["title"] == "Explain the payment flow"
+    assert hit["updatedAt"].endswith("Z")
+
+
+def test_all_widens_the_scope(store: SessionStore, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(store, capsys, "idempotent", "--json", "--all")
+    assert code == 0
+    assert sorted(hit["sessionId"] for hit in json.loads(out)) == ["far", "pay"]
+
+
+def test_the_readable_list_shows_the_snippet(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(store, capsys, "token", "bucket")
+    assert code == 0
+    lines = out.splitlines()
+    assert "limit" in lines[0]
+    assert "Add rate limiting" in lines[0]
+    assert lines[1].startswith("    #2 assistant: ")
+    assert "token bucket" in lines[1]
+
+
+def test_filters_alone_list_sessions(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(store, capsys, "title:payment", "--json", "--all")
+    assert code == 0
+    assert [hit["sessionId"] for hit in json.loads(out)] == ["far", "pay"]
+    assert json.loads(out)[0]["sequence"] is None
+
+
+def test_no_match_exits_1(store: SessionStore, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(store, capsys, "kangaroo")
+    assert (code, out) == (1, "")
+    assert err.startswith("zero-tui: no sessions match")
+    code, out, _ = run(store, capsys, "kangaroo", "--json")
+    assert (code, json.loads(out)) == (1, [])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["after:2026-02-30"], ["--limit", "0", "pay"], ["  "], ["--limit", "x", "pay"], []],
+)
+def test_usage_errors_exit_2_with_one_line(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    code, out, err = run(store, capsys, *args)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_limit(store: SessionStore, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(store, capsys, "question", "--all", "--limit", "2")
+    assert code == 0
+    assert len([line for line in out.splitlines() if not line.startswith(" ")]) == 2
+    assert "2 of 3 shown" in err
+
+
+def test_a_slow_build_reports_progress_on_stderr(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli._IndexProgress, "DELAY", 0.0)
+    code, _, err = run(store, capsys, "idempotent")
+    assert code == 0
+    assert "indexing" in err
+
+
+def test_search_never_writes_the_store(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def snapshot() -> dict[str, tuple[bytes, int]]:
+        return {
+            str(path): (path.read_bytes(), path.stat().st_mtime_ns)
+            for path in sorted(store.root.rglob("*"))
+            if path.is_file()
+        }
+
+    before = snapshot()
+    run(store, capsys, "idempotent", "--all")
+    run(store, capsys, "webhook", "-token", "model:gpt", "--all", "--json")
+    assert snapshot() == before
+    assert sorted(os.listdir(store.root)) == ["far", "limit", "pay"]
+
+
+def test_an_unknown_filter_is_searched_as_text_with_a_notice(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(store, capsys, "modle:gpt", "--all")
+    assert code == 1
+    assert "modle: is not a filter" in err
