@@ -11,9 +11,11 @@ import sys
 import pytest
 
 from zero_tui.search.ranking import (
+    GO_SCORES,
     Match,
     PickerItem,
     RankedIndex,
+    Ranking,
     Tier,
     apply_query,
     fuzzy_subsequence_gap,
@@ -210,9 +212,9 @@ def test_highlight_of_a_match_spanning_label_and_id_keeps_the_label_part() -> No
 
 def test_highlight_of_a_subsequence_partly_in_the_id() -> None:
     item = PickerItem("Fix parser", "xyz-id")
-    (match,) = RankedIndex([item]).rank("fixz")
+    (match,) = RankedIndex([item]).rank("fiz")  # "fixz" would be taken for a typo of "fix"
     assert match.tier is Tier.SUBSEQUENCE
-    assert highlighted(item, match) == "Fix"
+    assert highlighted(item, match) == "Fi"
 
 
 def test_highlight_in_hay_prefix_tier_covers_the_label_part_only() -> None:
@@ -362,6 +364,22 @@ def test_dotted_capital_i_keeps_positions_aligned() -> None:
 # --- the fast index agrees with the row-by-row port -----------------------------------------
 
 
+def expected_go_part(items: list[PickerItem], ranking: Ranking, query: str) -> list[int]:
+    """Go's order; for ungrouped rows, a loose subsequence match (gap longer than the query)
+    only when nothing better matched (no exact tier, tight subsequence or words row)."""
+    go = apply_query(items, query)
+    normalized = normalize_query(query)
+    if any(item.group for item in items) or not normalized:
+        return go
+    limit = GO_SCORES[Tier.SUBSEQUENCE] + len(normalized)
+    strong = [row for row in go if (score_picker_item(items[row], normalized) or 0) <= limit]
+    has_words = any(match.tier is Tier.WORDS for match in ranking)
+    if strong or has_words:
+        return strong
+    typos = {match.index for match in ranking if match.tier is Tier.TYPO}
+    return [row for row in go if row not in typos]  # a loose match that is a typo goes first
+
+
 def test_index_matches_go_order_while_typing_and_deleting() -> None:
     rng = random.Random(20260604)
     alphabet = "abcAB -_.éΣİ1"
@@ -383,8 +401,8 @@ def test_index_matches_go_order_while_typing_and_deleting() -> None:
             else:
                 query = text(5)
             ranking = index.rank(query)
-            go_part = [match for match in ranking if match.tier is not Tier.TYPO]
-            assert [match.index for match in go_part] == apply_query(items, query)
+            go_part = [match for match in ranking if match.tier not in (Tier.WORDS, Tier.TYPO)]
+            assert [match.index for match in go_part] == expected_go_part(items, ranking, query)
             normalized = normalize_query(query)
             for match in go_part:
                 if normalized:
@@ -399,8 +417,9 @@ def test_index_agrees_with_the_port_on_session_rows() -> None:
     for typed in ("sonnet", "export transcript", "fix flaky", "zero_2026", "jul 2"):
         for end in range(1, len(typed) + 1):
             query = typed[:end]
-            go_part = [m.index for m in index.rank(query) if m.tier is not Tier.TYPO]
-            assert go_part == apply_query(items, query)
+            ranking = index.rank(query)
+            go_part = [m.index for m in ranking if m.tier not in (Tier.WORDS, Tier.TYPO)]
+            assert go_part == expected_go_part(items, ranking, query)
 
 
 # --- the Ranking sequence and the picker-row helpers --------------------------------------------
@@ -443,3 +462,78 @@ def test_ranking_module_does_not_import_textual_or_rich() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+# --- beyond Go: words in any order, filters, a typo tier that does not flood ----------------
+
+
+def demo_rows(tmp_path_factory: pytest.TempPathFactory) -> list[PickerItem]:
+    """The demo store's default workspace, as the picker ranks it."""
+    from datetime import datetime
+
+    from zero_tui.demo import build_demo_store
+    from zero_tui.search.rows import picker_rows
+    from zero_tui.store import SessionStore
+    from zero_tui.store.resumable import filter_resumable
+
+    demo = build_demo_store(tmp_path_factory.mktemp("demo") / "sessions")
+    listing = filter_resumable(SessionStore(demo.root), str(demo.default_workspace))
+    rows = picker_rows(listing.sessions, datetime(2026, 12, 1, 12, 0).astimezone())
+    return [
+        PickerItem(row.label, row.session_id, model=row.model, provider=row.provider)
+        for row in rows
+    ]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> list[PickerItem]:
+    return demo_rows(tmp_path_factory)
+
+
+def titles(items: list[PickerItem], query: str) -> list[str]:
+    return [items[match.index].label[14:] for match in RankedIndex(items).rank(query)]
+
+
+def test_the_typo_tier_does_not_flood_a_short_query(demo: list[PickerItem]) -> None:
+    assert len(demo) == 17
+    assert titles(demo, "linter") == ["Run the linter and fix what it reports"]
+
+
+def test_words_match_in_any_order(demo: list[PickerItem]) -> None:
+    assert titles(demo, "rate limit")
+    assert titles(demo, "limit rate") == titles(demo, "rate limit")
+    ranking = RankedIndex(demo).rank("limit rate")
+    assert {match.tier for match in ranking} == {Tier.WORDS}
+    assert highlighted(demo[ranking[0].index], ranking[0]) == "ratelimit"
+    assert titles(demo, "limit kangaroo") == []
+
+
+def test_the_model_and_provider_are_searchable_and_filter(demo: list[PickerItem]) -> None:
+    on_gpt = [item.label[14:] for item in demo if item.model == "gpt-5"]
+    assert on_gpt
+    assert titles(demo, "gpt-5") == on_gpt
+    assert titles(demo, "model:GPT") == on_gpt
+    assert titles(demo, "provider:openai") == on_gpt
+    assert titles(demo, "model:gpt index") == ["Add an index for orders.created_at"]
+    assert titles(demo, "index model:sonnet") == []
+    assert titles(demo, "model:") == titles(demo, "")
+
+
+def test_loose_subsequences_only_when_nothing_better_matches() -> None:
+    items = [
+        session("Jul  1 10:47  Explain the difference between stores", 1),
+        session("Jul  2 10:47  Run the linter", 2),
+    ]
+    assert [m.index for m in RankedIndex(items).rank("linter")] == [1]
+    # alone, Go's loose match is still offered
+    (match,) = RankedIndex(items[:1]).rank("linter")
+    assert match.tier is Tier.SUBSEQUENCE
+
+
+def test_snnet_still_finds_sonnet_among_many_rows() -> None:
+    from benchmarks.ranking_bench import session_rows
+
+    items = session_rows(3000)
+    ranking = RankedIndex(items).rank("snnet").indices
+    first = next(at for at, row in enumerate(ranking) if "sonnet" in items[row].label.lower())
+    assert first < 10

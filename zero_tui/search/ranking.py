@@ -1,11 +1,20 @@
-"""Picker ranking: a faithful port of Zero's Go fuzzy ranking plus a typo-tolerant tier.
+"""Picker ranking: a faithful port of Zero's Go fuzzy ranking, then words, filters and typos.
 
 Go (`internal/tui/picker.go`): `applyQuery`, `scorePickerItem`, `fuzzySubsequenceGap`.
 The straight ports (`score_picker_item`, `apply_query`, `fuzzy_subsequence_gap`) are kept as
 the reference; `RankedIndex` gives the same order for the Go tiers, but does its work in
 C-level loops (`map`/`compress` over pre-lowered haystacks, `str.find` continuing each row's
 greedy walk from the previous keystroke) so a keystroke over 10,000 rows takes milliseconds.
-After every Go match it appends a typo tier scored with rapidfuzz.
+
+For ungrouped items (session rows) it goes beyond Go (design §3, issue 10):
+- `model:X` / `provider:X` words filter the rows (case-insensitive substrings);
+- after Go's tiers for the whole query comes `Tier.WORDS`: every word of the query somewhere
+  in the label, model, provider or meta, in any order ("limit rate" finds "rate limiting",
+  "gpt-5" finds the sessions run on it);
+- Go's subsequence matches that are loose (a gap longer than the query) are noise next to a
+  real match ("linter" would match most titles letter by letter): they are kept only when
+  nothing better matched, and the rapidfuzz typo tier fills in only when the exact tiers
+  and the words found fewer than `TYPO_FILL_BELOW` rows.
 
 No textual or rich import here: the UI turns `Match.positions` into highlight spans.
 """
@@ -17,7 +26,7 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
@@ -37,6 +46,11 @@ GO_SPACE = (
 _GO_LOWER_FIXUPS = str.maketrans({"\u0130": "i", "\u03a3": "\u03c3"})
 
 TYPO_MIN_QUERY_LENGTH = 3
+# The typo tier fills in only when the exact tiers (and the words tier) found fewer rows.
+TYPO_FILL_BELOW = 3
+FILTER_NAMES = ("model", "provider")
+_GO_SPACE_RUN = re.compile(f"[{re.escape(GO_SPACE)}]+")
+_FILTER_WORD = re.compile(r"(?i)(?<!\S)(model|provider):(\S*)")
 # rapidfuzz similarity (0-100) a row needs to enter the typo tier: about one typo per four
 # characters ("exprot" vs "export" scores 83, "snnet" vs "sonnet" 80-91).
 TYPO_SIMILARITY_CUTOFF = 75.0
@@ -60,8 +74,9 @@ class Tier(IntEnum):
     HAY_PREFIX = 3
     HAY_CONTAINS = 4
     SUBSEQUENCE = 5
-    TYPO = 6
-    UNFILTERED = 7  # empty query: every item, original order
+    WORDS = 6  # every query word somewhere in the row, any order (beyond Go)
+    TYPO = 7
+    UNFILTERED = 8  # empty query: every item, original order
 
 
 GO_SCORES = {
@@ -82,6 +97,8 @@ class PickerItem:
     value: str = ""
     group: str = ""
     meta: str = ""
+    model: str = ""  # matched by `model:` and by the words tier (not part of Go's haystack)
+    provider: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +186,22 @@ def apply_query(items: Sequence[PickerItem], query: str) -> list[int]:
         entries.append((item.group, score, index))
     entries.sort(key=lambda e: (group_best[e[0]], group_first[e[0]], e[1], e[2]))
     return [index for _, _, index in entries]
+
+
+def query_words(query: str) -> list[str]:
+    """The distinct words of a query, split on Go's whitespace."""
+    return [word for word in dict.fromkeys(_GO_SPACE_RUN.split(query)) if word]
+
+
+def split_filters(query: str) -> tuple[str, list[tuple[str, str]]]:
+    """`model:X` and `provider:X` words out of a query: (the rest, [(name, lowered X)])."""
+    filters = [
+        (match.group(1).lower(), go_lower(match.group(2)))
+        for match in _FILTER_WORD.finditer(query)
+        if match.group(2)
+    ]
+    rest = _FILTER_WORD.sub(" ", query)
+    return " ".join(rest.split()), filters
 
 
 def selection_after_query(selected: int, query: str, count: int) -> int:
@@ -317,6 +350,12 @@ class RankedIndex:
         self._by_label: dict[str, list[int]] = {}
         for index, label in enumerate(self._labels):
             self._by_label.setdefault(label, []).append(index)
+        # What the words tier and the filters look in: label, model, provider, meta.
+        self._word_hays = [
+            go_lower(f"{item.label} {item.model} {item.provider} {item.meta}") for item in items
+        ]
+        self._models = [go_lower(item.model) for item in items]
+        self._providers = [go_lower(item.provider) for item in items]
         self._vocabulary: _Vocabulary | None = None
         if build_vocabulary:
             self._vocabulary = _Vocabulary(self._labels, self._values)
@@ -331,19 +370,109 @@ class RankedIndex:
 
     def rank(self, query: str) -> Ranking:
         """Rank every item against `query` (trimmed and lowered here, as Go does)."""
+        filters: list[tuple[str, str]] = []
+        if self._plain and _FILTER_WORD.search(query):
+            query, filters = split_filters(query)
         normalized = normalize_query(query)
         if not normalized:
-            end = self._count
-            return Ranking(self, normalized, list(range(end)), [_Run(end, Tier.UNFILTERED, 0)])
+            rows = self._filtered(range(self._count), filters)
+            return Ranking(self, normalized, rows, [_Run(len(rows), Tier.UNFILTERED, 0)])
         entry = self._go_ranking(normalized)
-        indices = list(entry.indices)
-        runs = list(entry.runs)
-        if len(normalized) >= TYPO_MIN_QUERY_LENGTH:
-            typo_rows, typo_scores = self._rank_typos(normalized, entry.walk)
+        if not self._plain:
+            indices = list(entry.indices)
+            runs = list(entry.runs)
+            if len(normalized) >= TYPO_MIN_QUERY_LENGTH:
+                typo_rows, typo_scores = self._rank_typos(normalized, entry.walk)
+                if typo_rows:
+                    indices += typo_rows
+                    runs.append(_Run(len(indices), Tier.TYPO, typo_scores))
+            return Ranking(self, normalized, indices, runs)
+        return self._rank_plain(normalized, entry, filters)
+
+    def _filtered(self, rows: Iterable[int], filters: list[tuple[str, str]]) -> list[int]:
+        if not filters:
+            return list(rows)
+        kept = list(rows)
+        for name, value in filters:
+            fields = self._models if name == "model" else self._providers
+            kept = [row for row in kept if value in fields[row]]
+        return kept
+
+    def _rank_plain(
+        self, query: str, entry: _Remembered, filters: list[tuple[str, str]]
+    ) -> Ranking:
+        """Go's tiers, split into exact and subsequence, then words, loose matches, typos."""
+        blocks: list[tuple[Tier, list[int], float | Sequence[float]]] = []
+        start = 0
+        loose_rows: list[int] = []
+        loose_scores: list[float] = []
+        for run in entry.runs:
+            rows = entry.indices[start : run.end]
+            if run.tier is Tier.SUBSEQUENCE:
+                scores = run.scores
+                assert isinstance(scores, Sequence)
+                limit = GO_SCORES[Tier.SUBSEQUENCE] + len(query)  # gap <= the query's length
+                tight = [score <= limit for score in scores]
+                blocks.append(
+                    (Tier.SUBSEQUENCE, list(compress(rows, tight)), list(compress(scores, tight)))
+                )
+                loose = list(map(operator.not_, tight))
+                loose_rows = list(compress(rows, loose))
+                loose_scores = list(compress(scores, loose))
+            else:
+                blocks.append((run.tier, list(rows), run.scores))
+            start = run.end
+        taken = set(entry.indices) - set(loose_rows)
+        words = [row for row in self._word_rows(query) if row not in taken]
+        if words:
+            blocks.append((Tier.WORDS, words, 0))
+        indices: list[int] = []
+        runs: list[_Run] = []
+        for tier, rows, scores in blocks:
+            if filters:
+                kept = set(self._filtered(rows, filters))
+                keep = [row in kept for row in rows]
+                rows = list(compress(rows, keep))
+                if isinstance(scores, Sequence):
+                    scores = list(compress(scores, keep))
+            if rows:
+                indices += rows
+                runs.append(_Run(len(indices), tier, scores))
+        strong = sum(len(rows) for tier, rows, _ in blocks if tier is not Tier.SUBSEQUENCE)
+        # Only loose matches: a close typo is likelier what was meant, so it goes first.
+        only_loose = not indices and bool(loose_rows)
+        typo_rows: list[int] = []
+        if strong < TYPO_FILL_BELOW and len(query) >= TYPO_MIN_QUERY_LENGTH:
+            typo_rows, typo_scores = self._rank_typos(
+                query, entry.walk, exclude=set(words), include_loose=only_loose
+            )
+            if filters and typo_rows:
+                kept = set(self._filtered(typo_rows, filters))
+                pairs = [(r, s) for r, s in zip(typo_rows, typo_scores, strict=True) if r in kept]
+                typo_rows, typo_scores = [r for r, _ in pairs], [s for _, s in pairs]
             if typo_rows:
                 indices += typo_rows
                 runs.append(_Run(len(indices), Tier.TYPO, typo_scores))
-        return Ranking(self, normalized, indices, runs)
+        if only_loose:
+            shown = set(self._filtered(loose_rows, filters)) - set(typo_rows)
+            pairs = [(r, s) for r, s in zip(loose_rows, loose_scores, strict=True) if r in shown]
+            if pairs:
+                indices += [row for row, _ in pairs]
+                runs.append(_Run(len(indices), Tier.SUBSEQUENCE, [score for _, score in pairs]))
+        return Ranking(self, query, indices, runs)
+
+    def _word_rows(self, query: str) -> list[int]:
+        """Rows holding every word of `query` in their label, model, provider or meta."""
+        words = query_words(query)
+        if not words:
+            return []
+        rows: Iterable[int] = range(self._count)
+        hays: list[str] = self._word_hays
+        for word in words:
+            holds = list(map(operator.contains, hays, repeat(word)))
+            rows = list(compress(rows, holds))
+            hays = list(compress(hays, holds))
+        return list(rows)
 
     def _go_ranking(self, query: str) -> _Remembered:
         """The Go tiers for `query`, remembered, and continued from the longest remembered
@@ -571,7 +700,14 @@ class RankedIndex:
         runs = [_Run(end + 1, tier, score) for end, (_, tier, score) in enumerate(entries)]
         return [row for row, _, _ in entries], runs
 
-    def _rank_typos(self, query: str, walk: _Walk) -> tuple[list[int], list[float]]:
+    def _rank_typos(
+        self,
+        query: str,
+        walk: _Walk,
+        exclude: set[int] | None = None,
+        *,
+        include_loose: bool = False,
+    ) -> tuple[list[int], list[float]]:
         """Rows no Go tier matched whose label or id is within a typo or two of the query.
 
         A row is a candidate when each query word of three or more characters is close to
@@ -588,7 +724,10 @@ class RankedIndex:
         candidates = set.intersection(*(set(vocabulary.rows_near(term)) for term in terms))
         if candidates:
             candidates.difference_update(walk.rows)
-            candidates.difference_update(walk.loose_rows)
+            if not include_loose:
+                candidates.difference_update(walk.loose_rows)
+            if exclude:
+                candidates.difference_update(exclude)
         if not candidates:
             return [], []
         rows = sorted(candidates)
@@ -628,6 +767,13 @@ class RankedIndex:
         if tier is Tier.SUBSEQUENCE:
             greedy = _greedy_positions(hay, query) or []
             return tuple(p - offset for p in greedy if 0 <= p - offset < len(label))
+        if tier is Tier.WORDS:
+            found: set[int] = set()
+            for word in query_words(query):
+                at = label.find(word)
+                if at >= 0:
+                    found.update(range(at, at + len(word)))
+            return tuple(sorted(found))
         if tier is Tier.TYPO and self._vocabulary is not None:
             return _typo_positions(query, self._vocabulary.padded_labels[index])
         return ()
