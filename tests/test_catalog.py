@@ -431,3 +431,25 @@ def test_two_processes_indexing_at_once_never_duplicate(
     assert len(found(catalog, "shared")) == 40
     assert indexed_rows(catalog) == 80  # a question and an answer each, once
     assert found(catalog, "unique7") == ["s7"]
+
+
+def test_between_full_checks_only_logs_with_changed_metadata_are_looked_at(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_session(store, "a", answer="answer one")
+    make_session(store, "b", answer="answer bee")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "one") == ["a"]
+    later = time.time_ns() + 10 * catalog_module.RACY_NS
+    monkeypatch.setattr(time, "time_ns", lambda: later)  # everything has settled
+    monkeypatch.setattr(catalog_module, "FULL_CHECK_SECONDS", 0.0)
+    assert found(catalog, "one") == ["a"]  # a full pass, now trusted
+    monkeypatch.setattr(catalog_module, "FULL_CHECK_SECONDS", 3600.0)
+    log = store.events_path("a")
+    log.write_bytes(log.read_bytes().replace(b"answer one", b"answer two"))  # log only
+    assert found(catalog, "two") == []  # not looked at until the next full check
+    store.append_events("b", [("message", {"role": "assistant", "content": "wren"})])
+    assert found(catalog, "wren") == ["b"]  # its metadata changed: looked at at once
+    monkeypatch.setattr(catalog_module, "FULL_CHECK_SECONDS", 0.0)
+    assert found(catalog, "two") == ["a"]
+    assert SessionCatalog(store, tmp_path / "cache").update_content().indexed == 0

@@ -13,8 +13,8 @@ from zero_tui.search.query import (
     Filter,
     QueryError,
     Term,
+    make_snippet,
     parse_query,
-    parse_snippet,
     search,
 )
 from zero_tui.store import Metadata, SessionStore
@@ -309,7 +309,15 @@ def test_fts_syntax_is_taken_literally(corpus: tuple[SessionCatalog, list[Metada
     assert hit_ids(corpus, "rate:limit") == hit_ids(corpus, "rate limit")
 
 
-def test_parse_snippet_turns_markers_into_spans() -> None:
-    snippet = parse_snippet("…the \x02rate\x03\n\t\x02limit\x03 is…")
-    assert snippet.text == "…the rate limit is…"
-    assert [snippet.text[a:b] for a, b in snippet.spans] == ["rate", "limit"]
+def test_a_snippet_is_one_line_around_the_first_match_with_every_match_marked() -> None:
+    body = (
+        "Intro words. " * 10 + "Then the Rate\n\tlimiting part, and a rate-limit too. " + "x " * 80
+    )
+    snippet = make_snippet(body, [Term("rate"), Term("limit")])
+    assert "\n" not in snippet.text
+    assert snippet.text.startswith("…")
+    assert snippet.text.endswith("…")
+    assert [snippet.text[a:b] for a, b in snippet.spans] == ["Rate", "limiting", "rate", "limit"]
+    phrase = make_snippet(body, [Term("rate limit", phrase=True)])
+    assert [phrase.text[a:b] for a, b in phrase.spans] == ["rate-limit"]
+    assert make_snippet("short text", [Term("absent")]) == make_snippet("short text", [])

@@ -51,6 +51,7 @@ BUSY_TIMEOUT_MS = 5000
 RACY_NS = 3_000_000_000  # coarser than any timestamp granularity we meet (FAT: 2 s)
 TAIL_CHECK_BYTES = 4096
 READ_CHUNK = 8 * 1024 * 1024
+FULL_CHECK_SECONDS = 60.0
 EVENT_BITS = 32
 _MAX_METADATA_BYTES = 16 * 1024 * 1024
 
@@ -243,6 +244,11 @@ class SessionCatalog:
         self.persistent = True  # False once bypassed to an in-memory database
         self._known_cache: dict[str, _Known] | None = None  # this instance's view of the rows
         self.unreadable: list[UnreadableSession] = []  # as of the last `refresh`
+        self._ids_by_key: dict[int, str] | None = None
+        # Logs to look at on the next partial update: their metadata changed, or they were
+        # indexed too recently for their timestamps to be trusted.
+        self._logs_to_check: set[str] = set()
+        self._all_logs_checked_at: float | None = None
 
     # --- the database ------------------------------------------------------------------
 
@@ -364,6 +370,7 @@ class SessionCatalog:
             self.close()
             self._connection = self._open_memory()
             self._known_cache = None
+            self._ids_by_key = None
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -434,7 +441,7 @@ class SessionCatalog:
 
     def refresh(self) -> list[Metadata]:
         """Every valid session now in the store (Zero's List), re-reading only what changed."""
-        root = os.fspath(self.store.root)
+        prefix = os.path.join(os.fspath(self.store.root), "")
         by_directory = self._known_cache
         if by_directory is None:
             try:
@@ -452,7 +459,7 @@ class SessionCatalog:
                 unreadable.append(found)
 
         for name in self.store.iter_session_dirs():
-            path = os.path.join(root, name, METADATA_FILE)
+            path = f"{prefix}{name}/{METADATA_FILE}"
             checked_ns = time.time_ns()
             info = _regular_stat(path)
             if info is None:
@@ -489,9 +496,12 @@ class SessionCatalog:
             seen.add(name)
             # remember it (again): new, changed, or checked anew while racy
             upserts.append((meta, key, digest, checked_ns))
+            self._logs_to_check.add(name)
         self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
         dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
         keys = self._store_metadata(upserts, dropped)
+        if keys is None or keys or dropped:
+            self._ids_by_key = None
         if keys is None:
             self._known_cache = None
         else:
@@ -595,11 +605,31 @@ class SessionCatalog:
 
     def session_keys(self) -> dict[str, int]:
         """session id -> its key in the database."""
+        return {session_id: key for key, session_id in self.session_ids_by_key().items()}
+
+    def session_ids_by_key(self) -> dict[int, str]:
+        """key -> session id, as this instance last saw the catalog."""
+        with self._lock:
+            if self._ids_by_key is None:
+                try:
+                    rows = self._read(
+                        "SELECT key, session_id FROM sessions WHERE typeof(key) = 'integer'"
+                    )
+                except sqlite3.Error:
+                    rows = []
+                self._ids_by_key = {key: str(session_id) for key, session_id in rows}
+            return self._ids_by_key
+
+    def compactions(self) -> dict[int, str]:
+        """key -> the plan of the session's latest compaction (JSON), for the sessions that
+        have one."""
         try:
-            rows = self._read("SELECT session_id, key FROM sessions WHERE typeof(key) = 'integer'")
+            rows = self._read(
+                "SELECT key, compaction FROM sessions WHERE typeof(compaction) = 'text'"
+            )
         except sqlite3.Error:
             return {}
-        return {str(session_id): key for session_id, key in rows}
+        return dict(rows)
 
     def update_content(
         self,
@@ -611,24 +641,42 @@ class SessionCatalog:
     ) -> UpdateReport:
         """Bring the text index up to date for `session_ids` (default: every catalogued one).
 
-        Call `refresh` first: only sessions in the catalog are indexed.
+        Call `refresh` first: only sessions in the catalog are indexed. Every log is looked
+        at (a stat) on this instance's first update and then at least every
+        `FULL_CHECK_SECONDS`; in between, only the logs whose metadata changed (Zero's
+        writer rewrites it after every append and rewind) or that are still racy.
         """
+        started = time.monotonic()
+        full = (
+            self._all_logs_checked_at is None
+            or started - self._all_logs_checked_at > FULL_CHECK_SECONDS
+        )
         try:
-            states = self._log_states()
+            if full:
+                states = self._log_states()
+            else:
+                states = {}
+                for session_id in self._logs_to_check:
+                    with self._lock:
+                        state = self._log_state(session_id)
+                    if state is not None:
+                        states[session_id] = state
         except sqlite3.Error:
             states = {}
         wanted = list(states) if session_ids is None else [s for s in session_ids if s in states]
         indexed = events = 0
         complete = True
-        root = os.fspath(self.store.root)
+        prefix = os.path.join(os.fspath(self.store.root), "")
         for done, session_id in enumerate(wanted):
             if cancelled():
                 complete = False
                 break
             if progress is not None and done % 64 == 0:
                 progress(done, len(wanted))
-            if _unchanged(os.path.join(root, session_id, EVENTS_FILE), states[session_id][1]):
+            if _unchanged(f"{prefix}{session_id}/{EVENTS_FILE}", states[session_id][1]):
+                self._logs_to_check.discard(session_id)
                 continue
+            self._logs_to_check.add(session_id)  # until its timestamps can be trusted
             try:
                 added = self._index_session(session_id, cancelled)
             except sqlite3.OperationalError:
@@ -648,8 +696,17 @@ class SessionCatalog:
             if added >= 0:
                 indexed += 1
                 events += added
+            else:
+                with self._lock:
+                    state = self._log_state(session_id)
+                if state is not None and _unchanged(
+                    f"{prefix}{session_id}/{EVENTS_FILE}", state[1]
+                ):
+                    self._logs_to_check.discard(session_id)  # settled
         if progress is not None and complete:
             progress(len(wanted), len(wanted))
+        if full and complete and session_ids is None:
+            self._all_logs_checked_at = started
         return UpdateReport(len(wanted), indexed, events, complete)
 
     _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
@@ -688,6 +745,8 @@ class SessionCatalog:
             result = self._commit_chunk(session_id, key, state, chunk)
             if result is None:
                 continue  # another process moved this session on: look again
+            if not touched and not chunk.reset and not chunk.data:
+                return -1  # unchanged: only the time of this check was recorded
             added += result
             touched = True
             if chunk.info is None or chunk.offset >= chunk.info.st_size or not chunk.data:
@@ -746,8 +805,7 @@ class SessionCatalog:
             low = max(0, state.offset - TAIL_CHECK_BYTES)
             if state.tail != _digest(os.pread(fd, state.offset - low, low)):
                 return 0, True  # rewritten in place
-        if info.st_size == state.offset and state.stat == _stat_key(info):
-            return None
+        # grown, or unchanged but racy: read on (nothing, maybe), recording the new check
         return state.offset, False
 
     def _commit_chunk(

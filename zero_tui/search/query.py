@@ -10,7 +10,8 @@
     -title:T ...        a filter with `-` leaves out the sessions it would keep
 
 A query of filters alone lists the sessions that pass them, newest first. Sessions are ranked
-by relevance (one event holding every word first, then the best event's bm25), then recency.
+by relevance (one event holding every word before words spread over events), then recency;
+within a session the best event is FTS5's bm25 rank.
 Every word is handed to FTS5 as a quoted string, so its syntax (`*`, `^`, `NEAR(`, `:`)
 is only ever literal text; an unknown `name:` is searched as text, with a notice.
 No Textual import.
@@ -18,12 +19,15 @@ No Textual import.
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from operator import itemgetter
 
 from zero_tui.search.catalog import EVENT_BITS, SessionCatalog
 from zero_tui.search.rows import parse_rfc3339
@@ -31,9 +35,6 @@ from zero_tui.store import Metadata
 
 DEFAULT_LIMIT = 50
 FILTERS = ("title", "model", "provider", "id", "after", "before")
-_HIGHLIGHT_START = "\x02"
-_HIGHLIGHT_END = "\x03"
-_SNIPPET_TOKENS = 14
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _FILTER_NAME = re.compile(r"([A-Za-z]+):")
 _HAS_TOKEN = re.compile(r"[^\W_]")
@@ -219,26 +220,6 @@ class SearchResult:
     notices: tuple[str, ...] = ()
 
 
-def parse_snippet(marked: str) -> Snippet:
-    """A snippet from FTS5's marked text: one line, markers turned into spans."""
-    flat = _SPACE.sub(" ", marked).strip()
-    parts: list[str] = []
-    spans: list[tuple[int, int]] = []
-    position = 0
-    start: int | None = None
-    for char in flat:
-        if char == _HIGHLIGHT_START:
-            start = position
-        elif char == _HIGHLIGHT_END:
-            if start is not None and position > start:
-                spans.append((start, position))
-            start = None
-        else:
-            parts.append(char)
-            position += 1
-    return Snippet("".join(parts), tuple(spans))
-
-
 def _or_expression(terms: Sequence[Term]) -> str:
     return " OR ".join(term.fts() for term in terms)
 
@@ -262,7 +243,7 @@ def search(
     Raises QueryError for a bad query; sqlite trouble yields no hits rather than an error.
     """
     parsed = parse_query(query, tz=tz) if isinstance(query, str) else query
-    scope = [meta for meta in sessions if parsed.keeps(meta)]
+    scope = [meta for meta in sessions if parsed.keeps(meta)] if parsed.filters else sessions
     if not parsed.has_text:
         hits = [SearchHit(meta) for meta in scope[:limit]] if parsed.filters else []
         return SearchResult(hits, len(scope) if parsed.filters else 0, parsed.notices)
@@ -273,100 +254,171 @@ def search(
         return SearchResult([], 0, (*parsed.notices, notice))
 
 
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """A scope keyed by the database's session keys: position (recency) and metadata."""
+
+    sessions: Sequence[Metadata]
+    ids_by_key: dict[int, str]
+    position: dict[int, int]
+    metadata: dict[int, Metadata]
+    keys: frozenset[int]
+
+
+_scope_cache: list[_Scope] = []
+_scope_lock = threading.Lock()
+
+
+def _scope_of(scope: Sequence[Metadata], ids_by_key: dict[int, str]) -> _Scope:
+    """The scope by key, remembered for the last scope given (a picker searches one scope
+    keystroke after keystroke; callers never mutate a scope they pass)."""
+    with _scope_lock:
+        if _scope_cache:
+            cached = _scope_cache[0]
+            if cached.sessions is scope and cached.ids_by_key is ids_by_key:
+                return cached
+    key_of = {session_id: key for key, session_id in ids_by_key.items()}
+    position: dict[int, int] = {}
+    metadata: dict[int, Metadata] = {}
+    for index, meta in enumerate(scope):
+        key = key_of.get(meta.session_id)
+        if key is not None and key not in position:
+            position[key] = index
+            metadata[key] = meta
+    prepared = _Scope(scope, ids_by_key, position, metadata, frozenset(position))
+    with _scope_lock:
+        _scope_cache[:] = [prepared]
+    return prepared
+
+
 def _search_text(
     catalog: SessionCatalog,
     parsed: Query,
-    scope: list[Metadata],
+    scope: Sequence[Metadata],
     limit: int,
     cancelled: Callable[[], bool],
 ) -> SearchResult:
-    keys = catalog.session_keys()
-    recency = {meta.session_id: position for position, meta in enumerate(scope)}
-    by_key = {keys[meta.session_id]: meta for meta in scope if meta.session_id in keys}
+    prepared = _scope_of(scope, catalog.session_ids_by_key())
+    select = "SELECT DISTINCT rowid >> 32 FROM event_text WHERE event_text MATCH ?"
+    together = " AND ".join(term.fts() for term in parsed.terms)
     connection = catalog.connection
-    select = "SELECT rowid >> 32 FROM event_text WHERE event_text MATCH ?"
     with catalog.lock:
+        one_event: set[int] = set()
+        candidates: set[int]
         if parsed.terms:
+            one_event = set(map(itemgetter(0), connection.execute(select, (together,))))
+        if len(parsed.terms) > 1:
             sql = " INTERSECT ".join(select for _ in parsed.terms)
             parameters = [term.fts() for term in parsed.terms]
-            candidates = {row[0] for row in connection.execute(sql, parameters)}
-            candidates &= by_key.keys()
+            candidates = set(
+                prepared.keys.intersection(map(itemgetter(0), connection.execute(sql, parameters)))
+            )
+        elif parsed.terms:
+            candidates = set(prepared.keys & one_event)
         else:
-            candidates = set(by_key)
+            candidates = set(prepared.keys)
         if parsed.excluded and candidates:
             sql = " UNION ".join(select for _ in parsed.excluded)
             parameters = [term.fts() for term in parsed.excluded]
             candidates -= {row[0] for row in connection.execute(sql, parameters)}
-        if cancelled():
-            return SearchResult([], 0, parsed.notices)
-        best: dict[int, tuple[float, int]] = {}
-        if parsed.terms:
-            together = " AND ".join(term.fts() for term in parsed.terms)
-            for session_key, rowid, score in connection.execute(
-                "WITH hits AS MATERIALIZED (SELECT rowid AS hit, bm25(event_text) AS score "
-                "FROM event_text WHERE event_text MATCH ?) "
-                "SELECT hit >> 32, hit, min(score) FROM hits GROUP BY 1",
-                (together,),
-            ):
-                if session_key in candidates:
-                    best[session_key] = (score, rowid)
+    if cancelled():
+        return SearchResult([], 0, parsed.notices)
+    # relevance: one event holds every word; then recency (the scope's order)
+    first = candidates & one_event
+    top = heapq.nsmallest(limit, first, key=prepared.position.__getitem__)
+    if len(top) < limit:
+        rest = candidates - first
+        top += heapq.nsmallest(limit - len(top), rest, key=prepared.position.__getitem__)
+    events = _best_events(catalog, parsed, top)
+    plans = catalog.compactions() if top else {}
+    hits = [
+        _hit(prepared.metadata[key], events.get(key), plans.get(key), parsed.terms) for key in top
+    ]
+    return SearchResult(hits, len(candidates), parsed.notices)
 
-    def rank(session_key: int) -> tuple[int, float, int]:
-        position = recency[by_key[session_key].session_id]
-        if session_key in best:
-            return (0, round(best[session_key][0], 1), position)
-        return (1, 0.0, position)
 
-    ordered = sorted(candidates, key=rank)
-    hits: list[SearchHit] = []
-    for session_key in ordered[:limit]:
-        if cancelled():
-            break
-        hits.append(_hit(catalog, parsed, session_key, by_key[session_key], best.get(session_key)))
-    return SearchResult(hits, len(ordered), parsed.notices)
+def _best_events(
+    catalog: SessionCatalog, parsed: Query, session_keys: list[int]
+) -> dict[int, tuple[str, object, object, object]]:
+    """session key -> (body, sequence, role, event id) of its best event (bm25 over the
+    words), in two queries: the doclists are read once, not once per session."""
+    if not parsed.terms or not session_keys:
+        return {}
+    keys = ",".join(str(int(key)) for key in session_keys)
+    best: dict[int, tuple[float, int]] = {}
+    with catalog.lock:
+        connection = catalog.connection
+        for rowid, score in connection.execute(
+            "SELECT rowid, bm25(event_text) FROM event_text WHERE event_text MATCH ? "
+            f"AND (rowid >> {EVENT_BITS}) IN ({keys})",
+            (_or_expression(parsed.terms),),
+        ):
+            session_key = rowid >> EVENT_BITS
+            if session_key not in best or score < best[session_key][0]:
+                best[session_key] = (score, rowid)
+        rowids = ",".join(str(rowid) for _, rowid in best.values())
+        rows = connection.execute(
+            "SELECT rowid, body, sequence, role, event_id FROM event_text "
+            f"WHERE rowid IN ({rowids})"
+        ).fetchall()
+    return {row[0] >> EVENT_BITS: (row[1], row[2], row[3], row[4]) for row in rows}
 
 
 def _hit(
-    catalog: SessionCatalog,
-    parsed: Query,
-    session_key: int,
     meta: Metadata,
-    best: tuple[float, int] | None,
+    event: tuple[str, object, object, object] | None,
+    plan: str | None,
+    terms: Sequence[Term],
 ) -> SearchHit:
-    connection = catalog.connection
-    expression = _or_expression(parsed.terms) if parsed.terms else ""
-    with catalog.lock:
-        if best is None and expression:
-            low, high = _key_range(session_key)
-            row = connection.execute(
-                "SELECT rowid FROM event_text WHERE event_text MATCH ? "
-                "AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT 1",
-                (expression, low, high),
-            ).fetchone()
-            best = (0.0, row[0]) if row is not None else None
-        if best is None:
-            return SearchHit(meta)
-        row = connection.execute(
-            "SELECT snippet(event_text, 0, ?, ?, '…', ?), sequence, role, event_id "
-            "FROM event_text WHERE event_text MATCH ? AND rowid = ?",
-            (_HIGHLIGHT_START, _HIGHLIGHT_END, _SNIPPET_TOKENS, expression, best[1]),
-        ).fetchone()
-        plan_row = connection.execute(
-            "SELECT compaction FROM sessions WHERE key = ?", (session_key,)
-        ).fetchone()
-    if row is None:
+    if event is None:
         return SearchHit(meta)
-    marked, sequence, role, event_id = row
+    body, sequence, role, event_id = event
     sequence = sequence if isinstance(sequence, int) else None
-    compacted, summary = _compacted(plan_row[0] if plan_row else None, event_id, sequence)
+    compacted, summary = _compacted(plan, event_id, sequence)
     return SearchHit(
         meta,
         sequence,
         role if isinstance(role, str) else None,
-        parse_snippet(marked if isinstance(marked, str) else ""),
+        make_snippet(body if isinstance(body, str) else "", terms),
         compacted,
         summary if compacted else sequence,
     )
+
+
+_TOKEN = re.compile(r"[^\W_]+")
+SNIPPET_BEFORE = 50
+SNIPPET_AFTER = 110
+
+
+def _term_pattern(term: Term) -> str | None:
+    tokens = _TOKEN.findall(term.text)
+    if not tokens:
+        return None
+    joined = r"[\W_]+".join(map(re.escape, tokens))
+    tail = r"(?![^\W_])" if term.phrase else r"[^\W_]*"
+    return rf"(?<![^\W_]){joined}{tail}"
+
+
+def make_snippet(body: str, terms: Sequence[Term]) -> Snippet:
+    """The text around the first match of any term, on one line, with every match marked.
+
+    FTS5 found the event; this finds the words again in its text (case-insensitive,
+    a word as a prefix), so a snippet costs no extra query."""
+    patterns = [pattern for pattern in map(_term_pattern, terms) if pattern]
+    matcher = re.compile("|".join(patterns), re.IGNORECASE) if patterns else None
+    first = matcher.search(body) if matcher else None
+    start = 0 if first is None else max(0, first.start() - SNIPPET_BEFORE)
+    end = min(len(body), (first.end() if first else 0) + SNIPPET_AFTER)
+    if start > 0:
+        space = body.find(" ", start, first.start() if first else end)
+        start = space + 1 if space >= 0 else start
+    if end < len(body):
+        space = body.rfind(" ", first.end() if first else start, end)
+        end = space if space > 0 else end
+    text = _SPACE.sub(" ", body[start:end]).strip()
+    text = ("…" if start > 0 else "") + text + ("…" if end < len(body) else "")
+    spans = tuple(match.span() for match in matcher.finditer(text)) if matcher else ()
+    return Snippet(text, spans)
 
 
 def _compacted(
