@@ -61,31 +61,38 @@ def time_to_first_rows(
     return float(result.stdout.strip().splitlines()[-1])
 
 
+def measure_first_rows(
+    root: Path, workspace: str, work: Path, repeats: int = 7
+) -> dict[str, float]:
+    """First rows of the store at `root` (cold and warm cache) against an empty store."""
+    empty_root = work / "empty"
+    empty_root.mkdir(exist_ok=True)
+    cold: list[float] = []
+    for index in range(max(1, repeats // 3)):
+        cold.append(time_to_first_rows(root, workspace, work / f"cold-cache-{index}"))
+    warm_cache = work / "warm-cache"
+    time_to_first_rows(root, workspace, warm_cache, settle=True)  # fills the cache
+    empty: list[float] = []
+    warm: list[float] = []
+    for _ in range(repeats):  # interleaved, so both see the same machine load
+        empty.append(time_to_first_rows(empty_root, workspace, work / "empty-cache"))
+        warm.append(time_to_first_rows(root, workspace, warm_cache, settle=True))
+    return {
+        "empty_store_first_paint_s": statistics.median(empty),
+        "warm_first_rows_s": statistics.median(warm),
+        "warm_vs_empty_ratio": statistics.median(warm) / statistics.median(empty),
+        "cold_first_rows_s": statistics.median(cold),
+        "cold_vs_empty_ratio": statistics.median(cold) / statistics.median(empty),
+        "cold_vs_warm_ratio": statistics.median(cold) / statistics.median(warm),
+    }
+
+
 def run(sessions: int = 10_000, repeats: int = 7) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="zero-tui-picker-bench-") as temp:
         base = Path(temp)
-        empty_root = base / "empty"
-        empty_root.mkdir()
         big_root = base / "big"
         workspace = generate_store(big_root, sessions, 8)[0]
-        cold: list[float] = []
-        for index in range(max(1, repeats // 3)):
-            cold.append(time_to_first_rows(big_root, workspace, base / f"cold-cache-{index}"))
-        warm_cache = base / "warm-cache"
-        time_to_first_rows(big_root, workspace, warm_cache, settle=True)  # fills the cache
-        empty: list[float] = []
-        warm: list[float] = []
-        for _ in range(repeats):  # interleaved, so both see the same machine load
-            empty.append(time_to_first_rows(empty_root, workspace, base / "empty-cache"))
-            warm.append(time_to_first_rows(big_root, workspace, warm_cache, settle=True))
-        return {
-            "sessions": sessions,
-            "empty_store_first_paint_s": statistics.median(empty),
-            "warm_first_rows_s": statistics.median(warm),
-            "warm_vs_empty_ratio": statistics.median(warm) / statistics.median(empty),
-            "cold_first_rows_s": statistics.median(cold),
-            "cold_vs_empty_ratio": statistics.median(cold) / statistics.median(empty),
-        }
+        return {"sessions": sessions, **measure_first_rows(big_root, workspace, base, repeats)}
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -21,46 +22,71 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from benchmarks.ranking_bench import _OBJECTS, _VERBS
 from zero_tui.store import Event, Metadata, SessionStore
 from zero_tui.store.gojson import marshal
 from zero_tui.store.resumable import filter_resumable
 
 WORKSPACES = 10
 _BASE = datetime(2026, 6, 4, 9, 0, 0, tzinfo=UTC)
-_PROMPTS = (
-    "Fix the flaky date parser test",
-    "Add retry with backoff to the HTTP client",
-    "Why does the build fail on arm64?",
-    "Refactor the config loader into a package",
-    "Write a migration for the users table",
-)
+# Words of the generated answers and tool output, so full-text queries have realistic
+# selectivity: each session draws a topic, a few of these, and a ticket number of its own.
+_TOPICS = (
+    "rate limiter", "websocket reconnect", "flaky test", "sqlite migration", "oauth refresh",
+    "retry backoff", "markdown renderer", "config loader", "deadlock", "memory leak",
+    "arm64 build", "terraform plan", "docker image", "grpc timeout", "json schema",
+    "idempotent webhook", "cache invalidation", "unicode normalization", "cron schedule",
+    "tls certificate",
+)  # fmt: skip
+_FILLERS = (
+    "the handler", "the parser", "a goroutine", "the CI matrix", "the session store",
+    "the picker", "an index", "the exporter", "the queue", "the lock file", "a fixture",
+    "the timeout", "a benchmark", "the schema", "a regression",
+)  # fmt: skip
 
 
 def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _session_events(session_id: str, count: int, start: datetime) -> list[Event]:
+def session_title(index: int) -> str:
+    """The title of generated session `index` (what its first prompt asks)."""
+    rng = random.Random(index)
+    return f"{rng.choice(_VERBS)} {rng.choice(_OBJECTS)} ({_TOPICS[index % len(_TOPICS)]})"
+
+
+def _session_events(session_id: str, count: int, start: datetime, index: int = 0) -> list[Event]:
+    rng = random.Random(index)
+    topic = _TOPICS[index % len(_TOPICS)]
+    ticket = f"ZT-{index + 1000}"
     events: list[Event] = []
-    for index in range(count):
-        sequence = index + 1
-        kind = index % 4
+    for position in range(count):
+        sequence = position + 1
+        kind = position % 4
+        filler = rng.choice(_FILLERS)
         if kind == 0:
-            event_type, payload = "message", {"role": "user", "content": _PROMPTS[index % 5]}
+            content = session_title(index) if position == 0 else f"And {filler}? see {ticket}"
+            event_type, payload = "message", {"role": "user", "content": content}
         elif kind == 1:
             event_type = "tool_call"
-            payload = {"id": f"call_{index}", "name": "read_file", "arguments": '{"path":"a.go"}'}
+            arguments = marshal({"pattern": topic.split()[-1], "path": f"src/{filler.split()[-1]}"})
+            payload = {"id": f"call_{position}", "name": "grep", "arguments": arguments.decode()}
         elif kind == 2:
             event_type = "tool_result"
+            lines = [f"src/{rng.choice(_FILLERS).split()[-1]}_{n}.go: {topic}" for n in range(4)]
             payload = {
-                "toolCallId": f"call_{index}",
-                "name": "read_file",
+                "toolCallId": f"call_{position}",
+                "name": "grep",
                 "status": "ok",
-                "output": "package main\n\nfunc main() {}\n" * 4,
+                "output": "\n".join(lines),
             }
         else:
             event_type = "message"
-            payload = {"role": "assistant", "content": "Done: the parser now uses time.DateOnly."}
+            content = (
+                f"Done: {filler} now handles the {topic} case ({ticket}); "
+                f"{rng.choice(_FILLERS)} and {rng.choice(_FILLERS)} are covered by tests."
+            )
+            payload = {"role": "assistant", "content": content}
         events.append(
             Event(
                 f"{session_id}:{sequence}",
@@ -74,26 +100,31 @@ def _session_events(session_id: str, count: int, start: datetime) -> list[Event]
     return events
 
 
-def generate_store(root: Path, sessions: int, events_per_session: int) -> list[str]:
-    """Write a store of `sessions` sessions spread over WORKSPACES workspaces.
+def generate_store(
+    root: Path, sessions: int, events_per_session: int, workspaces: int = WORKSPACES
+) -> list[str]:
+    """Write a store of `sessions` sessions spread over `workspaces` workspaces.
 
     Files are written directly (an fsync per append would make generation take minutes)
     but with the store's own encoders, so every byte is what Zero would write. Every
-    tenth session of a workspace is an empty run (a user message only).
+    tenth session of a workspace is an empty run (a user message only); every seventh
+    ran on gpt-5.
     """
     root.mkdir(parents=True, exist_ok=True)
-    workspaces = [f"/home/dev/project-{index}" for index in range(WORKSPACES)]
+    paths = [f"/home/dev/project-{index}" for index in range(workspaces)]
     for index in range(sessions):
         session_id = f"zero_20260604090000_{1780563600000000000 + index}_{index + 1}"
         start = _BASE + timedelta(minutes=index)
         empty_run = index % 10 == 9
-        events = _session_events(session_id, 1 if empty_run else events_per_session, start)
+        count = 1 if empty_run else events_per_session
+        events = _session_events(session_id, count, start, index)
+        gpt = index % 7 == 3
         meta = Metadata(
             session_id=session_id,
-            title=f"{_PROMPTS[index % 5]} #{index}",
-            cwd=workspaces[index % WORKSPACES],
-            model_id="claude-sonnet-4-5",
-            provider="anthropic",
+            title=session_title(index),
+            cwd=paths[index % workspaces],
+            model_id="gpt-5" if gpt else "claude-sonnet-4-5",
+            provider="openai" if gpt else "anthropic",
             created_at=_stamp(start),
             updated_at=events[-1].created_at,
             event_count=events[-1].sequence,
@@ -103,7 +134,7 @@ def generate_store(root: Path, sessions: int, events_per_session: int) -> list[s
         directory.mkdir(mode=0o700)
         (directory / "metadata.json").write_bytes(meta.to_json_bytes())
         (directory / "events.jsonl").write_bytes(b"".join(e.to_json_line() for e in events))
-    return workspaces
+    return paths
 
 
 def _median_wall(
@@ -124,18 +155,31 @@ def _zero_tui_command() -> list[str]:
     return [script] if script else [sys.executable, "-m", "zero_tui"]
 
 
+def measure_listing(root: Path, work: Path, repeats: int = 5) -> dict[str, float]:
+    """`zero-tui sessions --all --json` (cold and warm cache) against `cat` of every
+    metadata file of the store at `root`; `work` is a scratch directory."""
+    metadata_files = [str(path) for path in sorted(root.glob("*/metadata.json"))]
+    list_file = work / "metadata-files"
+    list_file.write_text("\0".join(metadata_files))
+    floor = _median_wall(["sh", "-c", f"xargs -0 cat < '{list_file}' > /dev/null"], repeats)
+    list_command = [*_zero_tui_command(), "sessions", "--all", "--json", "--store", str(root)]
+    env = dict(os.environ, ZERO_TUI_CACHE_DIR=str(work / "listing-cache"))
+    cold = _median_wall(list_command, repeats, env, fresh_cache=True)
+    warm = _median_wall(list_command, repeats, env)
+    return {
+        "cat_metadata_s": floor,
+        "cli_sessions_all_json_cold_s": cold,
+        "cli_sessions_all_json_s": warm,
+        "cli_vs_cat_ratio": warm / floor,
+        "cli_cold_vs_cat_ratio": cold / floor,
+    }
+
+
 def run(sessions: int = 10_000, events_per_session: int = 40, repeats: int = 5) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="zero-tui-bench-") as temp:
         root = Path(temp) / "sessions"
         workspaces = generate_store(root, sessions, events_per_session)
-        metadata_files = [str(path) for path in sorted(root.glob("*/metadata.json"))]
-        list_file = Path(temp) / "metadata-files"
-        list_file.write_text("\0".join(metadata_files))
-        floor = _median_wall(["sh", "-c", f"xargs -0 cat < '{list_file}' > /dev/null"], repeats)
-        list_command = [*_zero_tui_command(), "sessions", "--all", "--json", "--store", str(root)]
-        env = dict(os.environ, ZERO_TUI_CACHE_DIR=str(Path(temp) / "cache"))
-        cli_cold = _median_wall(list_command, repeats, env, fresh_cache=True)
-        cli = _median_wall(list_command, repeats, env)
+        listing_figures = measure_listing(root, Path(temp), repeats)
         startup = _median_wall([*_zero_tui_command(), "--version"], repeats)
         store = SessionStore(root)
         filter_timings: list[float] = []
@@ -156,12 +200,8 @@ def run(sessions: int = 10_000, events_per_session: int = 40, repeats: int = 5) 
             "sessions": sessions,
             "events_per_session": events_per_session,
             "store_bytes": sum(f.stat().st_size for f in root.glob("*/*")),
-            "cat_metadata_s": floor,
-            "cli_sessions_all_json_cold_s": cli_cold,
-            "cli_sessions_all_json_s": cli,
+            **listing_figures,
             "cli_startup_s": startup,
-            "cli_vs_cat_ratio": cli / floor,
-            "cli_cold_vs_cat_ratio": cli_cold / floor,
             "resume_filter_workspace_s": statistics.median(filter_timings),
             "resume_filter_1000_candidates_s": statistics.median(scoped_timings),
             "resume_filter_shown": shown,

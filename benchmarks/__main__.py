@@ -1,0 +1,466 @@
+"""One benchmark for every budget of design §4, measured in one run, printed as one table.
+
+    python -m benchmarks [--sessions 10000] [--small 1000] [--events 40] [--workspaces 20]
+                         [--big-events 100000] [--large] [--repeats 5]
+
+It writes its stores through the store layer's encoders in a temp dir: N sessions of E
+events across W workspaces (and the same at --small, and at 50,000 with --large, to show how
+each figure grows), and one session of --big-events events. Every figure is a ratio against
+a baseline taken in the same run on the same machine (an empty store, `cat`, `grep -rl`,
+Textual's fuzzy matcher, `fzf --filter` when installed, parsing the same log), because
+absolute times on a shared machine say little. The table is Markdown, for the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks import export_bench, picker_bench, ranking_bench, store_bench, transcript_bench
+from zero_tui.search.catalog import RACY_NS, SessionCatalog
+from zero_tui.search.query import search
+from zero_tui.store import SessionStore
+from zero_tui.store.resumable import filter_resumable
+
+LARGE_SESSIONS = 50_000
+# A fixed query set: a ticket held by one session, rare and common words, two words in any
+# order, a phrase, an exclusion, a prefix, and a filter with a word.
+QUERIES = (
+    "ZT-1234",
+    "websocket",
+    "deadlock goroutine",
+    "goroutine deadlock",
+    '"flaky test"',
+    "parser -timeout",
+    "idempot",
+    "model:gpt schema",
+    "regression fixture",
+    "handler",
+)
+
+
+def _grep_word(query: str) -> str:
+    """The word `grep -rl` is given for a query: its first plain word."""
+    for word in query.replace('"', " ").split():
+        if ":" not in word and not word.startswith("-"):
+            return word
+    return query
+
+
+def _percentile(samples: Sequence[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def _wall(command: list[str], env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - started
+
+
+def _say(message: str) -> None:
+    print(f"[benchmarks] {message}", file=sys.stderr, flush=True)
+
+
+def measure_search(root: Path, work: Path, repeats: int, rounds: int) -> dict[str, float]:
+    """Index build (cold), query latency in-process and as a process vs grep, and the update
+    after one session gains 10 events."""
+    store = SessionStore(root)
+    cache = work / "search-cache"
+    catalog = SessionCatalog(store, cache)
+    started = time.perf_counter()
+    sessions = catalog.refresh()
+    report = catalog.update_content()
+    build = time.perf_counter() - started
+    # let every entry settle (an entry written within RACY_NS of its file is checked again)
+    time.sleep(max(0.0, RACY_NS / 1e9 + 0.2 - (time.perf_counter() - started)))
+    catalog.refresh()
+    scope = filter_resumable(
+        store, "", all_workspaces=True, sessions=sessions, content_check=catalog.has_content
+    ).sessions
+    latencies: list[float] = []
+    for _ in range(rounds):
+        for query in QUERIES:
+            begun = time.perf_counter()
+            search(catalog, query, scope)
+            latencies.append(time.perf_counter() - begun)
+    env = dict(os.environ, ZERO_TUI_CACHE_DIR=str(cache))
+    command = store_bench._zero_tui_command()
+    process: list[float] = []
+    grep: list[float] = []
+    for query in QUERIES:
+        process.append(
+            statistics.median(
+                _wall([*command, "search", query, "--all", "--json", "--store", str(root)], env)
+                for _ in range(repeats)
+            )
+        )
+        grep_command = ["grep", "-rl", "-i", "-F", "--", _grep_word(query), str(root)]
+        grep.append(statistics.median(_wall(grep_command) for _ in range(repeats)))
+    updates: list[float] = []
+    names = sorted(meta.session_id for meta in scope)
+    for number in range(repeats):
+        session_id = names[(number * 7919) % len(names)]
+        store.append_events(
+            session_id,
+            [
+                ("message", {"role": "user", "content": f"follow-up {n} about kestrels"})
+                for n in range(10)
+            ],
+        )
+        begun = time.perf_counter()
+        catalog.refresh()
+        catalog.update_content()
+        updates.append(time.perf_counter() - begun)
+    catalog.close()
+    return {
+        "index_build_s": build,
+        "indexed_events": float(report.events),
+        "query_p50_s": _percentile(latencies, 0.5),
+        "query_p95_s": _percentile(latencies, 0.95),
+        "search_process_s": statistics.median(process),
+        "grep_s": statistics.median(grep),
+        "search_vs_grep": sum(process) / sum(grep),
+        "update_10_events_s": statistics.median(updates),
+    }
+
+
+def measure_store(
+    sessions: int, events: int, workspaces: int, work: Path, repeats: int, rounds: int
+) -> dict[str, float]:
+    root = work / "sessions"
+    _say(f"{sessions:,} sessions: writing the store")
+    paths = store_bench.generate_store(root, sessions, events, workspaces)
+    _say(f"{sessions:,} sessions: listing")
+    figures: dict[str, float] = dict(store_bench.measure_listing(root, work, repeats))
+    _say(f"{sessions:,} sessions: picker first rows")
+    figures.update(picker_bench.measure_first_rows(root, paths[0], work, repeats))
+    _say(f"{sessions:,} sessions: ranking")
+    ranking = ranking_bench.run(sessions, rounds)
+    figures.update({f"ranking_{key}": value for key, value in ranking.items()})
+    _say(f"{sessions:,} sessions: full-text search")
+    figures.update(measure_search(root, work, repeats, rounds))
+    return figures
+
+
+def measure_fzf(rows: int) -> dict[str, float] | None:
+    """`fzf --filter` per keystroke over the same labels (a process each), when installed."""
+    fzf = shutil.which("fzf")
+    if fzf is None:
+        return None
+    labels = "\n".join(item.label for item in ranking_bench.session_rows(rows)) + "\n"
+    timings: list[float] = []
+    for query in ranking_bench._keystrokes():
+        started = time.perf_counter()
+        subprocess.run(
+            [fzf, "--filter", query], input=labels.encode(), stdout=subprocess.DEVNULL, check=False
+        )
+        timings.append(time.perf_counter() - started)
+    return {"p50_s": _percentile(timings, 0.5), "p95_s": _percentile(timings, 0.95)}
+
+
+# --- the table -----------------------------------------------------------------------------
+
+
+def _time(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 0.001:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds * 1e6:.0f} µs"
+
+
+def _ratio(value: float) -> str:
+    return f"{value:.2f}x" if value < 10 else f"{value:.0f}x"
+
+
+@dataclass(frozen=True)
+class Row:
+    figure: str
+    by_size: dict[int, str]
+    baseline: str
+    ratio: str
+    budget: str
+    ok: bool | None
+
+
+def _sized(
+    per_size: dict[int, dict[str, float]],
+    main: int,
+    figure: str,
+    key: str,
+    *,
+    baseline: tuple[str, str] | None = None,
+    ratio: Callable[[dict[str, float]], float] | None = None,
+    budget: str = "",
+    within: Callable[[dict[str, float]], bool] | None = None,
+    fmt: Callable[[float], str] = _time,
+) -> Row:
+    values = per_size[main]
+    shown_baseline = ""
+    if baseline is not None:
+        label, baseline_key = baseline
+        shown_baseline = f"{label} {fmt(values[baseline_key])}"
+    return Row(
+        figure,
+        {size: fmt(figures[key]) for size, figures in per_size.items()},
+        shown_baseline,
+        _ratio(ratio(values)) if ratio else "",
+        budget,
+        within(values) if within else None,
+    )
+
+
+def build_rows(
+    per_size: dict[int, dict[str, float]],
+    main: int,
+    ranking_big: dict[str, float],
+    big_rows: int,
+    fzf: dict[str, float] | None,
+    transcript: dict[str, Any],
+    export: dict[str, Any],
+) -> list[Row]:
+    m = main
+    rows = [
+        _sized(
+            per_size,
+            m,
+            "picker first rows, warm cache",
+            "warm_first_rows_s",
+            baseline=("empty store", "empty_store_first_paint_s"),
+            ratio=lambda v: v["warm_vs_empty_ratio"],
+            budget="≤ 1.15x",
+            within=lambda v: v["warm_vs_empty_ratio"] <= 1.15,
+        ),
+        _sized(
+            per_size,
+            m,
+            "picker first rows, cold cache",
+            "cold_first_rows_s",
+            baseline=("warm", "warm_first_rows_s"),
+            ratio=lambda v: v["cold_vs_warm_ratio"],
+            budget="≤ 2x warm",
+            within=lambda v: v["cold_vs_warm_ratio"] <= 2,
+        ),
+        _sized(
+            per_size,
+            m,
+            "title ranking per keystroke, p50",
+            "ranking_ours_p50_ms",
+            baseline=("textual.fuzzy", "ranking_textual_p50_ms"),
+            ratio=lambda v: v["ranking_ratio_p50"],
+            budget="≥ 20x faster",
+            within=lambda v: v["ranking_ratio_p50"] >= 20,
+            fmt=lambda ms: _time(ms / 1000),
+        ),
+        _sized(
+            per_size,
+            m,
+            "title ranking per keystroke, p95",
+            "ranking_ours_p95_ms",
+            baseline=("textual.fuzzy", "ranking_textual_p95_ms"),
+            ratio=lambda v: v["ranking_ratio_p95"],
+            budget="< 10 ms, ≥ 20x",
+            within=lambda v: v["ranking_ours_p95_ms"] < 10 and v["ranking_ratio_p95"] >= 20,
+            fmt=lambda ms: _time(ms / 1000),
+        ),
+    ]
+    rows.append(
+        Row(
+            f"title ranking per keystroke, p95, {big_rows:,} rows",
+            {m: _time(ranking_big["ours_p95_ms"] / 1000)},
+            f"textual.fuzzy {_time(ranking_big['textual_p95_ms'] / 1000)}",
+            _ratio(ranking_big["ratio_p95"]),
+            "",
+            None,
+        )
+    )
+    if fzf is not None:
+        rows.append(
+            Row(
+                "title ranking vs `fzf --filter` (a process per keystroke), p50",
+                {m: _time(per_size[m]["ranking_ours_p50_ms"] / 1000)},
+                f"fzf {_time(fzf['p50_s'])}",
+                _ratio(fzf["p50_s"] / (per_size[m]["ranking_ours_p50_ms"] / 1000)),
+                "",
+                None,
+            )
+        )
+    rows += [
+        _sized(
+            per_size,
+            m,
+            "`sessions --all --json`, warm",
+            "cli_sessions_all_json_s",
+            baseline=("cat metadata", "cat_metadata_s"),
+            ratio=lambda v: v["cli_vs_cat_ratio"],
+        ),
+        _sized(
+            per_size,
+            m,
+            "`sessions --all --json`, cold",
+            "cli_sessions_all_json_cold_s",
+            baseline=("cat metadata", "cat_metadata_s"),
+            ratio=lambda v: v["cli_cold_vs_cat_ratio"],
+        ),
+        _sized(
+            per_size,
+            m,
+            "content query in-process, p50",
+            "query_p50_s",
+            budget="< 50 ms",
+            within=lambda v: v["query_p50_s"] < 0.05,
+        ),
+        _sized(
+            per_size,
+            m,
+            "content query in-process, p95",
+            "query_p95_s",
+            budget="< 50 ms",
+            within=lambda v: v["query_p95_s"] < 0.05,
+        ),
+        _sized(
+            per_size,
+            m,
+            "`zero-tui search` process (median)",
+            "search_process_s",
+            baseline=("grep -rl", "grep_s"),
+            ratio=lambda v: v["search_vs_grep"],
+            budget="≤ 1x grep",
+            within=lambda v: v["search_vs_grep"] <= 1,
+        ),
+        _sized(per_size, m, "index build, cold", "index_build_s"),
+        _sized(
+            per_size,
+            m,
+            "index update after +10 events in one session",
+            "update_10_events_s",
+            budget="< 100 ms",
+            within=lambda v: v["update_10_events_s"] < 0.1,
+        ),
+    ]
+    log_mb = transcript["log_bytes"] / 1e6
+    rows += [
+        Row(
+            f"transcript first screen, {transcript['events']:,} events ({log_mb:.0f} MB)",
+            {m: _time(transcript["first_screen_s"])},
+            f"10-event session {_time(transcript['baseline_first_screen_s'])}",
+            _ratio(transcript["first_screen_over_baseline"]),
+            "< 0.5 s",
+            transcript["first_screen_s"] < 0.5,
+        ),
+        Row(
+            "transcript peak memory (traced)",
+            {m: f"{transcript['peak_traced_bytes'] / 1e6:.0f} MB"},
+            f"log {log_mb:.0f} MB",
+            _ratio(transcript["peak_memory_ratio"]),
+            "< 2x the log",
+            transcript["peak_memory_ratio"] < 2,
+        ),
+    ]
+    parse_speed = export["log_bytes"] / export["parse_s"] / 1e6
+    for fmt in ("txt", "md", "json", "html"):
+        if fmt not in export:
+            continue
+        speed = export["log_bytes"] / export[fmt]["export_s"] / 1e6
+        budgeted = fmt in export_bench.BUDGETED_FORMATS
+        rows.append(
+            Row(
+                f"export {fmt} throughput",
+                {m: f"{speed:.1f} MB/s"},
+                f"parse {parse_speed:.1f} MB/s",
+                _ratio(export[fmt]["speed_vs_parse"]),
+                "≥ 0.33x parse" if budgeted else "(not budgeted)",
+                export[fmt]["within_budget"] if budgeted else None,
+            )
+        )
+    return rows
+
+
+def render(rows: list[Row], sizes: list[int], main: int) -> str:
+    header = ["Figure", *(f"{size:,} sessions" for size in sizes)]
+    small = sizes[0]
+    header += [f"growth {small:,}→{sizes[-1]:,}", f"baseline ({main:,})", "ratio", "budget", ""]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [row.figure, *(row.by_size.get(size, "") for size in sizes)]
+        growth = ""
+        if len(row.by_size) > 1:
+            first, last = row.by_size[small], row.by_size[sizes[-1]]
+            growth = _growth(first, last)
+        mark = "" if row.ok is None else ("ok" if row.ok else "**over**")
+        cells += [growth, row.baseline, row.ratio, row.budget, mark]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _seconds(text: str) -> float | None:
+    value, _, unit = text.partition(" ")
+    scale = {"s": 1.0, "ms": 1e-3, "µs": 1e-6}.get(unit)
+    try:
+        return float(value) * scale if scale else None
+    except ValueError:
+        return None
+
+
+def _growth(first: str, last: str) -> str:
+    a, b = _seconds(first), _seconds(last)
+    if a is None or b is None or a == 0:
+        return ""
+    return _ratio(b / a)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--small", type=int, default=1_000, help="the size growth starts from")
+    parser.add_argument("--events", type=int, default=40, help="events per session")
+    parser.add_argument("--workspaces", type=int, default=20)
+    parser.add_argument("--big-events", type=int, default=100_000)
+    parser.add_argument("--large", action="store_true", help=f"also {LARGE_SESSIONS:,} sessions")
+    parser.add_argument("--repeats", type=int, default=5, help="runs of each process timing")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each keystroke/query")
+    args = parser.parse_args(argv)
+    sizes = sorted({args.small, args.sessions} | ({LARGE_SESSIONS} if args.large else set()))
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="zero-tui-benchmarks-") as temp:
+        work = Path(temp)
+        per_size: dict[int, dict[str, float]] = {}
+        for size in sizes:
+            directory = work / f"store-{size}"
+            directory.mkdir()
+            per_size[size] = measure_store(
+                size, args.events, args.workspaces, directory, args.repeats, args.rounds
+            )
+            shutil.rmtree(directory, ignore_errors=True)
+        big_rows = 10 * args.sessions
+        _say(f"ranking over {big_rows:,} rows")
+        ranking_big = ranking_bench.run(big_rows, args.rounds, textual_every=4)
+        fzf = measure_fzf(args.sessions)
+        _say(f"transcript of {args.big_events:,} events")
+        transcript = transcript_bench.run(args.big_events)
+        _say(f"export of {args.big_events:,} events")
+        export = export_bench.run(args.big_events, repeat=max(1, min(3, args.repeats)))
+    rows = build_rows(per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export)
+    print(render(rows, sizes, args.sessions))
+    elapsed = time.perf_counter() - started
+    print(
+        f"\n{args.events} events per session across {args.workspaces} workspaces; "
+        f"{os.cpu_count()} CPUs; taken in {elapsed:.0f} s"
+        + ("" if fzf is not None else "; fzf not installed")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
