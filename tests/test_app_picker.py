@@ -588,7 +588,8 @@ async def test_preview_catches_up_with_a_fast_moving_highlight(
 
 
 def cache_files(directory: Path) -> list[Path]:
-    return sorted(directory.iterdir())
+    """The cache's files (not sqlite's own -wal/-shm, which come and go with connections)."""
+    return sorted(path for path in directory.iterdir() if not path.name.endswith(("-wal", "-shm")))
 
 
 async def test_a_second_start_revalidates_remembered_rows(

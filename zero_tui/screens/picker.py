@@ -274,7 +274,7 @@ class PickerScreen(CommandScreen):
             heads[key] = self._post_scope(
                 scan_id, key, sessions, catalog.has_content, now, tz, final=True, whole=shown
             )
-        catalog.save()
+        catalog.close()
         save_head(remembered, self.store.root, self.workspace, heads)
 
     def _post_scope(
