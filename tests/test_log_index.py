@@ -269,3 +269,22 @@ def test_open_tail_finds_a_compaction_only_among_its_lines(tmp_path: Path) -> No
         assert tail.find_last_compaction() is None
     with LogIndex.open(path, SID) as whole:
         assert whole.find_last_compaction() == 1
+
+
+def test_position_of_a_sequence_in_the_raw_and_the_rehydrated_order(tmp_path: Path) -> None:
+    data = (
+        message(1, "user", "a")
+        + b"\n"
+        + message(2, "assistant", "b")
+        + message(3, "user", "c")
+        + compaction(4, "summary", [1, 2])
+        + message(5, "assistant", "d")
+    )
+    with LogIndex.open(write_log(tmp_path, data), SID) as index:
+        assert index.position_of_sequence(range(len(index)), 3) == 2
+        order = index.rehydrated_order()
+        assert [index.decode(line).sequence for line in order] == [4, 3, 5]
+        assert index.position_of_sequence(order, 5) == 2
+        assert index.position_of_sequence(order, 4) == 0
+        assert index.position_of_sequence(order, 1) is None  # compacted away
+        assert index.position_of_sequence(order, 99) is None

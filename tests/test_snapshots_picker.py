@@ -149,3 +149,13 @@ def test_snapshot_all_workspaces_sizes(
 
     app = make_app(long_titles_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=size, run_before=widen)
+
+
+def test_snapshot_content_search(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
+    async def search_content(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("ctrl+t", *"offsets")
+        await settle(pilot)
+
+    app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=search_content)

@@ -120,22 +120,37 @@ class ZeroApp(App[None]):
         current = self.screen
         if isinstance(current, TranscriptScreen) and current.session_id == message.session_id:
             return
-        self._show_transcript(message.session_id, message.notice, above=message.above)
+        self._show_transcript(
+            message.session_id,
+            message.notice,
+            above=message.above,
+            at_sequence=message.sequence,
+            mark=message.highlight,
+        )
 
     def on_new_conversation(self, message: NewConversation) -> None:
         """/new: an empty conversation in this workspace (its first prompt creates it)."""
         self._show_transcript(None, None)
 
     def _show_transcript(
-        self, session_id: str | None, notice: str | None, *, above: bool = False
+        self,
+        session_id: str | None,
+        notice: str | None,
+        *,
+        above: bool = False,
+        at_sequence: int | None = None,
+        mark: str = "",
     ) -> None:
-        """A transcript in place of the current one, or `above` it (Esc comes back)."""
+        """A transcript in place of the current one, or `above` it (Esc comes back);
+        `at_sequence`: opened at that event, with `mark` highlighted (a search hit)."""
         from zero_tui.screens.transcript import TranscriptScreen
 
         screen = TranscriptScreen(
             self.store,
             session_id,
             notice=notice,
+            at_sequence=at_sequence,
+            mark=mark,
             workspace=self.workspace,
             clock=self.clock,
             copier=self.copier,

@@ -573,6 +573,20 @@ REGISTRY = Registry(
             keys=(Key("ctrl+g", Context.PICKER, "Unreadable"),),
         ),
         ScreenAction(
+            "search_mode('content')",
+            "Sessions: search what was said",
+            "ctrl+t: prompts, answers, tool output (not just titles)",
+            PICKER_ONLY,
+            keys=(Key("ctrl+t", Context.PICKER, "Search content"),),
+        ),
+        ScreenAction(
+            "search_mode('title')",
+            "Sessions: search titles",
+            "ctrl+t: back to the title ranking",
+            PICKER_ONLY,
+            keys=(Key("ctrl+t", Context.PICKER, "Search titles"),),
+        ),
+        ScreenAction(
             "rescan",
             "Sessions: scan again",
             "ctrl+r: re-read the store",

@@ -106,6 +106,8 @@ class OpenSession(Message):
     session_id: str
     notice: str | None = None
     above: bool = False  # on top of the current transcript (Esc comes back to it)
+    sequence: int | None = None  # open at this event (a content-search hit)
+    highlight: str = ""  # and mark this text, as the find bar does
 
 
 @dataclass
@@ -192,6 +194,16 @@ class MatchesFound(Message):
     query: str
     positions: list[int]
     backwards: bool
+
+
+@dataclass
+class EventLocated(Message):
+    """Where a search hit's event sits in the transcript's order (None: not in it)."""
+
+    bubble = False
+
+    sequence: int
+    position: int | None
 
 
 @dataclass

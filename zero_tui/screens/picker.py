@@ -8,6 +8,7 @@ rows appear before a big store is fully read; the other scopes follow in the sam
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -18,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -44,6 +46,7 @@ from zero_tui.messages import (
 from zero_tui.screens.command_screen import CommandScreen, screen_bindings
 from zero_tui.screens.dialogs import UnreadableScreen
 from zero_tui.search.catalog import SessionCatalog, default_cache_dir
+from zero_tui.search.query import QueryError, SearchHit, parse_query, search
 from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
 from zero_tui.search.rows import (
     HEAD_ROWS,
@@ -62,12 +65,51 @@ from zero_tui.search.rows import (
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import enclosing_workspaces, filter_resumable
 from zero_tui.store.store import UnreadableSession
+from zero_tui.transcript.sanitize import sanitize_line
 from zero_tui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.widgets.preview import SessionPreview
-from zero_tui.widgets.session_list import SessionList
+from zero_tui.widgets.session_list import SessionList, SnippetLine
 
 FIRST_CHUNK = 64  # sessions filtered before the first rows are posted
 CHUNK = 2048
+CONTENT_DEBOUNCE = 0.15  # seconds of typing pause before a content search starts
+CONTENT_LIMIT = 200
+
+
+@dataclass
+class ContentResults(Message):
+    """A content search of one scope's rows: the rows that matched, best first, with hits."""
+
+    key: ScopeKey
+    query: str
+    rows: Sequence[PickerRow]
+    order: list[int]
+    hits: list[SearchHit]
+    matched: int
+    error: str | None = None
+    notices: tuple[str, ...] = ()
+
+
+@dataclass
+class IndexProgress(Message):
+    """The text index is being brought up to date: `done` of `total` sessions looked at."""
+
+    done: int
+    total: int
+    finished: bool = False
+
+
+def snippet_line(hit: SearchHit) -> SnippetLine | None:
+    """The line the list shows under a content hit (text made safe for the terminal)."""
+    if hit.sequence is None:
+        return None
+    where = f"{hit.role or 'event'} #{hit.sequence}"
+    if hit.compacted:
+        where += " (compacted)"
+    text = hit.snippet.text
+    safe = sanitize_line(text)
+    spans = hit.snippet.spans if safe == text else ()
+    return SnippetLine(where, safe, spans)
 
 
 @dataclass
@@ -152,6 +194,14 @@ class PickerScreen(CommandScreen):
         self._ranker = RowRanker()
         self._last_ranking: Ranking | None = None
         self._open_when_ranked = False
+        self.content_mode = False  # ctrl+t: search what was said instead of titles
+        self._content_text = ""  # the query as typed (content queries keep their case)
+        self._content_hits: dict[str, SearchHit] = {}
+        self._content_status = ""
+        self._index_progress: tuple[int, int] | None = None  # while the index is built
+        self._index_ready = False
+        self._metadata_for: tuple[int, dict[str, Metadata]] | None = None
+        self._search_catalog: SessionCatalog | None = None
         self._preview_running = False
         self._preview_wanted: PickerRow | None = None
         self._preview_shown: str | None = None
@@ -173,7 +223,7 @@ class PickerScreen(CommandScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#picker-title", Static).update(f"Resume a session · {self.workspace}")
+        self._show_mode()
         self.query_one("#empty-state").display = False
         self.query_one(SessionPreview).show_message("")
         self.composer.attach(self.query_one(SlashComplete))
@@ -472,7 +522,21 @@ class PickerScreen(CommandScreen):
                 loading=not scope.complete,
                 enclosing=self._enclosing,
             )
+            + self._content_status_text()
         )
+
+    def _content_status_text(self) -> str:
+        if not self.content_mode:
+            return ""
+        parts = ["content search"]
+        if self._content_status:
+            parts.append(self._content_status)
+        if self._index_progress is not None:
+            done, total = self._index_progress
+            parts.append(f"indexing {done:,}/{total:,} · results may be incomplete")
+        elif not self._index_ready:
+            parts.append("indexing… · results may be incomplete")
+        return " · " + " · ".join(parts)
 
     # --- ranking -------------------------------------------------------------------------
 
@@ -481,6 +545,7 @@ class PickerScreen(CommandScreen):
         if REGISTRY.starts_a_command(event.value):
             return  # a command, not a filter: the list stays as it is
         self._query = event.value.strip().lower()
+        self._content_text = event.value.strip()
         if not self._query:
             self._ranked_for = None
             self._last_ranking = None
@@ -497,7 +562,143 @@ class PickerScreen(CommandScreen):
         scope = self._scopes.get(self.scope_key)
         if scope is None:
             return
+        if self.content_mode:
+            self._content_search(self.scope_key, self._query, self._content_text, scope.rows)
+            return
         self._rank(self.scope_key, self._query, scope.rows)
+
+    # --- content search (ctrl+t) ----------------------------------------------------------
+
+    def action_search_mode(self, mode: str) -> None:
+        """ctrl+t: search what was said in the sessions, or their titles."""
+        self.content_mode = mode == "content"
+        self._ranked_for = None
+        self._content_hits = {}
+        self._content_status = ""
+        self.refresh_bindings()
+        self._show_mode()
+        if self.content_mode:
+            self._build_index()
+        self._show_scope(keep_cursor=False)
+        self._refresh_status()
+
+    def _show_mode(self) -> None:
+        mode = " · searching what was said (ctrl+t: titles)" if self.content_mode else ""
+        self.query_one("#picker-title", Static).update(f"Resume a session · {self.workspace}{mode}")
+        self.composer.placeholder = (
+            'words, "a phrase", -word, title: model: id: after: before: · ctrl+t: titles'
+            if self.content_mode
+            else "type to filter titles… · ctrl+t: what was said · / for commands"
+        )
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def _build_index(self) -> None:
+        """Bring the text index up to date, newest sessions first (the picker keeps working
+        meanwhile; queries say their results may be incomplete until it is done)."""
+        worker = get_current_worker()
+        with SessionCatalog(self.store, self._cache_dir) as catalog:
+            sessions = catalog.refresh()
+
+            def progress(done: int, total: int) -> None:
+                self.post_message(IndexProgress(done, total))
+
+            report = catalog.update_content(
+                [meta.session_id for meta in sessions],
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+            )
+        if not worker.is_cancelled:
+            self.post_message(IndexProgress(report.sessions, report.sessions, finished=True))
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        if message.finished:
+            self._index_progress = None
+            self._index_ready = True
+            if self.content_mode and self._query:
+                self._ranked_for = None
+                self._start_ranking()  # the complete results
+        else:
+            self._index_progress = (message.done, message.total)
+        self._refresh_status()
+
+    def _scope_metadata(self, rows: Sequence[PickerRow], catalog: SessionCatalog) -> list[Metadata]:
+        """The rows' metadata from the index (the scope, in the picker's order)."""
+        cached = self._metadata_for
+        if cached is None or cached[0] != self._scan_id or len(cached[1]) < len(rows):
+            by_id = {meta.session_id: meta for meta in catalog.cached_sessions()}
+            cached = self._metadata_for = (self._scan_id, by_id)
+        by_id = cached[1]
+        return [by_id[row.session_id] for row in rows if row.session_id in by_id]
+
+    @work(thread=True, exclusive=True, group="content", exit_on_error=False)
+    def _content_search(
+        self, key: ScopeKey, query: str, text: str, rows: Sequence[PickerRow]
+    ) -> None:
+        """Search the scope's sessions for `text` once typing pauses (debounced: the next
+        keystroke cancels this worker while it waits)."""
+        worker = get_current_worker()
+        time.sleep(CONTENT_DEBOUNCE)
+        if worker.is_cancelled:
+            return
+        if self._search_catalog is None:
+            self._search_catalog = SessionCatalog(self.store, self._cache_dir)
+        catalog = self._search_catalog
+        try:
+            parsed = parse_query(text)
+        except QueryError as error:
+            self.post_message(ContentResults(key, query, rows, [], [], 0, str(error)))
+            return
+        sessions = self._scope_metadata(rows, catalog)
+        result = search(
+            catalog, parsed, sessions, limit=CONTENT_LIMIT, cancelled=lambda: worker.is_cancelled
+        )
+        if worker.is_cancelled:
+            return
+        position = {row.session_id: index for index, row in enumerate(rows)}
+        hits = [hit for hit in result.hits if hit.session.session_id in position]
+        order = [position[hit.session.session_id] for hit in hits]
+        self.post_message(
+            ContentResults(key, query, rows, order, hits, result.matched, None, result.notices)
+        )
+
+    def on_content_results(self, message: ContentResults) -> None:
+        if not self.content_mode or message.key != self.scope_key or message.query != self._query:
+            return
+        scope = self._scopes.get(message.key)
+        if scope is None:
+            return
+        self._ranked_for = (message.key, message.query)
+        self._content_hits = {hit.session.session_id: hit for hit in message.hits}
+        if message.error is not None:
+            self._content_status = message.error
+        elif message.matched > len(message.hits):
+            self._content_status = f"best {len(message.hits)} of {message.matched:,}"
+        else:
+            self._content_status = " · ".join(message.notices)
+        lines = [snippet_line(hit) for hit in message.hits]
+        self.session_list.set_rows(
+            message.rows,
+            message.order,
+            show_workspace=self.all_workspaces,
+            snippets=lines.__getitem__,
+        )
+        self.session_list.set_empty_message(self._list_empty_message(scope))
+        self._refresh_status()
+        if self._open_when_ranked:
+            self._open_when_ranked = False
+            self.action_open()
+
+    def _open(self, row: PickerRow) -> None:
+        hit = self._content_hits.get(row.session_id) if self.content_mode else None
+        if hit is None or hit.open_sequence is None:
+            self.post_message(OpenSession(row.session_id))
+            return
+        try:
+            terms = parse_query(self._content_text).terms
+        except QueryError:
+            terms = ()
+        mark = terms[0].text if terms else ""
+        self.post_message(OpenSession(row.session_id, sequence=hit.open_sequence, highlight=mark))
 
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
     def _rank(self, key: ScopeKey, query: str, rows: Sequence[PickerRow]) -> None:
@@ -655,6 +856,8 @@ class PickerScreen(CommandScreen):
             return parameters == (("this",) if self.all_workspaces else ("all",))
         if action == "empty":
             return parameters == (("hide",) if self.include_empty else ("show",))
+        if action == "search_mode":
+            return parameters == (("title",) if self.content_mode else ("content",))
         if action == "open" and self.is_mounted and self.session_list.highlighted_row is None:
             return False
         if action == "unreadable":
@@ -691,11 +894,11 @@ class PickerScreen(CommandScreen):
             return
         row = self.session_list.highlighted_row
         if row is not None:
-            self.post_message(OpenSession(row.session_id))
+            self._open(row)
 
     @on(SessionList.Selected)
     def _selected(self, event: SessionList.Selected) -> None:
-        self.post_message(OpenSession(event.row.session_id))
+        self._open(event.row)
 
     def action_escape(self) -> None:
         """Esc: leave command mode or clear the query; with nothing to clear, say how to

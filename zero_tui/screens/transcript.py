@@ -43,6 +43,7 @@ from zero_tui.messages import (
     AgentEventArrived,
     CodeBlocksFound,
     CopyDone,
+    EventLocated,
     LogPolled,
     MatchesFound,
     NewConversation,
@@ -138,9 +139,16 @@ class TranscriptScreen(CommandScreen):
         copier: Copier | None = None,
         engine: ExecEngine | None = None,
         settings: RunSettings | None = None,
+        at_sequence: int | None = None,
+        mark: str = "",
     ) -> None:
-        """`session_id` None: a new conversation, saved by the agent on its first prompt."""
+        """`session_id` None: a new conversation, saved by the agent on its first prompt.
+
+        `at_sequence`: open at that event (a search hit) rather than the latest, with `mark`
+        highlighted as the find bar highlights."""
         super().__init__()
+        self._open_at = at_sequence
+        self._mark = mark
         self.store = store
         self.session_id = session_id
         self.engine = engine or ExecEngine(store)
@@ -307,6 +315,25 @@ class TranscriptScreen(CommandScreen):
         self.call_after_refresh(self._rows_painted)
         self._show_header()
         self._show_note()
+        if self._open_at is not None:
+            self._locate(message.index, message.order, self._open_at)
+            self._open_at = None
+
+    @work(thread=True, exclusive=True, group="transcript-locate", exit_on_error=False)
+    def _locate(self, index: LogIndex, order: Sequence[int], sequence: int) -> None:
+        """Find the order position of the event with `sequence` (a search hit's)."""
+        position = index.position_of_sequence(order, sequence)
+        if not get_current_worker().is_cancelled:
+            self.post_message(EventLocated(sequence, position))
+
+    def on_event_located(self, message: EventLocated) -> None:
+        if message.position is None:
+            self.notify(f"event #{message.sequence} is not in this view", title="Search")
+            return
+        if self._mark:
+            self.view.set_search(self._mark)
+        self.view.move_cursor(message.position, align_top=True)
+        self.set_focus(self.view)
 
     def _prelude(self) -> list[Row]:
         """The rows above the log's: the resume card (once the whole log is in)."""

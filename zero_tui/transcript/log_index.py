@@ -410,6 +410,26 @@ class LogIndex:
         event_type = json.loads(b'"' + raw_type + b'"') if b"\\" in raw_type else raw_type.decode()
         return Event(event_id, self.session_id, int(raw_sequence), event_type, "", None)
 
+    def position_of_sequence(self, order: Sequence[int], sequence: int) -> int | None:
+        """The position in `order` of the first line whose event has `sequence` (read from
+        the heads of the lines, a chunk at a time); None when no line in `order` has it."""
+        wanted = str(sequence).encode()
+        for line, head in self._line_heads():
+            found = head.group(2) == wanted if head is not None else None
+            if found is None:
+                try:
+                    found = self.decode(line).sequence == sequence
+                except StoreError:
+                    found = False
+            if found:
+                if isinstance(order, range):
+                    return line if line in order else None
+                try:
+                    return list(order).index(line)
+                except ValueError:
+                    return None
+        return None
+
     def rehydrated_order(self) -> Sequence[int]:
         """Line indices in the order of `SessionStore.read_rehydrated_events` (§10.4).
 

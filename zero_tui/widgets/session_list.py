@@ -8,6 +8,7 @@ matched characters of each label highlighted. Session text reaches the screen on
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from os.path import expanduser
 from typing import ClassVar
 
@@ -37,6 +38,15 @@ picker's CSS then hides the preview, so the titles get the room."""
 
 HighlightLookup = Callable[[int], Sequence[int]]
 """Display line -> code-point positions of that row's label to highlight."""
+
+
+@dataclass(frozen=True, slots=True)
+class SnippetLine:
+    """The line under a content-search result: where the match is and the text around it."""
+
+    where: str  # "user #12", "tool #40 (compacted)"
+    text: str  # one line, already made safe for the terminal
+    spans: tuple[tuple[int, int], ...] = ()  # matched (start, end) code points of `text`
 
 
 def _crop(text: str, width: int) -> str:
@@ -81,6 +91,7 @@ class SessionList(ScrollView, can_focus=False):
         "session-list--fork",
         "session-list--workspace",
         "session-list--message",
+        "session-list--snippet",
     }
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
@@ -117,6 +128,8 @@ class SessionList(ScrollView, can_focus=False):
         self._any_fork = False
         self._home = expanduser("~")
         self._strip_cache: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(1024)
+        # With snippets (content search), each row takes two lines: its own and the snippet.
+        self._snippets: Callable[[int], SnippetLine | None] | None = None
 
     # --- data ----------------------------------------------------------------------------
 
@@ -156,9 +169,13 @@ class SessionList(ScrollView, can_focus=False):
         *,
         show_workspace: bool,
         cursor: int = 0,
+        snippets: Callable[[int], SnippetLine | None] | None = None,
     ) -> None:
-        """Replace the rows; `order` defaults to the rows' own order (recency)."""
+        """Replace the rows; `order` defaults to the rows' own order (recency).
+
+        `snippets(line)` gives the line shown under the row at display line `line`."""
         self._rows = rows
+        self._snippets = snippets
         self._show_workspace = show_workspace
         self._model_width = min(
             MODEL_COLUMN_MAX, max((cell_len(row.model) for row in rows), default=0)
@@ -189,8 +206,18 @@ class SessionList(ScrollView, can_focus=False):
         self._order = order
         self._highlight = highlight
         self._invalidate()
-        self.virtual_size = Size(0, len(order))
+        self.virtual_size = Size(0, len(order) * self.lines_per_row)
         self.cursor = max(0, min(cursor, len(order) - 1))
+
+    @property
+    def lines_per_row(self) -> int:
+        return 2 if self._snippets is not None else 1
+
+    def snippet_at(self, line: int) -> SnippetLine | None:
+        """The snippet under the row at display `line`, if any."""
+        if self._snippets is None or not 0 <= line < len(self._order):
+            return None
+        return self._snippets(line)
 
     def set_empty_message(self, message: str) -> None:
         """What the first line says when there is no row to show."""
@@ -206,8 +233,10 @@ class SessionList(ScrollView, can_focus=False):
     # --- cursor --------------------------------------------------------------------------
 
     def watch_cursor(self, old: int, new: int) -> None:
-        self.refresh_line(old)
-        self.refresh_line(new)
+        lines = self.lines_per_row
+        for row in (old, new):
+            for part in range(lines):
+                self.refresh_line(row * lines + part)
         self._scroll_cursor_into_view()
         self.post_message(self.Highlighted(self.highlighted_row))
 
@@ -217,10 +246,12 @@ class SessionList(ScrollView, can_focus=False):
             self.call_after_refresh(self._scroll_cursor_into_view_later)
             return
         top = round(self.scroll_y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
+        lines = self.lines_per_row
+        first, last = self.cursor * lines, self.cursor * lines + lines - 1
+        if first < top:
+            self.scroll_to(y=first, animate=False)
+        elif last >= top + height:
+            self.scroll_to(y=last - height + 1, animate=False)
 
     def _scroll_cursor_into_view_later(self) -> None:
         if self.scrollable_content_region.height > 0:
@@ -234,7 +265,8 @@ class SessionList(ScrollView, can_focus=False):
         self.cursor = target % count if wrap else max(0, min(target, count - 1))
 
     def page(self, pages: int) -> None:
-        self.move(pages * max(1, self.scrollable_content_region.height - 1), wrap=False)
+        rows = self.scrollable_content_region.height // self.lines_per_row
+        self.move(pages * max(1, rows - 1), wrap=False)
 
     def first(self) -> None:
         if self._order:
@@ -250,7 +282,7 @@ class SessionList(ScrollView, can_focus=False):
         offset = event.get_content_offset(self)
         if offset is None:
             return None
-        line = offset.y + round(self.scroll_y)
+        line = (offset.y + round(self.scroll_y)) // self.lines_per_row
         return line if 0 <= line < len(self._order) else None
 
     async def _on_click(self, event: events.Click) -> None:
@@ -270,13 +302,18 @@ class SessionList(ScrollView, can_focus=False):
             previous, self._hover_line = self._hover_line, line
             for changed in (previous, line):
                 if changed is not None:
-                    self.refresh_line(changed)
+                    self._refresh_row(changed)
 
     def _on_leave(self, event: events.Leave) -> None:
         super()._on_leave(event)
         if self._hover_line is not None:
             previous, self._hover_line = self._hover_line, None
-            self.refresh_line(previous)
+            self._refresh_row(previous)
+
+    def _refresh_row(self, row: int) -> None:
+        lines = self.lines_per_row
+        for part in range(lines):
+            self.refresh_line(row * lines + part)
 
     def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.prevent_default()
@@ -330,8 +367,10 @@ class SessionList(ScrollView, can_focus=False):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        line = round(self.scroll_y) + y
+        line, part = divmod(round(self.scroll_y) + y, self.lines_per_row)
         base = self.rich_style
+        if part and line < len(self._order):
+            return self._render_snippet(line, width, base)
         if line >= len(self._order):
             if line == 0 and self._empty_message:
                 style = base + self.get_component_rich_style("session-list--message", partial=True)
@@ -414,6 +453,41 @@ class SessionList(ScrollView, can_focus=False):
 
         strip = Strip([*left, *right], left_width + title_width + right_width)
         return strip.adjust_cell_length(width, plain)
+
+    def _render_snippet(self, line: int, width: int, base: Style) -> Strip:
+        is_cursor = line == self.cursor
+        key = (self._generation, -1 - line, width, is_cursor, False)
+        strip = self._strip_cache.get(key)
+        if strip is not None:
+            return strip
+        snippet = self.snippet_at(line)
+        part = self.get_component_rich_style
+        overlay = part("session-list--cursor", partial=True) if is_cursor else Style()
+        style = base + part("session-list--snippet", partial=True) + overlay
+        detail = base + part("session-list--detail", partial=True) + overlay
+        segments: list[Segment] = []
+        if snippet is not None:
+            indent = " " * (3 + TIME_COLUMN_WIDTH)
+            where = f"{snippet.where}: "
+            room = max(0, width - len(indent) - cell_len(where) - 1)
+            text, spans = snippet.text, snippet.spans
+            if spans and cell_len(text[: spans[0][1]]) > room - 1:
+                # the first match would be cut off: start the line closer to it
+                shift = max(0, spans[0][0] - room // 3)
+                text = "…" + text[shift + 1 :]
+                spans = tuple((start - shift, end - shift) for start, end in spans)
+            text = _crop(text, room)
+            positions = {
+                position
+                for start, end in spans
+                for position in range(max(0, start), min(end, len(text)))
+            }
+            match_part = part("session-list--match", partial=True)
+            segments = [Segment(indent, style), Segment(where, detail)]
+            segments += self._highlighted(text, positions, style, match_part)
+        strip = Strip(segments).adjust_cell_length(width, style)
+        self._strip_cache[key] = strip
+        return strip
 
     @staticmethod
     def _highlighted(

@@ -1,0 +1,109 @@
+"""Content search in the picker (ctrl+t), driven as a user drives it (Pilot)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conftest import StoreBuilder, assistant, user
+from test_app_picker import SIZE, W, picker, picker_app, settle, shown_ids, status, type_text
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from zero_tui.screens.transcript import TranscriptScreen
+from zero_tui.widgets.transcript_view import TranscriptView
+
+
+@pytest.fixture
+def content_store(make_store: Callable[..., StoreBuilder]) -> StoreBuilder:
+    builder = make_store()
+    builder.add(
+        "payments",
+        title="Explain the payment flow",
+        cwd=W,
+        updated_at="2026-07-04T09:00:00Z",
+        events=[
+            user("How do payments work here?"),
+            assistant("Checkout creates a Stripe PaymentIntent."),
+            user("Anything fragile?"),
+            assistant("The webhook handler is not idempotent: a retried event pays twice."),
+        ],
+    )
+    builder.add(
+        "limits",
+        title="Add rate limiting",
+        cwd=W,
+        updated_at="2026-07-04T10:00:00Z",
+        events=[user("Add rate limiting"), assistant("A token bucket, 5 requests a second.")],
+    )
+    builder.add(
+        "elsewhere",
+        title="Other project",
+        cwd="/srv/other",
+        updated_at="2026-07-04T11:00:00Z",
+        events=[user("is it idempotent?"), assistant("yes, idempotent by key")],
+    )
+    return builder
+
+
+def snippet(pilot: Pilot[Any], line: int) -> str:
+    found = picker(pilot).session_list.snippet_at(line)
+    return "" if found is None else f"{found.where}: {found.text}"
+
+
+async def test_ctrl_t_searches_what_was_said(content_store: StoreBuilder) -> None:
+    async with picker_app(content_store).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "idempotent")
+        assert shown_ids(pilot) == []  # no title holds it
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        title = str(picker(pilot).query_one("#picker-title", Static).visual)
+        assert "searching what was said" in title
+        assert shown_ids(pilot) == ["payments"]
+        assert snippet(pilot, 0).startswith("assistant #4: ")
+        assert "idempotent" in snippet(pilot, 0)
+        line = picker(pilot).session_list.snippet_at(0)
+        assert line is not None
+        assert [line.text[a:b] for a, b in line.spans] == ["idempotent"]
+        assert "1 of 2 match" in status(pilot)
+        assert "1 in other workspaces" in status(pilot)  # the scope applies as for titles
+        assert "content search" in status(pilot)
+        await pilot.press("tab")
+        await settle(pilot)
+        assert shown_ids(pilot) == ["elsewhere", "payments"]
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert "searching" not in str(picker(pilot).query_one("#picker-title", Static).visual)
+        assert picker(pilot).session_list.snippet_at(0) is None
+
+
+async def test_words_any_order_and_a_bad_date(content_store: StoreBuilder) -> None:
+    async with picker_app(content_store).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await type_text(pilot, "bucket token")
+        assert shown_ids(pilot) == ["limits"]
+        for _ in "bucket token":
+            await pilot.press("backspace")
+        await type_text(pilot, "after:2026-13-01")
+        assert shown_ids(pilot) == []
+        assert "YYYY-MM-DD" in status(pilot)
+
+
+async def test_enter_opens_the_transcript_at_the_matching_event(
+    content_store: StoreBuilder,
+) -> None:
+    async with picker_app(content_store).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await type_text(pilot, "idempotent")
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert screen.session_id == "payments"
+        view = screen.query_one(TranscriptView)
+        assert view.cursor == 3  # the fourth event: the answer that says "idempotent"
+        assert view.search_query == "idempotent"
