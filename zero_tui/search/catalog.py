@@ -52,6 +52,7 @@ RACY_NS = 3_000_000_000  # coarser than any timestamp granularity we meet (FAT: 
 TAIL_CHECK_BYTES = 4096
 READ_CHUNK = 8 * 1024 * 1024
 FULL_CHECK_SECONDS = 60.0
+VERDICT_BATCH = 512
 EVENT_BITS = 32
 _MAX_METADATA_BYTES = 16 * 1024 * 1024
 
@@ -248,6 +249,9 @@ class SessionCatalog:
         # Logs to look at on the next partial update: their metadata changed, or they were
         # indexed too recently for their timestamps to be trusted.
         self._logs_to_check: set[str] = set()
+        # content verdicts: remembered per instance, written in batches (`save`)
+        self._verdicts: dict[str, tuple[object, object, object]] | None = None
+        self._pending_verdicts: list[tuple[int, str, int, str]] = []
         self._all_logs_checked_at: float | None = None
 
     # --- the database ------------------------------------------------------------------
@@ -265,6 +269,11 @@ class SessionCatalog:
             return self._connection
 
     def close(self) -> None:
+        """Write the verdicts still pending and let go of the database."""
+        self.save()
+        self._disconnect()
+
+    def _disconnect(self) -> None:
         with self._lock:
             if self._connection is not None:
                 with contextlib.suppress(sqlite3.Error):
@@ -359,7 +368,7 @@ class SessionCatalog:
             connection.execute("COMMIT")
 
     def _remove_files(self) -> None:
-        self.close()
+        self._disconnect()
         for suffix in ("", "-wal", "-shm", "-journal"):
             with contextlib.suppress(OSError):
                 os.unlink(f"{self.path}{suffix}")
@@ -367,8 +376,9 @@ class SessionCatalog:
     def _bypass(self) -> None:
         """Continue on a fresh in-memory database (this process only)."""
         with self._lock:
-            self.close()
+            self._disconnect()
             self._connection = self._open_memory()
+            self._verdicts = None
             self._known_cache = None
             self._ids_by_key = None
 
@@ -437,7 +447,20 @@ class SessionCatalog:
             return []
 
     def save(self) -> None:
-        """Kept for callers of the JSON catalog: every change is already committed."""
+        """Write the content verdicts found since the last save (one transaction)."""
+        with self._lock:
+            pending, self._pending_verdicts = self._pending_verdicts, []
+        if not pending:
+            return
+        try:
+            with self._write() as connection:
+                connection.executemany(
+                    "UPDATE sessions SET verdict = ?, verdict_stat = ?, verdict_checked_ns = ? "
+                    "WHERE session_id = ?",
+                    pending,
+                )
+        except (sqlite3.Error, _Bypass):
+            pass  # found again next time
 
     def refresh(self) -> list[Metadata]:
         """Every valid session now in the store (Zero's List), re-reading only what changed."""
@@ -571,16 +594,19 @@ class SessionCatalog:
         info = _regular_stat(path)
         key = _stat_key(info) if info is not None else None
         if key is not None and info is not None:
-            try:
-                rows = self._read(
-                    "SELECT verdict, verdict_stat, verdict_checked_ns FROM sessions "
-                    "WHERE session_id = ?",
-                    (session_id,),
-                )
-            except sqlite3.Error:
-                rows = []
-            if rows:
-                verdict, verdict_stat, verdict_checked = rows[0]
+            with self._lock:
+                if self._verdicts is None:
+                    try:
+                        rows = self._read(
+                            "SELECT session_id, verdict, verdict_stat, verdict_checked_ns "
+                            "FROM sessions"
+                        )
+                    except sqlite3.Error:
+                        rows = []
+                    self._verdicts = {row[0]: (row[1], row[2], row[3]) for row in rows}
+                remembered = self._verdicts.get(session_id)
+            if remembered is not None:
+                verdict, verdict_stat, verdict_checked = remembered
                 if (
                     verdict in (0, 1)
                     and verdict_stat == key
@@ -590,15 +616,13 @@ class SessionCatalog:
                     return bool(verdict)
         verdict_now = has_resumable_content(self.store, session_id)
         if key is not None:
-            try:
-                with self._write() as connection:
-                    connection.execute(
-                        "UPDATE sessions SET verdict = ?, verdict_stat = ?, verdict_checked_ns = ? "
-                        "WHERE session_id = ?",
-                        (int(verdict_now), key, checked_ns, session_id),
-                    )
-            except (sqlite3.Error, _Bypass):
-                pass
+            with self._lock:
+                if self._verdicts is not None:
+                    self._verdicts[session_id] = (int(verdict_now), key, checked_ns)
+                self._pending_verdicts.append((int(verdict_now), key, checked_ns, session_id))
+                flush = len(self._pending_verdicts) >= VERDICT_BATCH
+            if flush:
+                self.save()
         return verdict_now
 
     # --- the text index ----------------------------------------------------------------
