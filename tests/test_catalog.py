@@ -17,6 +17,7 @@ from zero_tui.search import catalog as catalog_module
 from zero_tui.search.catalog import SCHEMA_VERSION, SessionCatalog
 from zero_tui.search.query import search
 from zero_tui.store import Metadata, SessionStore
+from zero_tui.store import store as store_module
 from zero_tui.store.resumable import filter_resumable
 
 
@@ -257,13 +258,13 @@ def test_an_old_entry_is_trusted_on_its_stat_alone(
     catalog = SessionCatalog(store, tmp_path / "cache")
     catalog.refresh()
     reads: list[str] = []
-    real_read = catalog_module._read_regular
+    real_read = store_module.read_regular
 
-    def counting_read(path: str, limit: int) -> bytes | None:
-        reads.append(path)
-        return real_read(path, limit)
+    def counting_read(path: str | os.PathLike[str]) -> bytes:
+        reads.append(os.fspath(path))
+        return real_read(path)
 
-    monkeypatch.setattr(catalog_module, "_read_regular", counting_read)
+    monkeypatch.setattr(catalog_module, "read_regular", counting_read)
     catalog.refresh()
     assert reads  # just written: racy, so read again
     later = time.time_ns() + 10 * catalog_module.RACY_NS

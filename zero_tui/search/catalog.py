@@ -44,7 +44,13 @@ from zero_tui.store.events import compaction_plan, decode_line
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import trim_space_bytes
 from zero_tui.store.resumable import has_resumable_content
-from zero_tui.store.store import EVENTS_FILE, METADATA_FILE, UnreadableSession, sort_sessions
+from zero_tui.store.store import (
+    EVENTS_FILE,
+    METADATA_FILE,
+    UnreadableSession,
+    read_regular,
+    sort_sessions,
+)
 
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
@@ -54,7 +60,6 @@ READ_CHUNK = 8 * 1024 * 1024
 FULL_CHECK_SECONDS = 60.0
 VERDICT_BATCH = 512
 EVENT_BITS = 32
-_MAX_METADATA_BYTES = 16 * 1024 * 1024
 
 _FIELDS = tuple(dataclasses.fields(Metadata))
 _PLAIN_FIELDS = tuple(field for field in _FIELDS if field.name != "goal")
@@ -152,30 +157,6 @@ def _regular_stat(path: str) -> os.stat_result | None:
     except OSError:
         return None
     return info if stat.S_ISREG(info.st_mode) else None
-
-
-def _read_regular(path: str, limit: int) -> bytes | None:
-    """The bytes of a regular file (never blocking on a FIFO), or None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-            size += len(chunk)
-        return None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _goal_json(goal: Goal | None) -> str | None:
@@ -498,8 +479,9 @@ class SessionCatalog:
                 sessions.append(entry.metadata)
                 seen.add(name)
                 continue
-            data = _read_regular(path, _MAX_METADATA_BYTES)
-            if data is None:
+            try:
+                data = read_regular(path)
+            except OSError:
                 cannot_read(name)
                 continue
             digest = _digest(data)
