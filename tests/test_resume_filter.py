@@ -10,9 +10,11 @@ another spelling of the same directory (case 9: symlinked path → listed).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import StoreBuilder
 
 from zero_tui.store import Event, Metadata, SessionStore, StoreError
 from zero_tui.store import workspace as workspace_module
@@ -334,10 +336,12 @@ def test_unreadable_log_fails_open(store: SessionStore, root: Path) -> None:
     assert has_resumable_content(store, "u")
 
 
-def test_missing_log_is_an_empty_run(store: SessionStore, root: Path) -> None:
+def test_missing_log_is_listed_not_an_empty_run(store: SessionStore, root: Path) -> None:
+    """Zero hides it as an empty run; its metadata counts an event, so it is damaged, and
+    zero-tui lists it (design 3.2: nothing vanishes; opening it says the log is missing)."""
     write_session(root, "m", [A("x")])
     (root / "m" / "events.jsonl").unlink()
-    assert listed(store, W) == []
+    assert listed(store, W) == ["m"]
 
 
 def test_case_19_torn_tail_is_dropped_like_the_reader_does(store: SessionStore, root: Path) -> None:
@@ -606,3 +610,18 @@ def test_a_unique_prefix_names_a_session_and_an_ambiguous_one_lists_them(
     assert meta is None
     assert message is not None
     assert message.startswith("ambiguous session id 'ab'")
+
+
+def test_a_session_whose_log_is_gone_is_listed_not_hidden_as_an_empty_run(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """Its metadata counts events; the log was deleted: damaged, and said so when opened."""
+    builder = make_store()
+    builder.add("gone", cwd="/w", title="lost its log")
+    builder.add("fine", cwd="/w", title="fine")
+    builder.store.events_path("gone").unlink()
+    found = filter_resumable(builder.store, "/w")
+    assert sorted(meta.session_id for meta in found.sessions) == ["fine", "gone"]
+    assert found.empty_runs == 0
+    builder.store.create("never", cwd="/w")  # a run that wrote nothing is still an empty run
+    assert filter_resumable(builder.store, "/w").empty_runs == 1

@@ -130,6 +130,14 @@ class ResumeList:
         return self.other_workspace + self.empty_runs + self.other_empty_runs
 
 
+def log_is_missing(store: SessionStore, session_id: str) -> bool:
+    """No events.jsonl at all (not even a broken link) beside a session's metadata."""
+    try:
+        return not os.path.lexists(store.events_path(session_id))
+    except StoreError:
+        return False
+
+
 def filter_resumable(
     store: SessionStore,
     workspace: str,
@@ -144,6 +152,8 @@ def filter_resumable(
     Zero's filters: resumable kind, workspace, eventCount > 0, resumable content. A hidden
     session is counted under the one key that would show it (an empty run of another
     workspace needs both, and is counted apart), so every count is what its key adds.
+    Beyond Zero: a session whose metadata counts events but whose log is gone is damaged,
+    not an empty run: it is listed, and opening it says what is wrong.
     `sessions` replaces `store.list()`; `content_check(session_id)` replaces reading the
     log (a catalog passes its remembered verdicts).
     """
@@ -157,6 +167,8 @@ def filter_resumable(
             continue
         elsewhere = not all_workspaces and not workspace_matches(meta.cwd, workspace)
         empty = not include_empty and (meta.event_count <= 0 or not check(meta.session_id))
+        if empty and meta.event_count > 0 and log_is_missing(store, meta.session_id):
+            empty = False
         if elsewhere and empty:
             result.other_empty_runs += 1
         elif elsewhere:
