@@ -46,7 +46,7 @@ class ZeroApp(App[None]):
     CSS_PATH: ClassVar[list[str | PurePath]] = [str(path) for path in css_paths()]
     COMMAND_PALETTE_BINDING: ClassVar[str] = "f1"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
     def __init__(
