@@ -610,10 +610,9 @@ class TranscriptScreen(CommandScreen):
         parts = [f"{frame} {state} {elapsed:.0f}s"]
         if turn.total_tokens:
             parts.append(f"{turn.total_tokens:,} tokens")
-        parts.append(self.settings.describe())
+        parts += [self.settings.describe(), "Esc: cancel"]
         if self._cwd_note:
-            parts.append(self._cwd_note)
-        parts.append("Esc: cancel")
+            parts.append(self._cwd_note)  # last: a long path must not push the hint off
         widget.update(Content(home_relative(" · ".join(sanitize_line(p) for p in parts))))
 
     # /retry, /edit, /model, /auto
