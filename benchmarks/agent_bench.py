@@ -63,6 +63,7 @@ class Timeline:
     painted: list[tuple[float, int]] = field(default_factory=list)  # (paint, characters)
     appended_chars: int = 0
     chars_at_run_end: tuple[int, int] = (0, 0)  # (streamed, in the Markdown) at run_end
+    ended: asyncio.Event = field(default_factory=asyncio.Event)  # set at run_end
 
 
 class TimedEngine(ExecEngine):
@@ -88,6 +89,7 @@ class TimedEngine(ExecEngine):
                 timeline.run_end = now
                 streamed = (timeline.parsed_chars or [0])[-1]
                 timeline.chars_at_run_end = (streamed, timeline.appended_chars)
+                timeline.ended.set()
             return event
 
         setattr(run, "_parse", timed_parse)  # noqa: B010 (timing only)
@@ -209,19 +211,20 @@ async def main_thread_cpu(action: Callable[[], Awaitable[None]]) -> tuple[float,
 async def delta_rate(
     pilot: Pilot[Any], screen: TranscriptScreen, engine: TimedEngine, deltas: int, rate: int
 ) -> dict[str, Any]:
+    # Waited for on an event, not polled: the measurement is the app's work, not ours.
     async def streaming() -> None:
         await send(pilot, screen, f"deltas {deltas} {rate}", engine)
-        await until(pilot, lambda: engine.timeline.run_end > 0, "run_end")
+        await asyncio.wait_for(engine.timeline.ended.wait(), DEADLINE_SECONDS)
 
     stream_cpu, stream_wall = await main_thread_cpu(streaming)
     timeline = engine.timeline
     await finished(pilot, screen)
 
     async def idle_run() -> None:
-        await send(pilot, screen, "hang", engine)
-        await until(pilot, lambda: screen._run is not None and bool(engine.timeline.parsed), "hang")
-        await pilot.pause(stream_wall)
+        await asyncio.sleep(stream_wall)
 
+    await send(pilot, screen, "hang", engine)
+    await until(pilot, lambda: screen._run is not None and bool(engine.timeline.parsed), "hang")
     idle_cpu, idle_wall = await main_thread_cpu(idle_run)
     await pilot.press("escape")
     await finished(pilot, screen)
