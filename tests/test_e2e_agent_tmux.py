@@ -10,16 +10,26 @@ bounds a hang; nothing asserts on how long a step took.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from agent_fixtures import write_fake_zero
-from test_e2e_tmux import PROMPT, Tmux, isolated_env, zero_tui_command
+from test_e2e_tmux import (
+    DEADLINE_SECONDS,
+    POLL_SECONDS,
+    PROMPT,
+    Tmux,
+    isolated_env,
+    zero_tui_command,
+)
 
 from zero_tui.store import SessionStore
 from zero_tui.widgets.transcript_view import USER_MARKER
@@ -48,6 +58,13 @@ class AgentTmux(Tmux):
             for line in result.stdout.splitlines()
             if marker in line and "fake_zero.py exec" in line
         ]
+
+    def wait_for_no_agent(self) -> None:
+        """Polls (with the screen's deadline) until no fake agent of this test runs."""
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while self.agent_pids() and time.monotonic() < deadline:
+            time.sleep(POLL_SECONDS)
+        assert self.agent_pids() == [], "an agent process outlived zero-tui"
 
     def bottom(self, screen: str, lines: int = 6) -> str:
         """The pane's last lines: status line, editor and footer."""
@@ -80,6 +97,8 @@ def agent_tmux(tmp_path: Path) -> Iterator[AgentTmux]:
         yield server
     finally:
         server.kill()
+        for pid in server.agent_pids():  # a failed test must not leave its agent behind
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_continue_a_session_stream_retry_edit_cancel_and_quit(
@@ -180,4 +199,27 @@ def test_continue_a_session_stream_retry_edit_cancel_and_quit(
     assert [event.payload for event in events[-2:]] == [
         {"content": "hang", "role": "user"},
         {"message": "interrupted"},  # the agent was told to stop, not killed mid-write
+    ]
+
+
+def test_a_closed_terminal_cancels_the_run_in_flight(agent_tmux: AgentTmux, tmp_path: Path) -> None:
+    """tmux killed (as an SSH link dropping): the pane's processes get SIGHUP; the agent,
+    in its own process group, does not — zero-tui must cancel it on its way out."""
+    tmux = agent_tmux
+    root = tmp_path / "data" / "zero" / "sessions"
+    store = SessionStore(root)
+    store.create(SESSION, cwd=str(tmux.workspace), title="Plan the parser")
+    command, _env = zero_tui_command()
+    tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
+    tmux.send_line(shlex.join([*command, "--store", str(root), "--resume", SESSION]))
+    tmux.wait_for(lambda screen: "Plan the parser" in screen, "the transcript")
+    tmux.press("hang", "Enter")
+    tmux.wait_for(lambda screen: "waiting" in screen and tmux.running(screen), "the hanging run")
+    assert len(tmux.agent_pids()) == 1
+    tmux.kill()
+    tmux.wait_for_no_agent()
+    events = store.read_events(SESSION)
+    assert [event.payload for event in events] == [
+        {"content": "hang", "role": "user"},
+        {"message": "interrupted"},
     ]
