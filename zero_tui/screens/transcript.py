@@ -232,7 +232,10 @@ class TranscriptScreen(CommandScreen):
         if run is not None and run.running:
             # Leaving (or quitting) mid-run cancels it as Esc does, and waits for the agent
             # to stop, so that it records the cancel and no process or pipe outlives us.
-            run.cancel()
+            # Once only: the run's worker, cancelled on exit too, may have sent the SIGINT
+            # already, and a second cancel() is Esc pressed twice, a SIGKILL.
+            if not run.cancelled:
+                run.cancel()
             await run.wait()
 
     # -- loading ----------------------------------------------------------------------
