@@ -171,7 +171,7 @@ def test_continue_a_session_stream_retry_edit_cancel_and_quit(
         lambda screen: "waiting" in screen and "Esc: cancel" in tmux.bottom(screen),
         "the hanging run",
     )
-    assert USER_MARKER + "hang" in screen
+    assert USER_MARKER + "hang" in screen, screen
     assert len(tmux.agent_pids()) == 1
     tmux.press("Escape")
     screen = tmux.wait_for(lambda screen: "Run cancelled." in screen, "the cancelled run")
