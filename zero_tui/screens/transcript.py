@@ -545,12 +545,7 @@ class TranscriptScreen(CommandScreen):
         self._render_pending = False
         turn = self._turn
         if turn is not None:
-            blocks = self.live.block_count
             await self.live.show(turn)
-            if self.live.block_count != blocks:
-                # a new widget in the live turn: lay the screen out again now, or the
-                # anchored turn can stay scrolled as if it were shorter (prompt hidden)
-                self.live.refresh(layout=True)
             if any(isinstance(block, TextBlock | ReasoningBlock) for block in turn.blocks):
                 self._text_rendered_at = time.monotonic()
             self._show_status()

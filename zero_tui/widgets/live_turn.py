@@ -117,11 +117,6 @@ class LiveTurn(VerticalScroll, can_focus=False):
                 self.run_worker(view.stream.stop(), group="live-streams")
         self._views = []
 
-    @property
-    def block_count(self) -> int:
-        """How many of the turn's blocks have their widget."""
-        return len(self._views)
-
     async def clear(self) -> None:
         for view in self._views:
             if isinstance(view, _TextView):
