@@ -172,7 +172,6 @@ class TranscriptScreen(CommandScreen):
         self._cwd_note: str | None = None
         self._render_pending = False
         self._text_rendered_at = 0.0  # when the live turn last drew streamed text
-        self._status_text: str | None = None  # what #run-status shows
         self._clear_live_on_load = False
 
     def compose(self) -> ComposeResult:
@@ -613,7 +612,7 @@ class TranscriptScreen(CommandScreen):
                 parts.append("unsafe: tools run without approval")
             if self._cwd_note:
                 parts.append(self._cwd_note)
-            self._set_status(widget, parts)
+            widget.update(Content(home_relative(" · ".join(sanitize_line(p) for p in parts))))
             widget.set_class(self.settings.auto == "high", "-unsafe")
             return
         elapsed = run_clock() - self._run_began
@@ -631,15 +630,7 @@ class TranscriptScreen(CommandScreen):
         parts += [self.settings.describe(), "Esc: cancel"]
         if self._cwd_note:
             parts.append(self._cwd_note)  # last: a long path must not push the hint off
-        self._set_status(widget, parts)
-
-    def _set_status(self, widget: Static, parts: list[str]) -> None:
-        """Only a changed text is set: each update lays the whole screen out again, and
-        the status is asked for at every live render, up to one per streamed delta."""
-        text = home_relative(" · ".join(sanitize_line(part) for part in parts))
-        if text != self._status_text:
-            self._status_text = text
-            widget.update(Content(text))
+        widget.update(Content(home_relative(" · ".join(sanitize_line(p) for p in parts))))
 
     # /retry, /edit, /model, /auto
 
