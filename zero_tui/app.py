@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path, PurePath
@@ -70,6 +72,13 @@ class ZeroApp(App[None]):
         self.run_settings = RunSettings()
 
     def on_mount(self) -> None:
+        if not self.is_headless:
+            # The terminal gone (an SSH link dropped, tmux killed) or a kill: quit as
+            # ctrl+q does, so that a run in flight is cancelled, not orphaned (the agent
+            # has its own process group: the hangup does not reach it).
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGHUP, signal.SIGTERM):
+                loop.add_signal_handler(signum, self.exit)
         self.push_screen(
             PickerScreen(
                 self.store,

@@ -22,8 +22,10 @@ from zero_tui.agent import (
     AgentUnavailable,
     ExecEngine,
     ExecRun,
+    ReasoningBlock,
     RunOutcome,
     RunRequest,
+    TextBlock,
     TurnModel,
     choose_cwd,
 )
@@ -79,6 +81,7 @@ from zero_tui.widgets.transcript_view import PRELUDE_POSITION, TranscriptView, i
 
 POLL_SECONDS = 0.5
 STATUS_SECONDS = 0.1
+LIVE_FRAME_SECONDS = 1 / 30  # streamed text redraws at most this often; deltas between coalesce
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 RESUMABLE_KINDS = ("", "fork")
 
@@ -176,6 +179,7 @@ class TranscriptScreen(CommandScreen):
         self._run_cwd = ""
         self._cwd_note: str | None = None
         self._render_pending = False
+        self._text_rendered_at = 0.0  # when the live turn last drew streamed text
         self._clear_live_on_load = False
 
     def compose(self) -> ComposeResult:
@@ -235,7 +239,10 @@ class TranscriptScreen(CommandScreen):
         if run is not None and run.running:
             # Leaving (or quitting) mid-run cancels it as Esc does, and waits for the agent
             # to stop, so that it records the cancel and no process or pipe outlives us.
-            run.cancel()
+            # Once only: the run's worker, cancelled on exit too, may have sent the SIGINT
+            # already, and a second cancel() is Esc pressed twice, a SIGKILL.
+            if not run.cancelled:
+                run.cancel()
             await run.wait()
 
     # -- loading ----------------------------------------------------------------------
@@ -497,6 +504,7 @@ class TranscriptScreen(CommandScreen):
         self.settings.last_prompt = prompt
         self._run_token += 1
         self._turn = TurnModel(prompt)
+        self._text_rendered_at = 0.0  # the first streamed characters are drawn at once
         self._run = None
         self._run_began = run_clock()
         self.query_one("#run-outcome").display = False
@@ -549,14 +557,23 @@ class TranscriptScreen(CommandScreen):
             self.session_id = event.session_id  # a new conversation: its id from Zero
             self.query_one("#transcript-title", Static).update(Content(event.session_id))
         if not self._render_pending:
-            # Once the events queued behind this one are applied: one render for them all.
+            # One render for all the events that arrive until it runs: once the events
+            # queued behind this one are applied, and no sooner than a frame after the
+            # last render of streamed text (each render lays the screen out again).
             self._render_pending = True
-            self.call_later(self._render_live)
+            wait = self._text_rendered_at + LIVE_FRAME_SECONDS - time.monotonic()
+            if wait > 0:
+                self.set_timer(wait, self._render_live)
+            else:
+                self.call_later(self._render_live)
 
     async def _render_live(self) -> None:
         self._render_pending = False
-        if self._turn is not None:
-            await self.live.show(self._turn)
+        turn = self._turn
+        if turn is not None:
+            await self.live.show(turn)
+            if any(isinstance(block, TextBlock | ReasoningBlock) for block in turn.blocks):
+                self._text_rendered_at = time.monotonic()
             self._show_status()
 
     async def on_run_finished(self, message: RunFinished) -> None:
@@ -637,10 +654,9 @@ class TranscriptScreen(CommandScreen):
         parts = [f"{frame} {state} {elapsed:.0f}s"]
         if turn.total_tokens:
             parts.append(f"{turn.total_tokens:,} tokens")
-        parts.append(self.settings.describe())
+        parts += [self.settings.describe(), "Esc: cancel"]
         if self._cwd_note:
-            parts.append(self._cwd_note)
-        parts.append("Esc: cancel")
+            parts.append(self._cwd_note)  # last: a long path must not push the hint off
         widget.update(Content(home_relative(" · ".join(sanitize_line(p) for p in parts))))
 
     # /retry, /edit, /model, /auto

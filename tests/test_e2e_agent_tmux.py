@@ -1,0 +1,230 @@
+"""End to end: continuing a session in the installed `zero-tui`, in a private tmux server.
+
+`zero-tui --store <data>/zero/sessions --resume ID` runs with ZERO_BIN pointing at the fake
+`zero` (tests/fake_zero.py) and HOME / XDG dirs private to the test. Keys go in as a user
+(or a laggy link) sends them: text in one `send-keys -l` burst, and a prompt with its Enter
+in a single `send-keys` call. Every assertion is about what `capture-pane` shows, except the
+last: no agent process outlives the app. Each step polls the pane with a deadline that only
+bounds a hang; nothing asserts on how long a step took.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agent_fixtures import write_fake_zero
+from test_e2e_tmux import (
+    DEADLINE_SECONDS,
+    POLL_SECONDS,
+    PROMPT,
+    Tmux,
+    isolated_env,
+    zero_tui_command,
+)
+
+from zero_tui.store import SessionStore
+from zero_tui.widgets.transcript_view import USER_MARKER
+
+pytestmark = pytest.mark.e2e
+
+SESSION = "e2e-agent-1"
+CHUNKS = 60  # `slow 60`: 60 deltas 0.05 s apart, long enough to be seen growing
+CHUNK = re.compile(r"chunk (\d+)\b")
+RUNNING = re.compile(r"running \d+s · ")  # the status line's spinner part
+
+
+class AgentTmux(Tmux):
+    def __init__(self, env: dict[str, str], workspace: Path) -> None:
+        super().__init__(env)
+        self.workspace = workspace
+
+    def agent_pids(self) -> list[int]:
+        """The fake agents running in this test's workspace (other tests run theirs)."""
+        result = subprocess.run(
+            ["pgrep", "-af", "fake_zero"], capture_output=True, text=True, check=False
+        )
+        marker = f"--cwd {self.workspace} "
+        return [
+            int(line.split(maxsplit=1)[0])
+            for line in result.stdout.splitlines()
+            if marker in line and "fake_zero.py exec" in line
+        ]
+
+    def wait_for_no_agent(self) -> None:
+        """Polls (with the screen's deadline) until no fake agent of this test runs."""
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while self.agent_pids() and time.monotonic() < deadline:
+            time.sleep(POLL_SECONDS)
+        assert self.agent_pids() == [], "an agent process outlived zero-tui"
+
+    def bottom(self, screen: str, lines: int = 6) -> str:
+        """The pane's last lines: status line, editor and footer."""
+        return "\n".join(screen.rstrip("\n").splitlines()[-lines:])
+
+    def running(self, screen: str) -> bool:
+        """The status line shows a run in flight."""
+        return RUNNING.search(self.bottom(screen)) is not None
+
+
+def chunks_shown(screen: str) -> int:
+    """How many of the streamed chunks the pane shows (the highest number, plus one)."""
+    numbers = [int(number) for number in CHUNK.findall(screen)]
+    return max(numbers) + 1 if numbers else 0
+
+
+@pytest.fixture
+def agent_tmux(tmp_path: Path) -> Iterator[AgentTmux]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    if shutil.which("pgrep") is None:
+        pytest.skip("pgrep is not installed")
+    env = isolated_env(tmp_path)
+    env["ZERO_BIN"] = str(write_fake_zero(tmp_path / "bin"))
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    server = AgentTmux(env, workspace)
+    server.start(tmp_path / "home")
+    try:
+        yield server
+    finally:
+        server.kill()
+        for pid in server.agent_pids():  # a failed test must not leave its agent behind
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_continue_a_session_stream_retry_edit_cancel_and_quit(
+    agent_tmux: AgentTmux, tmp_path: Path
+) -> None:
+    tmux = agent_tmux
+    root = tmp_path / "data" / "zero" / "sessions"  # Zero's default root under XDG_DATA_HOME
+    store = SessionStore(root)
+    store.create(SESSION, cwd=str(tmux.workspace), title="Plan the parser")
+    store.append_events(
+        SESSION,
+        [
+            ("message", {"role": "user", "content": "what is the plan"}),
+            ("message", {"role": "assistant", "content": "the plan is ready"}),
+        ],
+    )
+
+    command, _env = zero_tui_command()
+    tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
+    tmux.send_line(shlex.join([*command, "--store", str(root), "--resume", SESSION]))
+    screen = tmux.wait_for(
+        lambda screen: "the plan is ready" in screen and "2 events" in screen, "the transcript"
+    )
+    assert "Plan the parser" in screen
+    assert "model: default · auto: low" in tmux.bottom(screen)  # the status line, idle
+
+    # A prompt typed in one burst, then Enter: the answer streams in.
+    tmux.send_text(f"slow {CHUNKS}")
+    tmux.press("Enter")
+    seen: list[int] = []
+
+    def streamed_to_the_end(screen: str) -> bool:
+        if tmux.running(screen):
+            seen.append(chunks_shown(screen))
+        return "5 events" in screen and f"chunk {CHUNKS - 1}" in screen
+
+    screen = tmux.wait_for(streamed_to_the_end, "the whole answer, stored")
+    partial = [count for count in seen if 0 < count < CHUNKS]
+    assert partial, f"never saw the answer partly streamed: {seen}"
+    assert len(set(partial)) >= 2, f"the answer did not grow on screen: {seen}"
+    assert seen == sorted(seen)  # it only grows
+    assert f"{USER_MARKER}slow {CHUNKS}" in screen
+    assert not tmux.running(screen)
+    assert "Esc: cancel" not in screen
+    # the shell is in HOME: the status line says the run used the session's workspace
+    assert "running in the session's workspace" in tmux.bottom(screen)
+
+    # /retry: the same prompt again, as a new turn.
+    tmux.send_text("/retry")
+    tmux.wait_for(lambda screen: "Send the last prompt again" in screen, "the completion list")
+    tmux.press("Enter")
+    screen = tmux.wait_for(
+        lambda screen: "8 events" in screen and f"chunk {CHUNKS - 1}" in screen,
+        "the retried turn, stored",
+    )
+    assert screen.count(f"{USER_MARKER}slow {CHUNKS}") == 2
+
+    # /edit and Enter in one send-keys call: the prompt comes back into the editor.
+    tmux.press("/edit", "Enter")
+    screen = tmux.wait_for(
+        lambda screen: f"  slow {CHUNKS}" in tmux.bottom(screen, 3), "the prompt in the editor"
+    )
+    assert "8 events" in screen  # nothing was sent
+    tmux.press("Escape")  # Esc clears the editor
+    tmux.wait_for(lambda screen: "Ask zero…" in tmux.bottom(screen, 3), "an empty editor")
+
+    # A run that hangs until cancelled; Esc cancels it, and the app goes on.
+    tmux.press("hang", "Enter")
+    # The prompt row is part of the wait: for a moment after the first text the live turn
+    # can be laid out short and scrolled, prompt hidden (a transient glitch; it settles).
+    screen = tmux.wait_for(
+        lambda screen: (
+            "waiting" in screen
+            and USER_MARKER + "hang" in screen
+            and "Esc: cancel" in tmux.bottom(screen)
+        ),
+        "the hanging run, its prompt row shown",
+    )
+    assert len(tmux.agent_pids()) == 1
+    tmux.press("Escape")
+    screen = tmux.wait_for(lambda screen: "Run cancelled." in screen, "the cancelled run")
+    assert "■ Run cancelled." in screen
+    assert not tmux.running(screen)
+    assert "Plan the parser" in screen  # still the transcript, not the shell
+    tmux.wait_for(lambda _screen: not tmux.agent_pids(), "the cancelled agent gone")
+
+    # Quit mid-run: the agent is cancelled too, and nothing is printed over the shell.
+    tmux.press("hang", "Enter")
+    tmux.wait_for(
+        lambda screen: (
+            "Esc: cancel" in tmux.bottom(screen) and screen.count(USER_MARKER + "hang") == 2
+        ),
+        "the second hanging run",
+    )
+    running = tmux.agent_pids()
+    assert len(running) == 1
+    tmux.press("C-q")
+    screen = tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell again")
+    assert "Traceback" not in screen
+    assert "Error" not in screen
+    assert tmux.agent_pids() == []  # gone once the app has exited: nothing to wait for
+    events = store.read_events(SESSION)
+    assert [event.payload for event in events[-2:]] == [
+        {"content": "hang", "role": "user"},
+        {"message": "interrupted"},  # the agent was told to stop, not killed mid-write
+    ]
+
+
+def test_a_closed_terminal_cancels_the_run_in_flight(agent_tmux: AgentTmux, tmp_path: Path) -> None:
+    """tmux killed (as an SSH link dropping): the pane's processes get SIGHUP; the agent,
+    in its own process group, does not — zero-tui must cancel it on its way out."""
+    tmux = agent_tmux
+    root = tmp_path / "data" / "zero" / "sessions"
+    store = SessionStore(root)
+    store.create(SESSION, cwd=str(tmux.workspace), title="Plan the parser")
+    command, _env = zero_tui_command()
+    tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
+    tmux.send_line(shlex.join([*command, "--store", str(root), "--resume", SESSION]))
+    tmux.wait_for(lambda screen: "Plan the parser" in screen, "the transcript")
+    tmux.press("hang", "Enter")
+    tmux.wait_for(lambda screen: "waiting" in screen and tmux.running(screen), "the hanging run")
+    assert len(tmux.agent_pids()) == 1
+    tmux.kill()
+    tmux.wait_for_no_agent()
+    events = store.read_events(SESSION)
+    assert [event.payload for event in events] == [
+        {"content": "hang", "role": "user"},
+        {"message": "interrupted"},
+    ]
