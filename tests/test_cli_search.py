@@ -13,8 +13,8 @@ from zero_tui import cli
 from zero_tui.cli import main
 from zero_tui.store import SessionStore
 
-HERE = "/work/here"
-THERE = "/work/there"
+HERE = "/home/dev/here"
+THERE = "/home/dev/there"
 
 
 @pytest.fixture
