@@ -308,3 +308,16 @@ async def test_a_store_zero_cannot_write_is_browse_only(
         assert "zero/sessions" in outcome_text(screen)
         assert screen.composer.text == "hello"
     assert len(elsewhere.read_events("zero_s9")) == 1
+
+
+async def test_a_bracketed_paste_keeps_its_lines_and_does_not_send(
+    fake_agent: AgentSandbox,
+) -> None:
+    from textual import events
+
+    sid = fake_agent.new_session()
+    async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        pilot.app.post_message(events.Paste("def f():\n    return 1\n"))
+        await wait_until(pilot, lambda: screen.composer.text == "def f():\n    return 1\n")
+        assert not screen.running
