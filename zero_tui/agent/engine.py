@@ -23,6 +23,7 @@ from types import TracebackType
 
 from zero_tui.agent.events import AgentError, AgentEvent, RunEnd, parse_line
 from zero_tui.agent.outcome import RunOutcome, describe_outcome
+from zero_tui.agent.settings import AUTONOMY_LEVELS
 from zero_tui.store import SessionStore, StoreError, default_root, gojson
 from zero_tui.store.gotext import clean_path, trim_space
 
@@ -45,8 +46,6 @@ __all__ = [
 ]
 
 INSTALL_HINT = "go install github.com/Gitlawb/zero/cmd/zero@latest"
-AUTONOMY_LEVELS = ("low", "medium", "high")
-RESUMABLE_KINDS = ("", "fork")
 ARGV_PROMPT_LIMIT = 32 * 1024  # bytes; Linux caps one argv string at 128 KiB
 STDERR_TAIL_BYTES = 64 * 1024
 READ_CHUNK = 256 * 1024
@@ -194,7 +193,7 @@ def check_request(store: SessionStore, request: RunRequest) -> None:
         raise AgentUnavailable(str(error)) from None
     if meta is None:
         raise AgentUnavailable(f"Zero session not found: {request.session_id}")
-    if meta.session_kind not in RESUMABLE_KINDS:
+    if not meta.is_resumable_kind:
         raise AgentUnavailable(
             f"Zero session is not resumable: {request.session_id} "
             f"(a {meta.session_kind} session; only regular and forked sessions continue)"

@@ -83,7 +83,6 @@ POLL_SECONDS = 0.5
 STATUS_SECONDS = 0.1
 LIVE_FRAME_SECONDS = 1 / 30  # streamed text redraws at most this often; deltas between coalesce
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-RESUMABLE_KINDS = ("", "fork")
 
 
 def run_clock() -> float:
@@ -482,7 +481,7 @@ class TranscriptScreen(CommandScreen):
     def _continuable(self) -> str | None:
         """Why this session cannot be continued (zero-exec §1.4), or None."""
         meta = self.meta
-        if meta is not None and meta.session_kind not in RESUMABLE_KINDS:
+        if meta is not None and not meta.is_resumable_kind:
             return (
                 f"Zero session is not resumable: {meta.session_id} "
                 f"(a {sanitize_line(meta.session_kind)} session is read-only; "

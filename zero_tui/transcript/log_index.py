@@ -367,26 +367,24 @@ class LogIndex:
                 if line is None:
                     search_end = offset + len(_COMPACTION_NEEDLE) - 1
                     continue
-                try:
-                    if self.decode(line).type == "session_compaction":
-                        return line
-                except StoreError:
-                    pass  # a corrupt line is shown as such; it is not a compaction
+                if self._is_compaction(line):
+                    return line
                 search_end = self._starts[line]
         return None
 
     def has_compaction_from(self, first: int) -> bool:
         """Whether a line from `first` on is a `session_compaction` (it changes what the
         rehydrated view keeps, so the log must be read again)."""
-        for line in range(max(first, 0), len(self)):
-            if _COMPACTION_NEEDLE not in self.line_bytes(line):
-                continue
-            try:
-                if self.decode(line).type == "session_compaction":
-                    return True
-            except StoreError:
-                continue  # a corrupt line is shown as such; it is not a compaction
-        return False
+        return any(
+            _COMPACTION_NEEDLE in self.line_bytes(line) and self._is_compaction(line)
+            for line in range(max(first, 0), len(self))
+        )
+
+    def _is_compaction(self, line: int) -> bool:
+        try:
+            return self.decode(line).type == "session_compaction"
+        except StoreError:
+            return False  # a corrupt line is shown as such; it is not a compaction
 
     def _line_heads(self) -> Iterator[tuple[int, re.Match[bytes] | None]]:
         """Each accepted line index with the match of its head, read in large chunks."""

@@ -399,7 +399,3 @@ class PromptEditor(_CompletingEditor, TextArea):
                 self.action_cursor_down()
             return
         self.action_popup_move(delta)
-
-    def insert_typed(self, text: str) -> None:
-        """Characters typed elsewhere (on the rows) that belong here."""
-        self.insert(text)
