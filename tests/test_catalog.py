@@ -130,7 +130,14 @@ def test_content_verdicts_are_remembered_until_the_log_changes(
 
 @pytest.mark.parametrize(
     "damage",
-    ["garbage", "truncated", "other-version", "other-root", "empty-file", "wrong-types"],
+    [
+        "garbage",
+        "truncated",
+        "other-version",
+        "other-root",
+        "empty-file",
+        "wrong-types",
+    ],
 )
 def test_a_damaged_or_foreign_database_is_rebuilt(
     store: SessionStore, tmp_path: Path, damage: str
@@ -161,6 +168,35 @@ def test_a_damaged_or_foreign_database_is_rebuilt(
     assert fresh.refresh() == store.list()
     assert found(fresh, "walrus") == ["a"]
     assert fresh.persistent
+
+
+@pytest.mark.parametrize("first_use", ["refresh", "query"])
+def test_damage_found_in_use_rebuilds_the_database(
+    store: SessionStore, tmp_path: Path, first_use: str
+) -> None:
+    """Opening checks no pages (that would cost a read of the whole file at every start):
+    pages damaged past the schema are found when used, and the file is rebuilt."""
+    for number in range(40):
+        make_session(store, f"s{number:02}", answer=f"walrus number{number} " + "pad " * 200)
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert len(found(catalog, "walrus")) == 40
+    scope = catalog.refresh()
+    catalog.close()
+    data = catalog.path.read_bytes()
+    page = int.from_bytes(data[16:18], "big")
+    half = len(data) // 2 // page * page
+    catalog.path.write_bytes(data[:half] + b"\xa5" * (len(data) - half))
+    fresh = SessionCatalog(store, tmp_path / "cache")
+    if first_use == "query":
+        result = search(fresh, "walrus", scope)
+        assert result.hits == []
+        assert any("search index unavailable" in notice for notice in result.notices)
+    assert fresh.refresh() == store.list()
+    assert len(found(fresh, "walrus")) == 40
+    assert found(fresh, "number7") == ["s07"]
+    assert fresh.persistent
+    with sqlite3.connect(fresh.path) as check:
+        assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
 def test_a_read_only_database_is_bypassed_and_left_alone(
@@ -454,3 +490,4 @@ def test_between_full_checks_only_logs_with_changed_metadata_are_looked_at(
     monkeypatch.setattr(catalog_module, "FULL_CHECK_SECONDS", 0.0)
     assert found(catalog, "two") == ["a"]
     assert SessionCatalog(store, tmp_path / "cache").update_content().indexed == 0
+

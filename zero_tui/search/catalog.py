@@ -133,6 +133,18 @@ class _Bypass(Exception):
     """The database cannot be used: continue with an in-memory one."""
 
 
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+
+
+def is_damaged(error: sqlite3.DatabaseError) -> bool:
+    """The database file itself is broken (not busy, locked or read-only)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    return type(error) is sqlite3.DatabaseError
+
+
 def _stat_key(info: os.stat_result) -> str:
     return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
 
@@ -299,7 +311,6 @@ class SessionCatalog:
                 raise _Bypass("no WAL")
             connection.execute("PRAGMA synchronous = NORMAL")
             self._ensure_schema(connection)
-            connection.execute("PRAGMA quick_check(1)").fetchone()
         except BaseException:
             connection.close()
             raise
@@ -354,11 +365,17 @@ class SessionCatalog:
             with contextlib.suppress(OSError):
                 os.unlink(f"{self.path}{suffix}")
 
-    def _bypass(self) -> None:
-        """Continue on a fresh in-memory database (this process only)."""
+    def _bypass(self, error: sqlite3.DatabaseError | None = None) -> None:
+        """Continue on a fresh database: the file rebuilt when `error` says it is damaged
+        (found in use: a check of every page at each start would cost more than the
+        query), else an in-memory one for this process."""
         with self._lock:
             self._disconnect()
-            self._connection = self._open_memory()
+            if error is not None and is_damaged(error):
+                self._remove_files()
+                self._connection = self._open()
+            else:
+                self._connection = self._open_memory()
             self._verdicts = None
             self._known_cache = None
             self._ids_by_key = None
@@ -374,7 +391,7 @@ class SessionCatalog:
             except sqlite3.OperationalError as error:
                 if "locked" in str(error) or "busy" in str(error):
                     raise
-                self._bypass()
+                self._bypass(error)
                 raise _Bypass(str(error)) from None
             try:
                 yield connection
@@ -385,7 +402,7 @@ class SessionCatalog:
                 if isinstance(error, sqlite3.DatabaseError) and not (
                     "locked" in str(error) or "busy" in str(error)
                 ):
-                    self._bypass()
+                    self._bypass(error)
                     raise _Bypass(str(error)) from None
                 raise
 
@@ -393,9 +410,15 @@ class SessionCatalog:
         with self._lock:
             try:
                 return self.connection.execute(sql, parameters).fetchall()
-            except sqlite3.DatabaseError:
-                self._bypass()
+            except sqlite3.DatabaseError as error:
+                self._bypass(error)
                 return self.connection.execute(sql, parameters).fetchall()
+
+    def recover(self, error: sqlite3.Error) -> None:
+        """After a query failed on `error`: a damaged database is rebuilt (empty, to be
+        filled by the next `refresh` and `update_content`)."""
+        if isinstance(error, sqlite3.DatabaseError) and is_damaged(error):
+            self._bypass(error)
 
     # --- the catalog -------------------------------------------------------------------
 

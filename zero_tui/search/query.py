@@ -250,6 +250,7 @@ def search(
     try:
         return _search_text(catalog, parsed, scope, limit, cancelled)
     except sqlite3.Error as error:
+        catalog.recover(error)
         notice = f"search index unavailable: {error}"
         return SearchResult([], 0, (*parsed.notices, notice))
 
