@@ -876,3 +876,36 @@ def test_enclosing_workspaces_counts_what_the_picker_would_show_there() -> None:
     assert found == [("/w/app", 2), ("/w", 1)]
     assert enclosing_workspaces(sessions, "/w/app/src", lambda _id: False) == []
     assert enclosing_workspaces(sessions, "relative/dir", lambda _id: True) == []
+
+
+async def test_a_cold_start_shows_the_newest_sessions_before_reading_every_one(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing remembered: a first screen of the newest sessions (by their files' times)
+    comes before the whole store has been read, and the full scan then replaces it."""
+    from zero_tui import messages
+    from zero_tui.screens import picker as picker_module
+
+    builder = make_store()
+    count = picker_module.FIRST_SCREEN_ROWS + 40
+    for number in range(count):
+        stamp = f"2026-07-04T10:{number // 60:02}:{number % 60:02}Z"
+        builder.add(f"s{number:03}", title=f"Session {number}", cwd=W, updated_at=stamp)
+    seen: list[tuple[bool, list[str]]] = []
+    original = PickerScreen.on_scope_loaded
+
+    def record(self: PickerScreen, message: messages.ScopeLoaded) -> None:
+        if message.key == (False, False):
+            seen.append((message.complete, [row.session_id for row in message.rows]))
+        original(self, message)
+
+    monkeypatch.setattr(PickerScreen, "on_scope_loaded", record)
+    newest_first = [f"s{number:03}" for number in reversed(range(count))]
+    async with picker_app(builder).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot)[:3] == newest_first[:3]
+    first_complete, first_rows = seen[0]
+    assert not first_complete
+    assert picker_module.FIRST_SCREEN_ROWS <= len(first_rows) < count
+    assert first_rows == newest_first[: len(first_rows)]
+    assert seen[-1] == (True, newest_first)

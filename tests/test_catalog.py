@@ -491,3 +491,13 @@ def test_between_full_checks_only_logs_with_changed_metadata_are_looked_at(
     assert found(catalog, "two") == ["a"]
     assert SessionCatalog(store, tmp_path / "cache").update_content().indexed == 0
 
+
+def test_refresh_tells_how_far_it_has_read(store: SessionStore, tmp_path: Path) -> None:
+    for number in range(catalog_module.PROGRESS_EVERY + 5):
+        store.create(f"s{number:04}", title="t", cwd="/w")
+    told: list[tuple[int, int]] = []
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    sessions = catalog.refresh(progress=lambda done, total: told.append((done, total)))
+    total = catalog_module.PROGRESS_EVERY + 5
+    assert len(sessions) == total
+    assert told == [(0, total), (catalog_module.PROGRESS_EVERY, total), (total, total)]

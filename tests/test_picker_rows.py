@@ -13,6 +13,7 @@ from zero_tui.search.rows import (
     parse_rfc3339,
     picker_label,
     picker_row,
+    scanning_text,
     shorten_path,
     status_text,
     time_label,
@@ -133,6 +134,28 @@ def test_status_text_states_what_is_hidden() -> None:
         "3 of 352 match · all workspaces (Tab: this workspace) · "
         "empty runs shown (ctrl+e: hide) · 2 sub-sessions not resumable"
     )
+
+
+def test_status_text_says_how_far_a_scan_has_read() -> None:
+    def scanning(scanned: tuple[int, int] | None) -> str:
+        return status_text(
+            shown=60,
+            total_in_scope=60,
+            query="",
+            all_workspaces=False,
+            include_empty=False,
+            other_workspace=7,
+            empty_runs=0,
+            not_resumable=0,
+            loading=True,
+            scanned=scanned,
+        )
+
+    assert scanning((2048, 10000)) == (
+        "60 shown · 7 in other workspaces (Tab: all) · scanning 2,048/10,000…"
+    )
+    assert scanning(None) == "60 shown · 7 in other workspaces (Tab: all) · scanning…"
+    assert scanning_text(None) == "scanning…"
 
 
 @dataclass

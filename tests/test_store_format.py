@@ -799,3 +799,21 @@ def test_example_store_accepts_an_append_at_zeros_next_sequence(
         [event] = store.append_events(sid, [("message", {"role": "user", "content": "more"})])
         assert event.sequence == entry["nextSequence"]
         assert store.events_path(sid).read_bytes() == before + event.to_json_line()
+
+
+def test_recently_changed_reads_the_newest_metadata_files_first(
+    store: SessionStore, root: Path
+) -> None:
+    """A cold picker's first screen: sessions by their metadata file's time, unreadable and
+    vanished ones skipped."""
+    for index, name in enumerate(["old", "newest", "middle"]):
+        store.create(name, title=name, cwd="/w")
+        stamp = 1_700_000_000 + {"old": 0, "middle": 50, "newest": 100}[name] + index
+        os.utime(root / name / "metadata.json", (stamp, stamp))
+    (root / "broken").mkdir()
+    (root / "broken" / "metadata.json").write_bytes(b"{not json")
+    (root / "no-metadata").mkdir()
+    order = store.recently_changed()
+    assert next(order).session_id == "newest"
+    os.unlink(root / "old" / "metadata.json")  # gone between the stat and the read
+    assert [meta.session_id for meta in order] == ["middle"]

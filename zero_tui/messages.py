@@ -80,6 +80,15 @@ class ScanFailed(Message):
 
 
 @dataclass
+class ScanProgress(Message):
+    """A scan with nothing remembered to show: `done` of `total` session directories read."""
+
+    scan_id: int
+    done: int
+    total: int
+
+
+@dataclass
 class RankingDone(Message):
     """The ranked order of one scope's rows for one query (`ranking` gives highlights)."""
 

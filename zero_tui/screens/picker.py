@@ -39,6 +39,7 @@ from zero_tui.messages import (
     RememberedRowsLoaded,
     ResumeRequest,
     ScanFailed,
+    ScanProgress,
     ScopeKey,
     ScopeLoaded,
     UnreadableFound,
@@ -60,17 +61,20 @@ from zero_tui.search.rows import (
     picker_rows,
     rescan_summary,
     save_head,
+    scanning_text,
     status_text,
 )
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import enclosing_workspaces, filter_resumable
-from zero_tui.store.store import UnreadableSession
+from zero_tui.store.store import UnreadableSession, sort_sessions
 from zero_tui.transcript.sanitize import sanitize_line
 from zero_tui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.widgets.preview import SessionPreview
 from zero_tui.widgets.session_list import SessionList, SnippetLine
 
 FIRST_CHUNK = 64  # sessions filtered before the first rows are posted
+FIRST_SCREEN_ROWS = 60  # rows a cold start shows before every metadata file is read
+FIRST_SCREEN_READS = 2048  # metadata files it reads for them at the most
 CHUNK = 2048
 CONTENT_DEBOUNCE = 0.15  # seconds of typing pause before a content search starts
 CONTENT_LIMIT = 200
@@ -199,6 +203,7 @@ class PickerScreen(CommandScreen):
         self._content_hits: dict[str, SearchHit] = {}
         self._content_status = ""
         self._index_progress: tuple[int, int] | None = None  # while the index is built
+        self._scan_progress: tuple[int, int] | None = None  # while a cold scan reads
         self._index_ready = False
         self._metadata_for: tuple[int, dict[str, Metadata]] | None = None
         self._search_catalog: SessionCatalog | None = None
@@ -251,6 +256,7 @@ class PickerScreen(CommandScreen):
 
     def start_scan(self) -> None:
         self._scan_id = next(self._scan_ids)
+        self._scan_progress = None
         self._scopes.clear()
         self._ranker.forget()
         self._ranked_for = None
@@ -308,8 +314,14 @@ class PickerScreen(CommandScreen):
                 scan_id, first, cached, catalog.has_content, now, tz, final=False, whole=shown
             )
             shown = True
+        elif not shown:
+            shown = self._post_first_screen(scan_id, first, catalog.has_content, now, tz)
+
+        def progress(done: int, total: int) -> None:
+            self.post_message(ScanProgress(scan_id, done, total))
+
         try:
-            sessions = catalog.refresh()
+            sessions = catalog.refresh(progress=None if cached else progress)
         except (StoreError, OSError) as error:
             self.post_message(ScanFailed(scan_id, str(error)))
             return
@@ -326,6 +338,59 @@ class PickerScreen(CommandScreen):
             )
         catalog.close()
         save_head(remembered, self.store.root, self.workspace, heads)
+
+    def _post_first_screen(
+        self,
+        scan_id: int,
+        key: ScopeKey,
+        content_check: Callable[[str], bool],
+        now: datetime,
+        tz: tzinfo | None,
+    ) -> bool:
+        """Nothing remembered (a cold start): the newest sessions by their files' times,
+        shown while every metadata file is read. Whether any were posted."""
+        worker = get_current_worker()
+        all_workspaces, include_empty = key
+        recent = self.store.recently_changed()
+        kept: list[Metadata] = []
+        counts = [0, 0, 0]
+        read = 0
+        while len(kept) < FIRST_SCREEN_ROWS and read < FIRST_SCREEN_READS:
+            try:
+                batch = list(itertools.islice(recent, FIRST_CHUNK))
+            except (StoreError, OSError):
+                return False  # the full scan says why
+            if not batch or worker.is_cancelled:
+                break
+            read += len(batch)
+            found = filter_resumable(
+                self.store,
+                self.workspace,
+                all_workspaces=all_workspaces,
+                include_empty=include_empty,
+                sessions=batch,
+                content_check=content_check,
+            )
+            kept.extend(found.sessions)
+            counts[0] += found.other_workspace
+            counts[1] += found.empty_runs
+            counts[2] += found.not_resumable
+        if not kept or worker.is_cancelled:
+            return False
+        self.post_message(
+            ScopeLoaded(
+                scan_id=scan_id,
+                key=key,
+                rows=picker_rows(sort_sessions(kept), now, tz),
+                other_workspace=counts[0],
+                empty_runs=counts[1],
+                not_resumable=counts[2],
+                store_total=read,
+                complete=False,
+                replace=True,
+            )
+        )
+        return True
 
     def _post_scope(
         self,
@@ -397,6 +462,8 @@ class PickerScreen(CommandScreen):
         scope.empty_runs = message.empty_runs
         scope.not_resumable = message.not_resumable
         scope.complete = message.complete
+        if message.complete:
+            self._scan_progress = None
         if message.key == self.scope_key and (message.rows or message.complete):
             self._show_scope(keep_cursor=True)
         self._refresh_status()
@@ -407,6 +474,13 @@ class PickerScreen(CommandScreen):
                 after = [row.session_id for row in scope.rows]
                 summary = rescan_summary(before, after, message.store_total)
                 self.notify(summary, title="Rescan", markup=False)
+
+    def on_scan_progress(self, message: ScanProgress) -> None:
+        if message.scan_id != self._scan_id:
+            return
+        done = message.done < message.total
+        self._scan_progress = (message.done, message.total) if done else None
+        self._refresh_status()
 
     def on_unreadable_found(self, message: UnreadableFound) -> None:
         if message.scan_id != self._scan_id:
@@ -506,7 +580,7 @@ class PickerScreen(CommandScreen):
             status.update(f"0 sessions · store {self.store.root}")
             return
         if scope is None:
-            status.update("scanning…")
+            status.update(scanning_text(self._scan_progress))
             return
         status.update(
             status_text(
@@ -520,6 +594,7 @@ class PickerScreen(CommandScreen):
                 not_resumable=scope.not_resumable,
                 unreadable=len(self._unreadable),
                 loading=not scope.complete,
+                scanned=self._scan_progress,
                 enclosing=self._enclosing,
             )
             + self._content_status_text()

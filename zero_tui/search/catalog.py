@@ -59,6 +59,7 @@ TAIL_CHECK_BYTES = 4096
 READ_CHUNK = 8 * 1024 * 1024
 FULL_CHECK_SECONDS = 60.0
 VERDICT_BATCH = 512
+PROGRESS_EVERY = 256
 EVENT_BITS = 32
 
 _FIELDS = tuple(dataclasses.fields(Metadata))
@@ -466,8 +467,9 @@ class SessionCatalog:
         except (sqlite3.Error, _Bypass):
             pass  # found again next time
 
-    def refresh(self) -> list[Metadata]:
-        """Every valid session now in the store (Zero's List), re-reading only what changed."""
+    def refresh(self, progress: Progress | None = None) -> list[Metadata]:
+        """Every valid session now in the store (Zero's List), re-reading only what changed;
+        `progress(done, total)` is told of the sessions looked at, every few hundred."""
         prefix = os.path.join(os.fspath(self.store.root), "")
         by_directory = self._known_cache
         if by_directory is None:
@@ -485,7 +487,10 @@ class SessionCatalog:
             if isinstance(found, UnreadableSession):
                 unreadable.append(found)
 
-        for name in self.store.iter_session_dirs():
+        names = list(self.store.iter_session_dirs())
+        for done, name in enumerate(names):
+            if progress is not None and done % PROGRESS_EVERY == 0:
+                progress(done, len(names))
             path = f"{prefix}{name}/{METADATA_FILE}"
             checked_ns = time.time_ns()
             info = _regular_stat(path)
@@ -525,6 +530,8 @@ class SessionCatalog:
             # remember it (again): new, changed, or checked anew while racy
             upserts.append((meta, key, digest, checked_ns))
             self._logs_to_check.add(name)
+        if progress is not None:
+            progress(len(names), len(names))
         self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
         dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
         keys = self._store_metadata(upserts, dropped)

@@ -256,6 +256,7 @@ def status_text(
     not_resumable: int,
     unreadable: int = 0,
     loading: bool = False,
+    scanned: tuple[int, int] | None = None,
     enclosing: Sequence[tuple[str, int]] = (),
 ) -> str:
     """The line that always says what the picker hides and why (design §3.2, §3.9).
@@ -285,8 +286,16 @@ def status_text(
         folders = ", ".join(f"{one_line(folder)} ({count})" for folder, count in enclosing)
         parts.insert(1, f"in enclosing folders: {folders} (alt+up: go there)")
     if loading:
-        parts.append("scanning…")
+        parts.append(scanning_text(scanned))
     return " · ".join(parts)
+
+
+def scanning_text(scanned: tuple[int, int] | None) -> str:
+    """What the status line says while the store is read: how far, when it is known."""
+    if scanned is None:
+        return "scanning…"
+    done, total = scanned
+    return f"scanning {done:,}/{total:,}…"
 
 
 # --- preview -----------------------------------------------------------------------------
