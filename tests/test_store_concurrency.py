@@ -475,3 +475,20 @@ def test_a_lock_held_past_the_timeout_is_busy_and_never_left_held(
     meta = store.get("s")
     assert meta is not None
     assert meta.title == ""
+
+
+def test_without_fcntl_filelock_takes_the_same_lock(
+    store: SessionStore, foreign_lock: ForeignLock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Windows path (no fcntl: filelock, imported only there) still waits for Zero's
+    lock, says busy, and appends once it is free."""
+    from zero_tui.store import store as store_module
+
+    monkeypatch.setattr(store_module, "fcntl", None)
+    impatient = SessionStore(store.root, lock_timeout=0.3)
+    with pytest.raises(SessionBusyError):
+        impatient.append_events("s", [("message", {"content": "x"})])
+    assert store.events_path("s").read_bytes() == b""
+    foreign_lock.release()
+    [event] = impatient.append_events("s", [("message", {"content": "x"})])
+    assert event.sequence == 1

@@ -16,8 +16,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 try:
     import fcntl
 except ImportError:  # Windows: filelock's LockFileEx-based lock instead
@@ -748,6 +746,8 @@ def _flock_within(fd: int, timeout: float | None) -> bool:
 @contextmanager
 def _soft_file_lock(path: Path, timeout: float | None, busy: SessionBusyError) -> Iterator[None]:
     """Where fcntl is missing (Windows): filelock's LockFileEx lock, polled."""
+    import filelock  # here: on POSIX it is never needed, and it costs every start 15 ms
+
     file_lock = filelock.FileLock(
         path,
         mode=0o600,
