@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from zero_tui.search.content import EventText, line_text
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
@@ -60,11 +60,14 @@ READ_CHUNK = 8 * 1024 * 1024
 FULL_CHECK_SECONDS = 60.0
 VERDICT_BATCH = 512
 PROGRESS_EVERY = 256
+STAT_REUSE_SECONDS = 1.0
 EVENT_BITS = 32
 
 _FIELDS = tuple(dataclasses.fields(Metadata))
 _PLAIN_FIELDS = tuple(field for field in _FIELDS if field.name != "goal")
 _FIELD_NAMES = tuple(field.name for field in _PLAIN_FIELDS)
+_ALL_FIELD_NAMES = tuple(field.name for field in _FIELDS)  # goal among them
+_GOAL_INDEX = _ALL_FIELD_NAMES.index("goal")
 _INT_FIELDS = frozenset(
     field.name for field in _PLAIN_FIELDS if field.type in (int, "int")
 )  # annotations are strings under `from __future__ import annotations`
@@ -202,9 +205,9 @@ class _Known:
     checked_ns: int
 
 
-@dataclass(frozen=True, slots=True)
-class LogState:
-    """How far one session's log has been indexed."""
+class LogState(NamedTuple):
+    """How far one session's log has been indexed (a tuple: one is built per session at
+    every full check)."""
 
     identity: str | None
     stat: str | None
@@ -234,6 +237,7 @@ class SessionCatalog:
         root_digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:20]
         self.path = (cache_dir or default_cache_dir()) / f"index-{root_digest}.sqlite3"
         self._root_text = os.fsencode(root).decode("utf-8", "replace")
+        self._prefix = os.path.join(os.fspath(store.root), "")  # + session id: its directory
         self._lock = threading.RLock()
         self._connection: sqlite3.Connection | None = None
         self.persistent = True  # False once bypassed to an in-memory database
@@ -247,6 +251,8 @@ class SessionCatalog:
         self._verdicts: dict[str, tuple[object, object, object]] | None = None
         self._pending_verdicts: list[tuple[int, str, int, str]] = []
         self._all_logs_checked_at: float | None = None
+        # the logs' stats taken by `has_content`, reused by an update that follows at once
+        self._log_stats: dict[str, tuple[float, os.stat_result | None]] = {}
 
     # --- the database ------------------------------------------------------------------
 
@@ -425,23 +431,23 @@ class SessionCatalog:
 
     def _known(self) -> dict[str, _Known]:
         """The remembered sessions whose values are all well typed (others are re-read)."""
-        columns = ", ".join(_FIELD_NAMES)
         rows = self._read(
-            f"SELECT key, {columns}, goal, metadata_stat, metadata_digest, metadata_checked_ns "
-            f"FROM sessions WHERE {_VALID_ROW}"
+            f"SELECT {', '.join(_ALL_FIELD_NAMES)}, key, metadata_stat, metadata_digest, "
+            f"metadata_checked_ns FROM sessions WHERE {_VALID_ROW}"
         )
         known: dict[str, _Known] = {}
-        width = len(_FIELD_NAMES)
+        width = len(_ALL_FIELD_NAMES)
         for row in rows:
-            values = dict(zip(_FIELD_NAMES, row[1 : width + 1], strict=True))
-            try:
-                values["goal"] = _goal_from_json(row[width + 1])
-            except (ValueError, TypeError):
-                continue
-            meta = Metadata(**values)
-            known[meta.session_id] = _Known(
-                row[0], meta, row[width + 2], row[width + 3], row[width + 4]
-            )
+            if row[_GOAL_INDEX] is None:
+                meta = Metadata(*row[:width])  # the columns are Metadata's fields, in order
+            else:
+                values = list(row[:width])
+                try:
+                    values[_GOAL_INDEX] = _goal_from_json(values[_GOAL_INDEX])
+                except (ValueError, TypeError):
+                    continue
+                meta = Metadata(*values)
+            known[meta.session_id] = _Known(row[width], meta, *row[width + 1 :])
         return known
 
     def cached_sessions(self) -> list[Metadata]:
@@ -470,7 +476,7 @@ class SessionCatalog:
     def refresh(self, progress: Progress | None = None) -> list[Metadata]:
         """Every valid session now in the store (Zero's List), re-reading only what changed;
         `progress(done, total)` is told of the sessions looked at, every few hundred."""
-        prefix = os.path.join(os.fspath(self.store.root), "")
+        prefix = self._prefix
         by_directory = self._known_cache
         if by_directory is None:
             try:
@@ -601,9 +607,10 @@ class SessionCatalog:
 
     def has_content(self, session_id: str) -> bool:
         """has_resumable_content, remembered until the log changes."""
-        path = os.path.join(self.store.root, session_id, EVENTS_FILE)
+        path = f"{self._prefix}{session_id}/{EVENTS_FILE}"
         checked_ns = time.time_ns()
         info = _regular_stat(path)
+        self._log_stats[session_id] = (time.monotonic(), info)
         key = _stat_key(info) if info is not None else None
         if key is not None and info is not None:
             with self._lock:
@@ -702,14 +709,14 @@ class SessionCatalog:
         wanted = list(states) if session_ids is None else [s for s in session_ids if s in states]
         indexed = events = 0
         complete = True
-        prefix = os.path.join(os.fspath(self.store.root), "")
+        prefix = self._prefix
         for done, session_id in enumerate(wanted):
             if cancelled():
                 complete = False
                 break
             if progress is not None and done % 64 == 0:
                 progress(done, len(wanted))
-            if _unchanged(f"{prefix}{session_id}/{EVENTS_FILE}", states[session_id][1]):
+            if _unchanged(self._recent_log_stat(session_id, prefix), states[session_id][1]):
                 self._logs_to_check.discard(session_id)
                 continue
             self._logs_to_check.add(session_id)  # until its timestamps can be trusted
@@ -736,7 +743,7 @@ class SessionCatalog:
                 with self._lock:
                     state = self._log_state(session_id)
                 if state is not None and _unchanged(
-                    f"{prefix}{session_id}/{EVENTS_FILE}", state[1]
+                    _regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}"), state[1]
                 ):
                     self._logs_to_check.discard(session_id)  # settled
         if progress is not None and complete:
@@ -744,6 +751,14 @@ class SessionCatalog:
         if full and complete and session_ids is None:
             self._all_logs_checked_at = started
         return UpdateReport(len(wanted), indexed, events, complete)
+
+    def _recent_log_stat(self, session_id: str, prefix: str) -> os.stat_result | None:
+        """The log's stat: the one `has_content` took under a second ago (a filter and
+        the update that follows it see the same files), else a new one."""
+        taken = self._log_stats.pop(session_id, None)
+        if taken is not None and time.monotonic() - taken[0] < STAT_REUSE_SECONDS:
+            return taken[1]
+        return _regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}")
 
     _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
 
@@ -957,9 +972,9 @@ def _state_of(row: tuple[Any, ...]) -> tuple[int, LogState] | None:
     )
 
 
-def _unchanged(path: str, state: LogState) -> bool:
-    """The log is as indexed, by a stat alone (never for a racy or missing state)."""
-    info = _regular_stat(path)
+def _unchanged(info: os.stat_result | None, state: LogState) -> bool:
+    """The log (`info`: its stat, None when it is not a regular file) is as indexed, by
+    the stat alone (never for a racy or missing state)."""
     if info is None:
         return state.identity is None and not state.events
     return (
