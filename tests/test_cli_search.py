@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -152,3 +153,50 @@ def test_an_unknown_filter_is_searched_as_text_with_a_notice(
     code, _, err = run(store, capsys, "modle:gpt", "--all")
     assert code == 1
     assert "modle: is not a filter" in err
+
+
+def full_path_hits(
+    store: SessionStore, query: str, workspace: str, all_workspaces: bool
+) -> list[dict[str, object]]:
+    """What the search finds when every session is loaded first (the picker's way)."""
+    from zero_tui.search.catalog import SessionCatalog
+    from zero_tui.search.query import search
+    from zero_tui.store.resumable import filter_resumable
+
+    with SessionCatalog(store) as catalog:
+        listing = filter_resumable(
+            store,
+            workspace,
+            all_workspaces=all_workspaces,
+            sessions=catalog.refresh(),
+            content_check=catalog.has_content,
+        )
+        catalog.update_content()
+        result = search(catalog, query, listing.sessions)
+    return [hit.to_json() for hit in result.hits]
+
+
+@pytest.mark.parametrize("all_workspaces", [False, True])
+def test_loading_only_the_matches_finds_what_loading_everything_finds(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], all_workspaces: bool
+) -> None:
+    """The command loads only the sessions whose text matches; whatever changed since the
+    last run — a new session, an append, a new title, a deletion, an empty run, a
+    sub-session — it lists what the full listing would."""
+    queries = ["idempotent", "webhook -token", "rate limiter", '"token bucket"', "question"]
+    for query in queries:  # a first run builds the index
+        run(store, capsys, query, "--json")
+    store.append_events("limit", [("message", {"role": "assistant", "content": "idempotent"})])
+    store.update_title("pay", "Payments, renamed")
+    store.create("sub", title="a sub-session", cwd=HERE, session_kind="subagent")
+    store.append_events("sub", [("message", {"role": "assistant", "content": "idempotent"})])
+    store.create("empty", title="an empty run", cwd=HERE)
+    store.create("new", title="New webhook work", cwd=HERE)
+    store.append_events("new", [("message", {"role": "user", "content": "webhook question"})])
+    shutil.rmtree(Path(store.root) / "far")
+    flags = ["--all"] if all_workspaces else []
+    for query in [*queries, "webhook question", "model:gpt idempotent"]:
+        code, out, _ = run(store, capsys, query, "--json", *flags)
+        expected = full_path_hits(store, query, HERE, all_workspaces)
+        assert (json.loads(out) if code == 0 else []) == expected, query
+        assert code == (0 if expected else 1)

@@ -402,7 +402,13 @@ class _IndexProgress:
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.search.query import DEFAULT_LIMIT, QueryError, parse_query, search
+    from zero_tui.search.query import (
+        DEFAULT_LIMIT,
+        QueryError,
+        matching_sessions,
+        parse_query,
+        search,
+    )
     from zero_tui.search.rows import display_title, time_label
     from zero_tui.transcript.sanitize import sanitize_line
 
@@ -421,14 +427,22 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
     workspace = _workspace(args)
     with SessionCatalog(store) as catalog:
+        if query.terms:
+            # Index every changed log, then load only the sessions whose text matches.
+            catalog.revalidate()
+            catalog.update_content(progress=_IndexProgress(err))
+            keys = matching_sessions(catalog, query)
+            sessions = catalog.refresh() if keys is None else catalog.sessions_with_keys(keys)
+        else:
+            sessions = catalog.refresh()
         listing = filter_resumable(
             store,
             workspace,
             all_workspaces=args.all,
-            sessions=catalog.refresh(),
+            sessions=sessions,
             content_check=catalog.has_content,
         )
-        if query.has_text:
+        if query.has_text and not query.terms:
             catalog.update_content(
                 [meta.session_id for meta in listing.sessions], progress=_IndexProgress(err)
             )

@@ -33,7 +33,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -61,6 +61,7 @@ FULL_CHECK_SECONDS = 60.0
 VERDICT_BATCH = 512
 PROGRESS_EVERY = 256
 STAT_REUSE_SECONDS = 1.0
+KEYS_PER_QUERY = 20_000
 EVENT_BITS = 32
 
 _FIELDS = tuple(dataclasses.fields(Metadata))
@@ -175,6 +176,19 @@ def _regular_stat(path: str) -> os.stat_result | None:
     return info if stat.S_ISREG(info.st_mode) else None
 
 
+def _metadata_of(columns: tuple[Any, ...]) -> Metadata | None:
+    """A session from its columns (`_ALL_FIELD_NAMES`: Metadata's fields, in order), or
+    None when its goal is not one."""
+    if columns[_GOAL_INDEX] is None:
+        return Metadata(*columns)
+    values = list(columns)
+    try:
+        values[_GOAL_INDEX] = _goal_from_json(values[_GOAL_INDEX])
+    except (ValueError, TypeError):
+        return None
+    return Metadata(*values)
+
+
 def _goal_json(goal: Goal | None) -> str | None:
     if goal is None:
         return None
@@ -196,10 +210,11 @@ def _goal_from_json(text: str | None) -> Goal | None:
 
 @dataclass(slots=True)
 class _Known:
-    """What the database remembers of one session's metadata."""
+    """What the database remembers of one session's metadata (`metadata` None: not loaded,
+    for a check that only needs to know whether it is still right)."""
 
     key: int
-    metadata: Metadata
+    metadata: Metadata | None
     stat: str
     digest: bytes
     checked_ns: int
@@ -251,7 +266,7 @@ class SessionCatalog:
         self._verdicts: dict[str, tuple[object, object, object]] | None = None
         self._pending_verdicts: list[tuple[int, str, int, str]] = []
         self._all_logs_checked_at: float | None = None
-        # the logs' stats taken by `has_content`, reused by an update that follows at once
+        # the logs' last stats (`_log_stat`)
         self._log_stats: dict[str, tuple[float, os.stat_result | None]] = {}
 
     # --- the database ------------------------------------------------------------------
@@ -429,8 +444,14 @@ class SessionCatalog:
 
     # --- the catalog -------------------------------------------------------------------
 
-    def _known(self) -> dict[str, _Known]:
+    def _known(self, *, with_metadata: bool = True) -> dict[str, _Known]:
         """The remembered sessions whose values are all well typed (others are re-read)."""
+        if not with_metadata:
+            rows = self._read(
+                "SELECT key, session_id, metadata_stat, metadata_digest, metadata_checked_ns "
+                f"FROM sessions WHERE {_VALID_ROW}"
+            )
+            return {row[1]: _Known(row[0], None, *row[2:]) for row in rows}
         rows = self._read(
             f"SELECT {', '.join(_ALL_FIELD_NAMES)}, key, metadata_stat, metadata_digest, "
             f"metadata_checked_ns FROM sessions WHERE {_VALID_ROW}"
@@ -438,22 +459,17 @@ class SessionCatalog:
         known: dict[str, _Known] = {}
         width = len(_ALL_FIELD_NAMES)
         for row in rows:
-            if row[_GOAL_INDEX] is None:
-                meta = Metadata(*row[:width])  # the columns are Metadata's fields, in order
-            else:
-                values = list(row[:width])
-                try:
-                    values[_GOAL_INDEX] = _goal_from_json(values[_GOAL_INDEX])
-                except (ValueError, TypeError):
-                    continue
-                meta = Metadata(*values)
-            known[meta.session_id] = _Known(row[width], meta, *row[width + 1 :])
+            meta = _metadata_of(row[:width])
+            if meta is not None:
+                known[meta.session_id] = _Known(row[width], meta, *row[width + 1 :])
         return known
 
     def cached_sessions(self) -> list[Metadata]:
         """What the database remembers, in Zero's order, without touching the store."""
         try:
-            return sort_sessions([entry.metadata for entry in self._known().values()])
+            return sort_sessions(
+                [entry.metadata for entry in self._known().values() if entry.metadata]
+            )
         except sqlite3.Error:
             return []
 
@@ -476,11 +492,41 @@ class SessionCatalog:
     def refresh(self, progress: Progress | None = None) -> list[Metadata]:
         """Every valid session now in the store (Zero's List), re-reading only what changed;
         `progress(done, total)` is told of the sessions looked at, every few hundred."""
+        return sort_sessions(self._revalidate(progress, load=True))
+
+    def revalidate(self) -> list[Metadata]:
+        """Bring the catalog up to date with the store, as `refresh` does, without loading
+        the sessions that did not change: the sessions it had to read again, unsorted.
+
+        For a text search, which then loads only the sessions that match
+        (`sessions_with_keys`): at 10,000 sessions, loading them all costs more than the
+        query."""
+        return self._revalidate(None, load=False)
+
+    def sessions_with_keys(self, keys: Iterable[int]) -> list[Metadata]:
+        """The catalogued sessions with these keys (as of the last `revalidate`), in Zero's
+        order."""
+        wanted = sorted({int(key) for key in keys})
+        found: list[Metadata] = []
+        for start in range(0, len(wanted), KEYS_PER_QUERY):
+            listed = ",".join(map(str, wanted[start : start + KEYS_PER_QUERY]))
+            try:
+                rows = self._read(
+                    f"SELECT {', '.join(_ALL_FIELD_NAMES)} FROM sessions "
+                    f"WHERE key IN ({listed}) AND {_VALID_ROW}"
+                )
+            except sqlite3.Error:
+                return []
+            found.extend(filter(None, map(_metadata_of, rows)))
+        return sort_sessions(found)
+
+    def _revalidate(self, progress: Progress | None, *, load: bool) -> list[Metadata]:
+        self._log_stats.clear()  # a new look at the store: no stat from before it is reused
         prefix = self._prefix
-        by_directory = self._known_cache
+        by_directory = self._known_cache if load else None
         if by_directory is None:
             try:
-                by_directory = self._known()
+                by_directory = self._known(with_metadata=load)
             except sqlite3.Error:
                 by_directory = {}
         sessions: list[Metadata] = []
@@ -510,7 +556,8 @@ class SessionCatalog:
                 and entry.stat == key
                 and not _is_racy(_changed_ns(info), entry.checked_ns)
             ):
-                sessions.append(entry.metadata)
+                if entry.metadata is not None:
+                    sessions.append(entry.metadata)
                 seen.add(name)
                 continue
             try:
@@ -519,7 +566,7 @@ class SessionCatalog:
                 cannot_read(name)
                 continue
             digest = _digest(data)
-            if entry is not None and entry.digest == digest:
+            if entry is not None and entry.digest == digest and entry.metadata is not None:
                 meta = entry.metadata
             else:
                 try:
@@ -543,7 +590,7 @@ class SessionCatalog:
         keys = self._store_metadata(upserts, dropped)
         if keys is None or keys or dropped:
             self._ids_by_key = None
-        if keys is None:
+        if keys is None or not load:
             self._known_cache = None
         else:
             cache = {name: entry for name, entry in by_directory.items() if name in seen}
@@ -554,7 +601,7 @@ class SessionCatalog:
                 else:
                     cache[meta.session_id] = _Known(session_key, meta, key, digest, checked_ns)
             self._known_cache = cache
-        return sort_sessions(sessions)
+        return sessions
 
     def _store_metadata(
         self, upserts: list[tuple[Metadata, str, bytes, int]], dropped: list[int]
@@ -607,10 +654,8 @@ class SessionCatalog:
 
     def has_content(self, session_id: str) -> bool:
         """has_resumable_content, remembered until the log changes."""
-        path = f"{self._prefix}{session_id}/{EVENTS_FILE}"
         checked_ns = time.time_ns()
-        info = _regular_stat(path)
-        self._log_stats[session_id] = (time.monotonic(), info)
+        info = self._log_stat(session_id)
         key = _stat_key(info) if info is not None else None
         if key is not None and info is not None:
             with self._lock:
@@ -716,7 +761,7 @@ class SessionCatalog:
                 break
             if progress is not None and done % 64 == 0:
                 progress(done, len(wanted))
-            if _unchanged(self._recent_log_stat(session_id, prefix), states[session_id][1]):
+            if _unchanged(self._log_stat(session_id), states[session_id][1]):
                 self._logs_to_check.discard(session_id)
                 continue
             self._logs_to_check.add(session_id)  # until its timestamps can be trusted
@@ -752,13 +797,17 @@ class SessionCatalog:
             self._all_logs_checked_at = started
         return UpdateReport(len(wanted), indexed, events, complete)
 
-    def _recent_log_stat(self, session_id: str, prefix: str) -> os.stat_result | None:
-        """The log's stat: the one `has_content` took under a second ago (a filter and
-        the update that follows it see the same files), else a new one."""
-        taken = self._log_stats.pop(session_id, None)
-        if taken is not None and time.monotonic() - taken[0] < STAT_REUSE_SECONDS:
+    def _log_stat(self, session_id: str) -> os.stat_result | None:
+        """The log's stat (None: not a regular file): one per log between two refreshes,
+        if under a second old, so that a filter and the update next to it see the same
+        files for one stat each."""
+        now = time.monotonic()
+        taken = self._log_stats.get(session_id)
+        if taken is not None and now - taken[0] < STAT_REUSE_SECONDS:
             return taken[1]
-        return _regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}")
+        info = _regular_stat(f"{self._prefix}{session_id}/{EVENTS_FILE}")
+        self._log_stats[session_id] = (now, info)
+        return info
 
     _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
 

@@ -300,28 +300,10 @@ def _search_text(
     cancelled: Callable[[], bool],
 ) -> SearchResult:
     prepared = _scope_of(scope, catalog.session_ids_by_key())
-    select = "SELECT DISTINCT rowid >> 32 FROM event_text WHERE event_text MATCH ?"
-    together = " AND ".join(term.fts() for term in parsed.terms)
-    connection = catalog.connection
-    with catalog.lock:
-        one_event: set[int] = set()
-        candidates: set[int]
-        if parsed.terms:
-            one_event = set(map(itemgetter(0), connection.execute(select, (together,))))
-        if len(parsed.terms) > 1:
-            sql = " INTERSECT ".join(select for _ in parsed.terms)
-            parameters = [term.fts() for term in parsed.terms]
-            candidates = set(
-                prepared.keys.intersection(map(itemgetter(0), connection.execute(sql, parameters)))
-            )
-        elif parsed.terms:
-            candidates = set(prepared.keys & one_event)
-        else:
-            candidates = set(prepared.keys)
-        if parsed.excluded and candidates:
-            sql = " UNION ".join(select for _ in parsed.excluded)
-            parameters = [term.fts() for term in parsed.excluded]
-            candidates -= {row[0] for row in connection.execute(sql, parameters)}
+    one_event, every_word = _text_matches(catalog, parsed)
+    candidates = set(prepared.keys if every_word is None else prepared.keys & every_word)
+    if parsed.excluded and candidates:
+        candidates -= _sessions_with_any(catalog, parsed.excluded)
     if cancelled():
         return SearchResult([], 0, parsed.notices)
     # relevance: one event holds every word; then recency (the scope's order)
@@ -336,6 +318,48 @@ def _search_text(
         _hit(prepared.metadata[key], events.get(key), plans.get(key), parsed.terms) for key in top
     ]
     return SearchResult(hits, len(candidates), parsed.notices)
+
+
+_SESSIONS_MATCHING = "SELECT DISTINCT rowid >> 32 FROM event_text WHERE event_text MATCH ?"
+
+
+def _text_matches(catalog: SessionCatalog, parsed: Query) -> tuple[set[int], set[int] | None]:
+    """The keys of the sessions with one event that holds every word, and of those with
+    every word somewhere (None: no words, every session)."""
+    if not parsed.terms:
+        return set(), None
+    together = " AND ".join(term.fts() for term in parsed.terms)
+    with catalog.lock:
+        connection = catalog.connection
+        one_event = set(map(itemgetter(0), connection.execute(_SESSIONS_MATCHING, (together,))))
+        if len(parsed.terms) == 1:
+            return one_event, one_event
+        sql = " INTERSECT ".join(_SESSIONS_MATCHING for _ in parsed.terms)
+        parameters = [term.fts() for term in parsed.terms]
+        return one_event, set(map(itemgetter(0), connection.execute(sql, parameters)))
+
+
+def _sessions_with_any(catalog: SessionCatalog, terms: Sequence[Term]) -> set[int]:
+    sql = " UNION ".join(_SESSIONS_MATCHING for _ in terms)
+    with catalog.lock:
+        rows = catalog.connection.execute(sql, [term.fts() for term in terms])
+        return {row[0] for row in rows}
+
+
+def matching_sessions(catalog: SessionCatalog, query: Query) -> set[int] | None:
+    """The keys of the sessions whose text matches `query` (every word, no excluded one),
+    whatever the scope; None when the query's words do not narrow it (filters or
+    exclusions only). For a caller that loads only those sessions before `search`."""
+    try:
+        _, every_word = _text_matches(catalog, query)
+        if every_word is None:
+            return None
+        if query.excluded and every_word:
+            every_word -= _sessions_with_any(catalog, query.excluded)
+    except sqlite3.Error as error:
+        catalog.recover(error)
+        return None  # `search` says the index is unavailable
+    return every_word
 
 
 def _best_events(
