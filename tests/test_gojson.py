@@ -11,6 +11,7 @@ from zero_tui.store.gojson import (
     compact_raw,
     encode_string,
     fold_key,
+    go_sprint,
     loads,
     marshal,
 )
@@ -19,7 +20,6 @@ from zero_tui.store.gotext import (
     clean_path,
     decode_utf8,
     format_go_float,
-    go_sprint,
     trim_space,
     trim_space_bytes,
     truncate_utf8,

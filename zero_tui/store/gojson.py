@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
-from zero_tui.store.gotext import decode_utf8, format_go_float
+from zero_tui.store.gotext import decode_utf8, format_go_float, format_go_sprint_float
 
 _STRING_ESCAPES = {
     '"': '\\"',
@@ -177,6 +177,25 @@ def marshal(value: object, *, depth: int = 0) -> bytes:
     out: list[str] = []
     _encode_into(value, out, depth)
     return "".join(out).encode("utf-8", "surrogateescape")
+
+
+def go_sprint(value: object) -> str:
+    """A decoded JSON value as Zero's TUI turns it into text (fmt.Sprint; objects as JSON)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, JSONNumber):
+        return value.text  # Go could not decode it into a float64 at all
+    if isinstance(value, int | float):
+        # encoding/json decodes every number into a float64 before fmt.Sprint sees it
+        try:
+            return format_go_sprint_float(float(value))
+        except OverflowError:
+            return str(value)
+    return marshal(value).decode("utf-8")
 
 
 # --- decoding -------------------------------------------------------------------------

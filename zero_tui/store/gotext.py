@@ -203,24 +203,3 @@ def format_go_sprint_float(value: float) -> str:
         exp_digits = str(abs(point)).rjust(2, "0")
         return f"{'-' if sign else ''}{mantissa}e{'-' if point < 0 else '+'}{exp_digits}"
     return format_go_float(value)
-
-
-def go_sprint(value: object) -> str:
-    """A decoded JSON value as Zero's TUI turns it into text (fmt.Sprint; objects as JSON)."""
-    from zero_tui.store.gojson import JSONNumber, marshal
-
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, JSONNumber):
-        return value.text  # Go could not decode it into a float64 at all
-    if isinstance(value, int | float):
-        # encoding/json decodes every number into a float64 before fmt.Sprint sees it
-        try:
-            return format_go_sprint_float(float(value))
-        except OverflowError:
-            return str(value)
-    return marshal(value).decode("utf-8")
