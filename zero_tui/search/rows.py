@@ -11,13 +11,13 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Protocol
 
+from zero_tui.atomic import AtomicWriteError, write_atomic
 from zero_tui.transcript.sanitize import BIDI_CONTROLS, visible_codepoint
 
 TIME_COLUMN_WIDTH = 12  # len("Jan 02 15:04")
@@ -565,13 +565,6 @@ def save_head(
         },
     }
     data = json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogateescape")
-    temp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
-    try:
+    with contextlib.suppress(OSError, AtomicWriteError):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            temp.unlink()
+        write_atomic(str(path), data, durable=False)  # a cache: the next scan rewrites it
