@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,9 +109,6 @@ class Metadata:
     @property
     def is_resumable_kind(self) -> bool:
         return self.session_kind in RESUMABLE_KINDS
-
-    def replace(self, **changes: Any) -> Metadata:
-        return dataclasses.replace(self, **changes)
 
     def to_json_bytes(self) -> bytes:
         """Exactly Zero's metadata.json: json.MarshalIndent(meta, "", "  ") plus a newline."""
