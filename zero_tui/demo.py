@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.store import Event, Metadata, SessionStore
 from zero_tui.store.gojson import encode_string, marshal
 from zero_tui.store.models import Goal
@@ -590,9 +591,6 @@ def build_demo_store(root: Path, *, now: datetime | None = None) -> DemoStore:
         hostile_session_id=hostile,
         empty_run_session_ids=empty_runs,
     )
-
-
-CACHE_DIR_VARIABLE = "ZERO_TUI_CACHE_DIR"
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """The derived index of a store: its sessions' metadata and verdicts, and their text (sqlite).
 
-One database per store in the cache dir (`ZERO_TUI_CACHE_DIR`, else XDG), in WAL mode, with
+One database per store in zero-tui's cache dir (`zero_tui.paths`), in WAL mode, with
 named columns and a schema version. It is never the source of truth:
 
 - Every entry is revalidated against the files before it is trusted (`refresh`). A file's
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from zero_tui.paths import default_cache_dir
 from zero_tui.search.content import EventText, line_text
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.events import compaction_plan, decode_line
@@ -78,14 +79,6 @@ _GOAL_INT_FIELDS = frozenset(
 )
 
 Progress = Callable[[int, int], None]
-
-
-def default_cache_dir() -> Path:
-    override = os.environ.get("ZERO_TUI_CACHE_DIR", "").strip()
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return Path(base or Path.home() / ".cache") / "zero-tui"
 
 
 def _column(name: str) -> str:

@@ -88,7 +88,11 @@ def _system_clock() -> datetime:
 
 
 def default_root(env: Mapping[str, str] | None = None) -> Path:
-    """Zero's DefaultRoot: $XDG_DATA_HOME/zero/sessions, else $HOME/.local/share/zero/sessions."""
+    """Zero's DefaultRoot: $XDG_DATA_HOME/zero/sessions, else $HOME/.local/share/zero/sessions.
+
+    Zero's rule on every platform, not platformdirs' (zero_tui.paths): the Go agent writes
+    here, and on macOS platformdirs' data dir would be ~/Library/Application Support.
+    """
     environ = os.environ if env is None else env
     data_home = trim_space(environ.get("XDG_DATA_HOME", ""))
     home = trim_space(environ.get("HOME", ""))
