@@ -547,16 +547,3 @@ def as_go_int(value: object, field: str, current: int) -> int:
             f"cannot unmarshal number {value} into Go struct field {field} of type int"
         )
     return value
-
-
-def as_go_bool(value: object, field: str, current: bool) -> bool:
-    if value is None:
-        return current
-    if not isinstance(value, bool):
-        raise GoJSONError(
-            f"cannot unmarshal {go_type_name(value)} into Go struct field {field} of type bool"
-        )
-    return value
-
-
-FieldReader = Callable[[object, str, Any], Any]
