@@ -81,6 +81,14 @@ _GOAL_INT_FIELDS = frozenset(
 Progress = Callable[[int, int], None]
 
 
+def _delete_event_text(connection: sqlite3.Connection, session_key: int) -> None:
+    """Drop one session's indexed events: the rowids `session_key << EVENT_BITS | n`."""
+    low = session_key << EVENT_BITS
+    connection.execute(
+        "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", (low, low + (1 << EVENT_BITS) - 1)
+    )
+
+
 def _column(name: str) -> str:
     kind = "INTEGER" if name in _INT_FIELDS else "TEXT"
     return f"{name} {kind} NOT NULL"
@@ -639,10 +647,7 @@ class SessionCatalog:
 
     @staticmethod
     def _drop(connection: sqlite3.Connection, session_key: int) -> None:
-        low = session_key << EVENT_BITS
-        connection.execute(
-            "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", (low, low + (1 << EVENT_BITS) - 1)
-        )
+        _delete_event_text(connection, session_key)
         connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
 
     def has_content(self, session_id: str) -> bool:
@@ -914,10 +919,7 @@ class SessionCatalog:
             count = 0 if chunk.reset else state.events
             compaction: str | bool | None = False  # False: unchanged
             if chunk.reset:
-                connection.execute(
-                    "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?",
-                    (low, low + (1 << EVENT_BITS) - 1),
-                )
+                _delete_event_text(connection, key)
                 compaction = None
             rows: list[tuple[int, str, int, str, str]] = []
             for line, text in texts:
