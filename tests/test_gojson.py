@@ -230,6 +230,25 @@ def test_go_int_fields() -> None:
             as_go_int(bad, "X.n", 0)
 
 
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        (b'{"title": 3}', "number into Go struct field Metadata.title of type string"),
+        (b'{"depth": 1.5}', "number 1.5 into Go struct field Metadata.depth of type int"),
+        (b'{"depth": true}', "bool into Go struct field Metadata.depth of type int"),
+        (
+            b'{"depth": 99999999999999999999}',
+            "number 99999999999999999999 into Go struct field Metadata.depth of type int",
+        ),
+        (b'{"goal": 5}', "number into Go struct field Metadata.goal of type sessions.Goal"),
+    ],
+)
+def test_a_wrong_field_type_is_reported_as_go_does(document: bytes, message: str) -> None:
+    with pytest.raises(GoJSONError) as caught:
+        Metadata.from_json(document)
+    assert str(caught.value) == f"cannot unmarshal {message}"
+
+
 def test_metadata_keys_fold_and_the_last_duplicate_wins() -> None:
     meta = Metadata.from_json(b'{"SESSIONID":"a","eventcount":3,"eventCount":4,"unknown":[1]}')
     assert (meta.session_id, meta.event_count) == ("a", 4)

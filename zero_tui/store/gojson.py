@@ -517,14 +517,17 @@ def go_type_name(value: object) -> str:
     return "object"
 
 
+def field_type_error(shown: str, field: str, go_type: str) -> GoJSONError:
+    """Go's UnmarshalTypeError for a struct field: `shown` is the JSON kind (and value)."""
+    return GoJSONError(f"cannot unmarshal {shown} into Go struct field {field} of type {go_type}")
+
+
 def as_go_string(value: object, field: str, current: str) -> str:
     """A JSON value stored into a Go string field (null leaves the field unchanged)."""
     if value is None:
         return current
     if not isinstance(value, str):
-        raise GoJSONError(
-            f"cannot unmarshal {go_type_name(value)} into Go struct field {field} of type string"
-        )
+        raise field_type_error(go_type_name(value), field, "string")
     return value
 
 
@@ -533,17 +536,10 @@ def as_go_int(value: object, field: str, current: int) -> int:
     if value is None:
         return current
     if isinstance(value, JSONNumber):
-        raise GoJSONError(
-            f"cannot unmarshal number {value.text} into Go struct field {field} of type int"
-        )
+        raise field_type_error(f"number {value.text}", field, "int")
     if isinstance(value, bool) or not isinstance(value, int):
-        kind = go_type_name(value)
         shown = f" {value!r}" if isinstance(value, float) else ""
-        raise GoJSONError(
-            f"cannot unmarshal {kind}{shown} into Go struct field {field} of type int"
-        )
+        raise field_type_error(f"{go_type_name(value)}{shown}", field, "int")
     if not INT64_MIN <= value <= INT64_MAX:
-        raise GoJSONError(
-            f"cannot unmarshal number {value} into Go struct field {field} of type int"
-        )
+        raise field_type_error(f"number {value}", field, "int")
     return value

@@ -209,10 +209,7 @@ def _decode_struct(
             elif isinstance(value, JSONObject):
                 values[attribute] = Goal(**_decode_struct(value, _GOAL_FIELDS, "Goal"))
             else:
-                raise GoJSONError(
-                    f"cannot unmarshal {gojson.go_type_name(value)} into Go struct field "
-                    f"{where} of type sessions.Goal"
-                )
+                raise gojson.field_type_error(gojson.go_type_name(value), where, "sessions.Goal")
         elif kind in "sS":
             values[attribute] = gojson.as_go_string(value, where, "")
         else:
