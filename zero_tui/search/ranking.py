@@ -47,7 +47,7 @@ TYPO_MIN_QUERY_LENGTH = 3
 TYPO_FILL_BELOW = 3
 FILTER_NAMES = ("model", "provider")
 _GO_SPACE_RUN = re.compile(f"[{re.escape(GO_SPACE)}]+")
-_FILTER_WORD = re.compile(r"(?i)(?<!\S)(model|provider):(\S*)")
+_FILTER_WORD = re.compile(rf"(?i)(?<!\S)({'|'.join(FILTER_NAMES)}):(\S*)")
 # rapidfuzz similarity (0-100) a row needs to enter the typo tier: about one typo per four
 # characters ("exprot" vs "export" scores 83, "snnet" vs "sonnet" 80-91).
 TYPO_SIMILARITY_CUTOFF = 75.0
