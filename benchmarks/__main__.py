@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import export_bench, picker_bench, ranking_bench, store_bench, transcript_bench
+from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.search.catalog import RACY_NS, SessionCatalog
 from zero_tui.search.query import search
 from zero_tui.store import SessionStore
@@ -94,7 +95,7 @@ def measure_search(root: Path, work: Path, repeats: int, rounds: int) -> dict[st
             begun = time.perf_counter()
             search(catalog, query, scope)
             latencies.append(time.perf_counter() - begun)
-    env = dict(os.environ, ZERO_TUI_CACHE_DIR=str(cache))
+    env = {**os.environ, CACHE_DIR_VARIABLE: str(cache)}
     command = store_bench._zero_tui_command()
     process: list[float] = []
     grep: list[float] = []

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.store_bench import generate_store
+from zero_tui.paths import CACHE_DIR_VARIABLE
 
 _PROBE = """
 import time
@@ -49,7 +50,7 @@ asyncio.run(main())
 def time_to_first_rows(
     root: Path, workspace: str, cache_dir: Path, *, settle: bool = False
 ) -> float:
-    env = dict(os.environ, ZERO_TUI_CACHE_DIR=str(cache_dir))
+    env = {**os.environ, CACHE_DIR_VARIABLE: str(cache_dir)}
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, str(root), workspace, "settle" if settle else "-"],
         capture_output=True,

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.ranking_bench import _OBJECTS, _VERBS
+from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.store import Event, Metadata, SessionStore
 from zero_tui.store.gojson import marshal
 from zero_tui.store.resumable import filter_resumable
@@ -143,7 +144,7 @@ def _median_wall(
     timings: list[float] = []
     for _ in range(repeats):
         if fresh_cache and env is not None:
-            shutil.rmtree(env["ZERO_TUI_CACHE_DIR"], ignore_errors=True)
+            shutil.rmtree(env[CACHE_DIR_VARIABLE], ignore_errors=True)
         started = time.perf_counter()
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
         timings.append(time.perf_counter() - started)
@@ -163,7 +164,7 @@ def measure_listing(root: Path, work: Path, repeats: int = 5) -> dict[str, float
     list_file.write_text("\0".join(metadata_files))
     floor = _median_wall(["sh", "-c", f"xargs -0 cat < '{list_file}' > /dev/null"], repeats)
     list_command = [*_zero_tui_command(), "sessions", "--all", "--json", "--store", str(root)]
-    env = dict(os.environ, ZERO_TUI_CACHE_DIR=str(work / "listing-cache"))
+    env = {**os.environ, CACHE_DIR_VARIABLE: str(work / "listing-cache")}
     cold = _median_wall(list_command, repeats, env, fresh_cache=True)
     warm = _median_wall(list_command, repeats, env)
     return {

@@ -33,10 +33,10 @@ class AgentSandbox:
             self.store, env=self.env, grace_seconds=grace_seconds, exit_timeout=exit_timeout
         )
 
-    def new_session(self, session_id: str = "zero_s1", **fields: object) -> str:
-        fields.setdefault("cwd", str(self.workspace))
-        fields.setdefault("title", "earlier work")
-        self.store.create(session_id, **fields)
+    def new_session(self, session_id: str = "zero_s1", *, session_kind: str = "") -> str:
+        self.store.create(
+            session_id, title="earlier work", cwd=str(self.workspace), session_kind=session_kind
+        )
         self.store.append_events(
             session_id,
             [

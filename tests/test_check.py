@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -83,11 +84,11 @@ def test_metadata_lagging_or_ahead_is_resynced_from_the_log(store: SessionStore)
     meta = store.get("s")
     assert meta is not None
     store.metadata_path("s").write_bytes(
-        meta.replace(event_count=1, last_event_type="tool_call").to_json_bytes()
+        dataclasses.replace(meta, event_count=1, last_event_type="tool_call").to_json_bytes()
     )
     assert kinds(store) == [("s", "metadata-lags"), ("s", "metadata-type")]
     store.metadata_path("t").write_bytes(
-        meta.replace(session_id="t", event_count=9).to_json_bytes()
+        dataclasses.replace(meta, session_id="t", event_count=9).to_json_bytes()
     )
     assert ("t", "metadata-ahead") in kinds(store)
     report = repair_store(store)
@@ -180,7 +181,7 @@ def test_repeated_and_decreasing_sequences_but_not_gaps(store: SessionStore) -> 
     log.write_bytes(line("t", 1) + line("t", 5) + line("t", 5) + line("t", 3) + line("t", 9))
     meta = store.get("t")
     assert meta is not None
-    store.metadata_path("t").write_bytes(meta.replace(event_count=9).to_json_bytes())
+    store.metadata_path("t").write_bytes(dataclasses.replace(meta, event_count=9).to_json_bytes())
     messages = [f.message for f in check_store(store, "t").findings]
     assert messages == [
         "sequence 5 repeated (event 3)",

@@ -44,9 +44,10 @@ def add_session(
     cwd: str,
     title: str = "",
     answer: str | None = "done",
-    **fields: str,
+    model_id: str = "",
+    provider: str = "",
 ) -> None:
-    store.create(session_id, title=title, cwd=cwd, **fields)
+    store.create(session_id, title=title, cwd=cwd, model_id=model_id, provider=provider)
     events: list[tuple[str, object]] = [("message", {"role": "user", "content": "please"})]
     if answer is not None:
         events.append(("message", {"role": "assistant", "content": answer}))

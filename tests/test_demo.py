@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from zero_tui.demo import HOSTILE_TITLE, DemoStore, build_demo_store, demo_environment
-from zero_tui.search.catalog import SessionCatalog, default_cache_dir
+from zero_tui.paths import default_cache_dir
+from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
 from zero_tui.store.resumable import event_shows_progress, filter_resumable
 from zero_tui.transcript.render_text import render_transcript_text

@@ -11,6 +11,7 @@ from zero_tui.store.gojson import (
     compact_raw,
     encode_string,
     fold_key,
+    go_sprint,
     loads,
     marshal,
 )
@@ -19,7 +20,6 @@ from zero_tui.store.gotext import (
     clean_path,
     decode_utf8,
     format_go_float,
-    go_sprint,
     trim_space,
     trim_space_bytes,
     truncate_utf8,
@@ -228,6 +228,25 @@ def test_go_int_fields() -> None:
     for bad in (1.5, True, "3", 2**63, -(2**63) - 1):
         with pytest.raises(GoJSONError, match=r"X\.n"):
             as_go_int(bad, "X.n", 0)
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        (b'{"title": 3}', "number into Go struct field Metadata.title of type string"),
+        (b'{"depth": 1.5}', "number 1.5 into Go struct field Metadata.depth of type int"),
+        (b'{"depth": true}', "bool into Go struct field Metadata.depth of type int"),
+        (
+            b'{"depth": 99999999999999999999}',
+            "number 99999999999999999999 into Go struct field Metadata.depth of type int",
+        ),
+        (b'{"goal": 5}', "number into Go struct field Metadata.goal of type sessions.Goal"),
+    ],
+)
+def test_a_wrong_field_type_is_reported_as_go_does(document: bytes, message: str) -> None:
+    with pytest.raises(GoJSONError) as caught:
+        Metadata.from_json(document)
+    assert str(caught.value) == f"cannot unmarshal {message}"
 
 
 def test_metadata_keys_fold_and_the_last_duplicate_wins() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -18,6 +17,8 @@ from zero_tui.search.rows import (
     status_text,
     time_label,
 )
+from zero_tui.store.gojson import marshal
+from zero_tui.store.models import Event, Metadata
 
 NOW = datetime(2026, 7, 4, 12, 0, 0, tzinfo=UTC)
 
@@ -72,26 +73,27 @@ def test_rejects_out_of_range_fields() -> None:
     assert parse_rfc3339("2026-07-04T24:00:00Z") is None
 
 
-@dataclass
-class FakeMeta:
-    session_id: str = "s1"
-    title: str = "Fix parser"
-    cwd: str = "/home/u/proj"
-    model_id: str = "gpt-5"
-    provider: str = "openai"
-    session_kind: str = ""
-    created_at: str = "2026-07-04T09:00:00Z"
-    updated_at: str = "2026-07-04T10:00:00Z"
-    event_count: int = 2
+def session_meta(*, session_kind: str = "", updated_at: str = "2026-07-04T10:00:00Z") -> Metadata:
+    return Metadata(
+        session_id="s1",
+        title="Fix parser",
+        cwd="/home/u/proj",
+        model_id="gpt-5",
+        provider="openai",
+        session_kind=session_kind,
+        created_at="2026-07-04T09:00:00Z",
+        updated_at=updated_at,
+        event_count=2,
+    )
 
 
 def test_picker_row_fields() -> None:
-    row = picker_row(FakeMeta(session_kind="fork"), NOW, UTC)
+    row = picker_row(session_meta(session_kind="fork"), NOW, UTC)
     assert row.label == "10:00:00      Fix parser"
     assert row.label[row.title_offset :] == "Fix parser"
     assert row.is_fork
     assert (row.model, row.event_count, row.workspace) == ("gpt-5", 2, "/home/u/proj")
-    untimed = picker_row(FakeMeta(updated_at="x"), NOW, UTC)
+    untimed = picker_row(session_meta(updated_at="x"), NOW, UTC)
     assert untimed.title_offset == 0
     assert untimed.label == "Fix parser"
 
@@ -158,22 +160,20 @@ def test_status_text_says_how_far_a_scan_has_read() -> None:
     assert scanning_text(None) == "scanning…"
 
 
-@dataclass
-class FakeEvent:
-    type: str
-    payload: object
+def event(kind: str, payload: object) -> Event:
+    return Event(type=kind, payload_raw=marshal(payload))
 
 
 def test_preview_keeps_the_last_exchanges_as_plain_text() -> None:
     events = [
-        FakeEvent("message", {"role": "user", "content": "first"}),
-        FakeEvent("message", {"role": "assistant", "content": "[bold]answer[/bold]\x1b[2J"}),
-        FakeEvent("tool_call", {"id": "c1", "name": "bash", "arguments": "{}"}),
-        FakeEvent("provider_usage", {"totalTokens": 3}),
-        FakeEvent("message", {"role": "user", "content": "   "}),
-        FakeEvent("message", {"role": "user", "content": "second"}),
+        event("message", {"role": "user", "content": "first"}),
+        event("message", {"role": "assistant", "content": "[bold]answer[/bold]\x1b[2J"}),
+        event("tool_call", {"id": "c1", "name": "bash", "arguments": "{}"}),
+        event("provider_usage", {"totalTokens": 3}),
+        event("message", {"role": "user", "content": "   "}),
+        event("message", {"role": "user", "content": "second"}),
     ]
-    preview = build_preview(FakeMeta(), events, tz=UTC, limit=3)
+    preview = build_preview(session_meta(), events, tz=UTC, limit=3)
     assert [(item.role, item.text) for item in preview.exchanges] == [
         ("assistant", "[bold]answer[/bold][2J"),
         ("tool", "tool call: bash"),

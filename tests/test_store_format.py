@@ -7,6 +7,7 @@ fork, rewind, checkpoints and goals (37-49, 54-72, 76-77, 83-87) are not impleme
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -75,7 +76,9 @@ def log_lines(store: SessionStore, sid: str) -> list[bytes]:
 def rewrite_event_count(store: SessionStore, sid: str, count: int) -> None:
     meta = store.get(sid)
     assert meta is not None
-    store.metadata_path(sid).write_bytes(meta.replace(event_count=count).to_json_bytes())
+    store.metadata_path(sid).write_bytes(
+        dataclasses.replace(meta, event_count=count).to_json_bytes()
+    )
 
 
 def raw_line(

@@ -5,7 +5,8 @@ Used by the store (metadata.json, store-format §8) and the transcript exporters
 never a partial file:
 
 * the temp file is created next to the destination (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode
-  0600), filled, fsynced, then renamed over the destination; the directory is fsynced after;
+  0600), filled, fsynced, then renamed over the destination; the directory is fsynced after
+  (`durable=False`, for a cache, skips both fsyncs);
 * a symlink at the destination is *replaced* by the new file — rename never follows it, so
   its target is left untouched;
 * the result always has mode 0600 (design §3.6; Zero's /export would keep an existing
@@ -140,12 +141,14 @@ def write_destination(path: str, content: bytes | Iterable[bytes]) -> int:
     return write_atomic(path, content)
 
 
-def write_atomic(path: str, content: bytes | Iterable[bytes]) -> int:
+def write_atomic(path: str, content: bytes | Iterable[bytes], *, durable: bool = True) -> int:
     """Write `content` (bytes, or chunks of bytes) to `path` atomically; returns the size.
 
     Raises AtomicWriteError for an OS failure; any other exception from the chunk iterator
     propagates unchanged. Either way the destination keeps its old content and no temp file
-    is left behind.
+    is left behind. `durable=False` skips both fsyncs: for a cache that can be rebuilt,
+    whose readers still never see a partial file (the rename stays atomic) but which a
+    crash may roll back to its old content.
     """
     directory = os.path.dirname(path) or "."
     _refuse_directory(path)
@@ -167,8 +170,9 @@ def write_atomic(path: str, content: bytes | Iterable[bytes]) -> int:
             step = "chmod"
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, NEW_FILE_MODE)  # exact bits, whatever the umask
-            step = "sync"
-            os.fsync(fd)
+            if durable:
+                step = "sync"
+                os.fsync(fd)
         finally:
             os.close(fd)
         step = "rename"
@@ -179,5 +183,6 @@ def write_atomic(path: str, content: bytes | Iterable[bytes]) -> int:
         if isinstance(error, OSError):
             raise _fail(step, path, error) from None
         raise
-    _fsync_directory(directory)
+    if durable:
+        _fsync_directory(directory)
     return size

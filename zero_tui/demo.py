@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
+from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.store import Event, Metadata, SessionStore
 from zero_tui.store.gojson import encode_string, marshal
 from zero_tui.store.models import Goal
@@ -27,6 +27,7 @@ from zero_tui.store.models import Goal
 WORKSPACE_NAMES = ("webapp", "cli-tool", "infra")
 MISSING_WORKSPACE_NAME = "legacy-api"  # recorded in one session, never created on disk
 HOSTILE_TITLE = "[bold]not markup[/bold]"
+DEMO_MODEL = ("claude-sonnet-4-5", "anthropic")  # (model id, provider) unless a session says
 HOSTILE_ANSWER = (
     "Here is the colour code you asked about: \x1b[31mred text\x1b[0m.\n\n"
     "And the snippet from the bug report, verbatim: <script>alert(1)</script>\n\n"
@@ -252,12 +253,23 @@ class _DemoBuilder:
         self.writers: list[_SessionWriter] = []
 
     def session(
-        self, started: datetime, title: str, cwd: Path | str, **fields: Any
+        self,
+        started: datetime,
+        title: str,
+        cwd: Path | str,
+        *,
+        model_id: str = DEMO_MODEL[0],
+        provider: str = DEMO_MODEL[1],
+        goal: Goal | None = None,
     ) -> _SessionWriter:
         self.clock.current = started
-        fields.setdefault("model_id", "claude-sonnet-4-5")
-        fields.setdefault("provider", "anthropic")
-        meta = self.store.create(title=title, cwd=str(cwd), **fields)
+        meta = self.store.create(
+            title=title, cwd=str(cwd), model_id=model_id, provider=provider, goal=goal
+        )
+        return self.writer(meta)
+
+    def writer(self, meta: Metadata) -> _SessionWriter:
+        """The writer of a session just created in the demo store."""
         writer = _SessionWriter(self, meta, len(self.writers) + 1)
         self.session_ids.append(meta.session_id)
         self.writers.append(writer)
@@ -548,7 +560,7 @@ def build_demo_store(root: Path, *, now: datetime | None = None) -> DemoStore:
     # Filler sessions, oldest first: one per topic, spread over the last three months.
     for index, (workspace_name, prompt, tool, argument, answer) in enumerate(_FILLER_TOPICS):
         started = ago(days=95 - index * 4, hours=(index * 5) % 9)
-        model = ("gpt-5", "openai") if index % 3 == 0 else ("claude-sonnet-4-5", "anthropic")
+        model = ("gpt-5", "openai") if index % 3 == 0 else DEMO_MODEL
         writer = demo.session(
             started, prompt, by_name[workspace_name], model_id=model[0], provider=model[1]
         )
@@ -579,9 +591,6 @@ def build_demo_store(root: Path, *, now: datetime | None = None) -> DemoStore:
         hostile_session_id=hostile,
         empty_run_session_ids=empty_runs,
     )
-
-
-CACHE_DIR_VARIABLE = "ZERO_TUI_CACHE_DIR"
 
 
 @contextmanager
@@ -818,9 +827,7 @@ def _fork_session(demo: _DemoBuilder, started: datetime, parent: _SessionWriter)
         forked_from_event_id=last.id,
         forked_from_sequence=last.sequence,
     )
-    writer = _SessionWriter(demo, meta, len(demo.writers) + 1)
-    demo.session_ids.append(meta.session_id)
-    demo.writers.append(writer)
+    writer = demo.writer(meta)
     copied: list[tuple[str, object]] = [
         (event.type, event.payload_raw) for event in parent_events if event.type != "provider_usage"
     ]
@@ -854,10 +861,12 @@ def _specialist_sessions(demo: _DemoBuilder, started: datetime, cwd: Path) -> tu
     parent.user("Explain the payment flow end to end. Use the explorer agent.")
     task_call_id = parent.next_call_id()
     child_started = demo.clock.current + timedelta(seconds=5)
-    child = demo.session(
-        child_started,
-        "explorer: map the payment flow",
-        cwd,
+    demo.clock.current = child_started
+    child_meta = demo.store.create(
+        title="explorer: map the payment flow",
+        cwd=str(cwd),
+        model_id=DEMO_MODEL[0],
+        provider=DEMO_MODEL[1],
         session_kind="child",
         tag="specialist",
         depth=1,
@@ -867,6 +876,7 @@ def _specialist_sessions(demo: _DemoBuilder, started: datetime, cwd: Path) -> tu
         task_id="task-payments-1",
         spawned_from_event_id=task_call_id,
     )
+    child = demo.writer(child_meta)
     run = child.user("Map the payment flow: entry points, provider calls, webhooks.")
     run.usage(3000, 120)
     run.tool(

@@ -44,9 +44,10 @@ from zero_tui.messages import (
     ScopeLoaded,
     UnreadableFound,
 )
+from zero_tui.paths import default_cache_dir
 from zero_tui.screens.command_screen import CommandScreen, screen_bindings
 from zero_tui.screens.dialogs import UnreadableScreen
-from zero_tui.search.catalog import SessionCatalog, default_cache_dir
+from zero_tui.search.catalog import SessionCatalog
 from zero_tui.search.query import QueryError, SearchHit, parse_query, search
 from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
 from zero_tui.search.rows import (

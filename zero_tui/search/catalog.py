@@ -1,6 +1,6 @@
 """The derived index of a store: its sessions' metadata and verdicts, and their text (sqlite).
 
-One database per store in the cache dir (`ZERO_TUI_CACHE_DIR`, else XDG), in WAL mode, with
+One database per store in zero-tui's cache dir (`zero_tui.paths`), in WAL mode, with
 named columns and a schema version. It is never the source of truth:
 
 - Every entry is revalidated against the files before it is trusted (`refresh`). A file's
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from zero_tui.paths import default_cache_dir
 from zero_tui.search.content import EventText, line_text
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.events import compaction_plan, decode_line
@@ -80,12 +81,12 @@ _GOAL_INT_FIELDS = frozenset(
 Progress = Callable[[int, int], None]
 
 
-def default_cache_dir() -> Path:
-    override = os.environ.get("ZERO_TUI_CACHE_DIR", "").strip()
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return Path(base or Path.home() / ".cache") / "zero-tui"
+def _delete_event_text(connection: sqlite3.Connection, session_key: int) -> None:
+    """Drop one session's indexed events: the rowids `session_key << EVENT_BITS | n`."""
+    low = session_key << EVENT_BITS
+    connection.execute(
+        "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", (low, low + (1 << EVENT_BITS) - 1)
+    )
 
 
 def _column(name: str) -> str:
@@ -646,10 +647,7 @@ class SessionCatalog:
 
     @staticmethod
     def _drop(connection: sqlite3.Connection, session_key: int) -> None:
-        low = session_key << EVENT_BITS
-        connection.execute(
-            "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", (low, low + (1 << EVENT_BITS) - 1)
-        )
+        _delete_event_text(connection, session_key)
         connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
 
     def has_content(self, session_id: str) -> bool:
@@ -921,10 +919,7 @@ class SessionCatalog:
             count = 0 if chunk.reset else state.events
             compaction: str | bool | None = False  # False: unchanged
             if chunk.reset:
-                connection.execute(
-                    "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?",
-                    (low, low + (1 << EVENT_BITS) - 1),
-                )
+                _delete_event_text(connection, key)
                 compaction = None
             rows: list[tuple[int, str, int, str, str]] = []
             for line, text in texts:

@@ -23,7 +23,6 @@ TEXT_TYPES = frozenset({"message", "tool_call", "tool_result", "error", "session
 _TEXT_TYPE_BYTES = frozenset(name.encode() for name in TEXT_TYPES)
 MAX_EVENT_TEXT = 256 * 1024  # characters of one event that are indexed
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
-ROLES = ("user", "assistant", "tool", "error", "summary")
 
 
 @dataclass(frozen=True, slots=True)

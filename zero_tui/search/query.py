@@ -224,11 +224,6 @@ def _or_expression(terms: Sequence[Term]) -> str:
     return " OR ".join(term.fts() for term in terms)
 
 
-def _key_range(key: int) -> tuple[int, int]:
-    low = key << EVENT_BITS
-    return low, low + (1 << EVENT_BITS) - 1
-
-
 def search(
     catalog: SessionCatalog,
     query: Query | str,

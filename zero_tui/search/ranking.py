@@ -36,11 +36,8 @@ from typing import overload
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
-# Go's unicode.IsSpace: Python's str.strip() also strips \x1c-\x1f, Go does not.
-GO_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
+from zero_tui.store.gotext import GO_SPACE
+
 # Python's lower() is not one code point per code point for these two, Go's ToLower is:
 # U+0130 lowers to "i" + U+0307 in Python, and a final capital sigma becomes "ς".
 _GO_LOWER_FIXUPS = str.maketrans({"\u0130": "i", "\u03a3": "\u03c3"})
@@ -50,7 +47,7 @@ TYPO_MIN_QUERY_LENGTH = 3
 TYPO_FILL_BELOW = 3
 FILTER_NAMES = ("model", "provider")
 _GO_SPACE_RUN = re.compile(f"[{re.escape(GO_SPACE)}]+")
-_FILTER_WORD = re.compile(r"(?i)(?<!\S)(model|provider):(\S*)")
+_FILTER_WORD = re.compile(rf"(?i)(?<!\S)({'|'.join(FILTER_NAMES)}):(\S*)")
 # rapidfuzz similarity (0-100) a row needs to enter the typo tier: about one typo per four
 # characters ("exprot" vs "export" scores 83, "snnet" vs "sonnet" 80-91).
 TYPO_SIMILARITY_CUTOFF = 75.0

@@ -11,13 +11,13 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
-from typing import Protocol
 
+from zero_tui.atomic import AtomicWriteError, write_atomic
+from zero_tui.store.models import Event, Metadata
 from zero_tui.transcript.sanitize import BIDI_CONTROLS, visible_codepoint
 
 TIME_COLUMN_WIDTH = 12  # len("Jan 02 15:04")
@@ -29,38 +29,6 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))"
 )
-
-
-class SessionMetadata(Protocol):
-    """The fields of `zero_tui.store.Metadata` that rows need."""
-
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def cwd(self) -> str: ...
-    @property
-    def model_id(self) -> str: ...
-    @property
-    def provider(self) -> str: ...
-    @property
-    def session_kind(self) -> str: ...
-    @property
-    def created_at(self) -> str: ...
-    @property
-    def updated_at(self) -> str: ...
-    @property
-    def event_count(self) -> int: ...
-
-
-class SessionEvent(Protocol):
-    """The fields of `zero_tui.store.Event` that the preview needs."""
-
-    @property
-    def type(self) -> str: ...
-    @property
-    def payload(self) -> object: ...
 
 
 def parse_rfc3339(text: str) -> datetime | None:
@@ -167,7 +135,9 @@ class PickerRow:
         return TIME_COLUMN_WIDTH + 2 if self.when else 0
 
 
-def picker_row(meta: SessionMetadata, now: datetime, tz: tzinfo | None = None) -> PickerRow:
+def picker_row(
+    meta: Metadata | CachedSession, now: datetime, tz: tzinfo | None = None
+) -> PickerRow:
     when = time_label(meta.updated_at, now, tz) or ""
     title = display_title(meta.title)
     label = f"{when:<{TIME_COLUMN_WIDTH}}  {title}" if when else title
@@ -185,7 +155,7 @@ def picker_row(meta: SessionMetadata, now: datetime, tz: tzinfo | None = None) -
 
 
 def picker_rows(
-    metas: Iterable[SessionMetadata], now: datetime, tz: tzinfo | None = None
+    metas: Iterable[Metadata | CachedSession], now: datetime, tz: tzinfo | None = None
 ) -> list[PickerRow]:
     return [picker_row(meta, now, tz) for meta in metas]
 
@@ -361,7 +331,7 @@ def _tool_exchange(payload: object) -> PreviewExchange | None:
     return PreviewExchange("tool", f"tool call: {one_line(name) if isinstance(name, str) else '?'}")
 
 
-def preview_exchanges(events: Sequence[SessionEvent], limit: int = 8) -> list[PreviewExchange]:
+def preview_exchanges(events: Sequence[Event], limit: int = 8) -> list[PreviewExchange]:
     """The last `limit` user/assistant messages and tool calls, oldest first."""
     found: list[PreviewExchange] = []
     for event in reversed(events):
@@ -387,8 +357,8 @@ def format_timestamp(value: str, tz: tzinfo | None = None) -> str:
 
 
 def build_preview(
-    meta: SessionMetadata,
-    events: Sequence[SessionEvent],
+    meta: Metadata,
+    events: Sequence[Event],
     *,
     tz: tzinfo | None = None,
     error: str = "",
@@ -443,7 +413,7 @@ HEAD_VERSION = 1
 
 @dataclass(frozen=True, slots=True)
 class CachedSession:
-    """The metadata fields a picker row needs (a `SessionMetadata`)."""
+    """The `Metadata` fields a picker row needs, as the remembered head keeps them."""
 
     session_id: str
     title: str
@@ -456,7 +426,7 @@ class CachedSession:
     event_count: int
 
     @classmethod
-    def of(cls, meta: SessionMetadata) -> CachedSession:
+    def of(cls, meta: Metadata) -> CachedSession:
         return cls(
             meta.session_id,
             meta.title,
@@ -565,13 +535,6 @@ def save_head(
         },
     }
     data = json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogateescape")
-    temp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
-    try:
+    with contextlib.suppress(OSError, AtomicWriteError):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            temp.unlink()
+        write_atomic(str(path), data, durable=False)  # a cache: the next scan rewrites it

@@ -16,6 +16,7 @@ a person. A later check ignores its copies. No Textual or Rich import.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import stat
@@ -426,7 +427,7 @@ def _resync_metadata(store: SessionStore, sid: str, log_path: Path) -> list[Repa
         return []
     path = store.metadata_path(sid)
     backup = _backup(path)
-    fixed = meta.replace(event_count=last_sequence, last_event_type=last_type)
+    fixed = dataclasses.replace(meta, event_count=last_sequence, last_event_type=last_type)
     store.write_metadata_locked(sid, fixed)
     return [
         Repair(

@@ -159,9 +159,8 @@ def _assign(event: Event, key: str, value: Any, source: str) -> None:
         event.created_at = gojson.as_go_string(value, where, event.created_at)
     elif name == "sequence":
         if value is not None and not _INTEGER_LITERAL.match(source):
-            raise GoJSONError(
-                f"cannot unmarshal {gojson.go_type_name(value)} {source} into Go struct field "
-                "Event.sequence of type int"
+            raise gojson.field_type_error(
+                f"{gojson.go_type_name(value)} {source}", "Event.sequence", "int"
             )
         event.sequence = gojson.as_go_int(value, where, event.sequence)
     elif name == "payload":
@@ -266,17 +265,19 @@ def compaction_plan(event: Event) -> CompactionPlan:
         skip: set[str] = set()
         if refs is not None:
             if not isinstance(refs, list) or isinstance(refs, JSONObject):
-                raise GoJSONError(
-                    f"cannot unmarshal {gojson.go_type_name(refs)} into Go struct field "
-                    "CompactionRecord.compactableEvents of type []sessions.EventRef"
+                raise gojson.field_type_error(
+                    gojson.go_type_name(refs),
+                    "CompactionRecord.compactableEvents",
+                    "[]sessions.EventRef",
                 )
             for ref in refs:
                 if ref is None:
                     continue
                 if not isinstance(ref, JSONObject):
-                    raise GoJSONError(
-                        f"cannot unmarshal {gojson.go_type_name(ref)} into Go struct field "
-                        "CompactionRecord.compactableEvents of type sessions.EventRef"
+                    raise gojson.field_type_error(
+                        gojson.go_type_name(ref),
+                        "CompactionRecord.compactableEvents",
+                        "sessions.EventRef",
                     )
                 ref_fields = gojson.match_fields(
                     ref, {"id": "id", "sequence": "sequence"}, "EventRef"

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
-from zero_tui.store.gotext import decode_utf8, format_go_float
+from zero_tui.store.gotext import decode_utf8, format_go_float, format_go_sprint_float
 
 _STRING_ESCAPES = {
     '"': '\\"',
@@ -177,6 +177,25 @@ def marshal(value: object, *, depth: int = 0) -> bytes:
     out: list[str] = []
     _encode_into(value, out, depth)
     return "".join(out).encode("utf-8", "surrogateescape")
+
+
+def go_sprint(value: object) -> str:
+    """A decoded JSON value as Zero's TUI turns it into text (fmt.Sprint; objects as JSON)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, JSONNumber):
+        return value.text  # Go could not decode it into a float64 at all
+    if isinstance(value, int | float):
+        # encoding/json decodes every number into a float64 before fmt.Sprint sees it
+        try:
+            return format_go_sprint_float(float(value))
+        except OverflowError:
+            return str(value)
+    return marshal(value).decode("utf-8")
 
 
 # --- decoding -------------------------------------------------------------------------
@@ -498,14 +517,17 @@ def go_type_name(value: object) -> str:
     return "object"
 
 
+def field_type_error(shown: str, field: str, go_type: str) -> GoJSONError:
+    """Go's UnmarshalTypeError for a struct field: `shown` is the JSON kind (and value)."""
+    return GoJSONError(f"cannot unmarshal {shown} into Go struct field {field} of type {go_type}")
+
+
 def as_go_string(value: object, field: str, current: str) -> str:
     """A JSON value stored into a Go string field (null leaves the field unchanged)."""
     if value is None:
         return current
     if not isinstance(value, str):
-        raise GoJSONError(
-            f"cannot unmarshal {go_type_name(value)} into Go struct field {field} of type string"
-        )
+        raise field_type_error(go_type_name(value), field, "string")
     return value
 
 
@@ -514,30 +536,10 @@ def as_go_int(value: object, field: str, current: int) -> int:
     if value is None:
         return current
     if isinstance(value, JSONNumber):
-        raise GoJSONError(
-            f"cannot unmarshal number {value.text} into Go struct field {field} of type int"
-        )
+        raise field_type_error(f"number {value.text}", field, "int")
     if isinstance(value, bool) or not isinstance(value, int):
-        kind = go_type_name(value)
         shown = f" {value!r}" if isinstance(value, float) else ""
-        raise GoJSONError(
-            f"cannot unmarshal {kind}{shown} into Go struct field {field} of type int"
-        )
+        raise field_type_error(f"{go_type_name(value)}{shown}", field, "int")
     if not INT64_MIN <= value <= INT64_MAX:
-        raise GoJSONError(
-            f"cannot unmarshal number {value} into Go struct field {field} of type int"
-        )
+        raise field_type_error(f"number {value}", field, "int")
     return value
-
-
-def as_go_bool(value: object, field: str, current: bool) -> bool:
-    if value is None:
-        return current
-    if not isinstance(value, bool):
-        raise GoJSONError(
-            f"cannot unmarshal {go_type_name(value)} into Go struct field {field} of type bool"
-        )
-    return value
-
-
-FieldReader = Callable[[object, str, Any], Any]

@@ -157,6 +157,24 @@ def clean_path(path: str, *, windows: bool = False) -> str:
     return volume + cleaned
 
 
+def _shortest_digits(value: float) -> tuple[str, str, int]:
+    """A nonzero finite float as (sign, its shortest round-trip digits without trailing
+    zeros, the exponent of the leading digit in scientific notation)."""
+    sign, digits, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)
+    digit_text = "".join(map(str, digits)).rstrip("0") or "0"
+    return "-" if sign else "", digit_text, len(digits) + exponent - 1
+
+
+def _exponent_form(prefix: str, digit_text: str, point: int, negative_width: int) -> str:
+    """`d.ddde±XX`: a positive exponent has at least two digits, a negative one
+    `negative_width` (Go's json gives 1e-07 as 1e-7, fmt.Sprint as 1e-07)."""
+    mantissa = digit_text[0] + ("." + digit_text[1:] if len(digit_text) > 1 else "")
+    if point < 0:
+        return f"{prefix}{mantissa}e-{str(-point).rjust(negative_width, '0')}"
+    return f"{prefix}{mantissa}e+{str(point).rjust(2, '0')}"
+
+
 def format_go_float(value: float) -> str:
     """Go encoding/json's float64 spelling (shortest digits, 'e' form outside [1e-6, 1e21))."""
     if math.isnan(value) or math.isinf(value):
@@ -164,19 +182,9 @@ def format_go_float(value: float) -> str:
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
     magnitude = abs(value)
-    sign, digits, exponent = Decimal(repr(value)).as_tuple()
-    assert isinstance(exponent, int)
-    digit_text = "".join(map(str, digits)).rstrip("0") or "0"
-    # exponent of the leading digit in scientific notation
-    point = len(digits) + exponent - 1
-    prefix = "-" if sign else ""
+    prefix, digit_text, point = _shortest_digits(value)
     if magnitude < 1e-6 or magnitude >= 1e21:
-        mantissa = digit_text[0] + ("." + digit_text[1:] if len(digit_text) > 1 else "")
-        exp_sign = "-" if point < 0 else "+"
-        exp_digits = str(abs(point))
-        if exp_sign == "+" and len(exp_digits) < 2:
-            exp_digits = "0" + exp_digits
-        return f"{prefix}{mantissa}e{exp_sign}{exp_digits}"
+        return _exponent_form(prefix, digit_text, point, negative_width=1)
     if point >= 0:
         integer_part = digit_text[: point + 1].ljust(point + 1, "0")
         fraction = digit_text[point + 1 :]
@@ -194,33 +202,7 @@ def format_go_sprint_float(value: float) -> str:
         return "+Inf" if value > 0 else "-Inf"
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
-    sign, digits, exponent = Decimal(repr(value)).as_tuple()
-    assert isinstance(exponent, int)
-    digit_text = "".join(map(str, digits)).rstrip("0") or "0"
-    point = len(digits) + exponent - 1
+    prefix, digit_text, point = _shortest_digits(value)
     if point < -4 or point >= 6:
-        mantissa = digit_text[0] + ("." + digit_text[1:] if len(digit_text) > 1 else "")
-        exp_digits = str(abs(point)).rjust(2, "0")
-        return f"{'-' if sign else ''}{mantissa}e{'-' if point < 0 else '+'}{exp_digits}"
+        return _exponent_form(prefix, digit_text, point, negative_width=2)
     return format_go_float(value)
-
-
-def go_sprint(value: object) -> str:
-    """A decoded JSON value as Zero's TUI turns it into text (fmt.Sprint; objects as JSON)."""
-    from zero_tui.store.gojson import JSONNumber, marshal
-
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, JSONNumber):
-        return value.text  # Go could not decode it into a float64 at all
-    if isinstance(value, int | float):
-        # encoding/json decodes every number into a float64 before fmt.Sprint sees it
-        try:
-            return format_go_sprint_float(float(value))
-        except OverflowError:
-            return str(value)
-    return marshal(value).decode("utf-8")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,9 +110,6 @@ class Metadata:
     def is_resumable_kind(self) -> bool:
         return self.session_kind in RESUMABLE_KINDS
 
-    def replace(self, **changes: Any) -> Metadata:
-        return dataclasses.replace(self, **changes)
-
     def to_json_bytes(self) -> bytes:
         """Exactly Zero's metadata.json: json.MarshalIndent(meta, "", "  ") plus a newline."""
         lines = _indented_object(self, _METADATA_FIELDS, "")
@@ -213,10 +209,7 @@ def _decode_struct(
             elif isinstance(value, JSONObject):
                 values[attribute] = Goal(**_decode_struct(value, _GOAL_FIELDS, "Goal"))
             else:
-                raise GoJSONError(
-                    f"cannot unmarshal {gojson.go_type_name(value)} into Go struct field "
-                    f"{where} of type sessions.Goal"
-                )
+                raise gojson.field_type_error(gojson.go_type_name(value), where, "sessions.Goal")
         elif kind in "sS":
             values[attribute] = gojson.as_go_string(value, where, "")
         else:

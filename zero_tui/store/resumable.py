@@ -10,11 +10,11 @@ from typing import Any
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
+from zero_tui.store.gojson import go_sprint
 from zero_tui.store.gotext import (
     atoi,
     clean_path,
     equal_fold,
-    go_sprint,
     trim_space,
     trim_space_bytes,
 )

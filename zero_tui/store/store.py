@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import itertools
 import os
 import re
@@ -14,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 try:
     import fcntl
@@ -27,7 +27,7 @@ from zero_tui.store.errors import SessionBusyError, StoreError
 from zero_tui.store.events import decode_line, parse_log, rehydrate
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import clean_path, trim_space, trim_space_bytes
-from zero_tui.store.models import Event, Metadata
+from zero_tui.store.models import Event, Goal, Metadata
 
 METADATA_FILE = "metadata.json"
 EVENTS_FILE = "events.jsonl"
@@ -88,7 +88,11 @@ def _system_clock() -> datetime:
 
 
 def default_root(env: Mapping[str, str] | None = None) -> Path:
-    """Zero's DefaultRoot: $XDG_DATA_HOME/zero/sessions, else $HOME/.local/share/zero/sessions."""
+    """Zero's DefaultRoot: $XDG_DATA_HOME/zero/sessions, else $HOME/.local/share/zero/sessions.
+
+    Zero's rule on every platform, not platformdirs' (zero_tui.paths): the Go agent writes
+    here, and on macOS platformdirs' data dir would be ~/Library/Application Support.
+    """
     environ = os.environ if env is None else env
     data_home = trim_space(environ.get("XDG_DATA_HOME", ""))
     home = trim_space(environ.get("HOME", ""))
@@ -368,31 +372,79 @@ class SessionStore:
         nanos = int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
         return f"zero_{moment.strftime('%Y%m%d%H%M%S')}_{nanos}_{next(self._counter)}"
 
-    def create(self, session_id: str | None = None, **fields: Any) -> Metadata:
-        """Zero's Create: a new session directory with its metadata and an empty log."""
+    def create(
+        self,
+        session_id: str | None = None,
+        *,
+        title: str = "",
+        cwd: str = "",
+        model_id: str = "",
+        provider: str = "",
+        session_kind: str = "",
+        tag: str = "",
+        depth: int = 0,
+        parent_session_id: str = "",
+        root_session_id: str = "",
+        agent_name: str = "",
+        task_id: str = "",
+        forked_from_event_id: str = "",
+        forked_from_sequence: int = 0,
+        spawned_from_event_id: str = "",
+        spawned_from_sequence: int = 0,
+        spec_id: str = "",
+        spec_file_path: str = "",
+        spec_status: str = "",
+        spec_draft_model_id: str = "",
+        spec_draft_reasoning: str = "",
+        spec_user_comment: str = "",
+        spec_reject_reason: str = "",
+        spec_source_session_id: str = "",
+        spec_impl_session_id: str = "",
+        goal: Goal | None = None,
+    ) -> Metadata:
+        """Zero's Create: a new session directory with its metadata and an empty log.
+
+        Every text input but the kind is trimmed, the spec status normalised (store-format
+        §10.1); the times are now, the event count 0.
+        """
         given = session_id or ""
         sid = trim_space(given) or self._generate_id()
         if not valid_session_id(sid):
             raise invalid_id_error(given)
-        depth = int(fields.get("depth", 0))
         if depth < 0:
             raise StoreError(f"invalid zero session depth {depth}")
-        unknown = set(fields) - set(Metadata.__dataclass_fields__)
-        if unknown:
-            raise TypeError(f"unknown metadata fields: {', '.join(sorted(unknown))}")
-        values: dict[str, Any] = {}
-        for name, value in fields.items():
-            if name in ("session_kind", "goal") or not isinstance(value, str):
-                values[name] = value
-            else:
-                values[name] = trim_space(value)
-        if "spec_status" in values:
-            status = values["spec_status"].lower()
-            values["spec_status"] = status if status in ("draft", "approved", "rejected") else ""
+        status = trim_space(spec_status).lower()
         timestamp = self.now()
-        values.update(session_id=sid, created_at=timestamp, updated_at=timestamp, event_count=0)
-        values.pop("last_event_type", None)
-        meta = Metadata(**values)
+        meta = Metadata(
+            session_id=sid,
+            session_kind=session_kind,
+            title=trim_space(title),
+            cwd=trim_space(cwd),
+            model_id=trim_space(model_id),
+            provider=trim_space(provider),
+            tag=trim_space(tag),
+            depth=depth,
+            parent_session_id=trim_space(parent_session_id),
+            root_session_id=trim_space(root_session_id),
+            agent_name=trim_space(agent_name),
+            task_id=trim_space(task_id),
+            forked_from_event_id=trim_space(forked_from_event_id),
+            forked_from_sequence=forked_from_sequence,
+            spawned_from_event_id=trim_space(spawned_from_event_id),
+            spawned_from_sequence=spawned_from_sequence,
+            spec_id=trim_space(spec_id),
+            spec_file_path=trim_space(spec_file_path),
+            spec_status=status if status in ("draft", "approved", "rejected") else "",
+            spec_draft_model_id=trim_space(spec_draft_model_id),
+            spec_draft_reasoning=trim_space(spec_draft_reasoning),
+            spec_user_comment=trim_space(spec_user_comment),
+            spec_reject_reason=trim_space(spec_reject_reason),
+            spec_source_session_id=trim_space(spec_source_session_id),
+            spec_impl_session_id=trim_space(spec_impl_session_id),
+            goal=goal,
+            created_at=timestamp,
+            updated_at=timestamp,
+        )
         try:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
@@ -574,7 +626,8 @@ class SessionStore:
                 try:
                     self._write_metadata(
                         session_id,
-                        meta.replace(
+                        dataclasses.replace(
+                            meta,
                             updated_at=last.created_at,
                             event_count=last.sequence,
                             last_event_type=last.type,
@@ -647,7 +700,7 @@ class SessionStore:
                 return meta, False
             if meta.title == trimmed:
                 return meta, True
-            meta = meta.replace(title=trimmed)
+            meta = dataclasses.replace(meta, title=trimmed)
             self._write_metadata(session_id, meta)
             return meta, True
 
@@ -659,7 +712,7 @@ class SessionStore:
             meta = self._metadata_for_update(session_id)
             if meta.model_id == model:
                 return meta
-            meta = meta.replace(model_id=model)
+            meta = dataclasses.replace(meta, model_id=model)
             self._write_metadata(session_id, meta)
             return meta
 

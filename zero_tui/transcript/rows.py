@@ -27,7 +27,8 @@ from enum import StrEnum
 from typing import Any
 
 from zero_tui.store import Event, Metadata, gojson
-from zero_tui.store.gotext import collapse_space, go_sprint, trim_space, truncate_utf8
+from zero_tui.store.gojson import go_sprint
+from zero_tui.store.gotext import collapse_space, trim_space, truncate_utf8
 
 WELCOME_TEXT = "Welcome to Zero. Type /help for commands."
 TOOL_OUTPUT_LIMIT_BYTES = 240

@@ -1,0 +1,41 @@
+"""zero-tui's own directories, with their environment overrides (no Textual import).
+
+Only the cache exists so far (the catalog and the picker's remembered first rows):
+`$ZERO_TUI_CACHE_DIR`, else `$XDG_CACHE_HOME/zero-tui`, else the platform's user cache
+directory: `~/.cache/zero-tui` on Linux, and platformdirs' answer elsewhere
+(`~/Library/Caches/zero-tui` on macOS, `%LOCALAPPDATA%\\zero-tui\\Cache` on Windows). Both
+variables are stripped of surrounding whitespace, and a relative value is used as given
+(relative to the working directory), as before platformdirs, which would ignore it.
+
+Linux's default is the XDG one written out, not asked of platformdirs: its answer is the
+same for a usable HOME, but it would treat an empty or relative HOME differently from how
+zero-tui always has, and importing it costs the subcommands that never load Textual about
+4 ms (Textual imports it anyway).
+
+Zero's session store is not here: its root follows Zero's own rule, byte for byte as the Go
+agent computes it (`zero_tui.store.default_root`), which is not platformdirs' on macOS.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+APP_NAME = "zero-tui"
+CACHE_DIR_VARIABLE = "ZERO_TUI_CACHE_DIR"
+
+
+def default_cache_dir() -> Path:
+    """Where zero-tui keeps what it can rebuild from the store (see the module docstring)."""
+    override = os.environ.get(CACHE_DIR_VARIABLE, "").strip()
+    if override:
+        return Path(override)
+    xdg_cache = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg_cache:
+        return Path(xdg_cache) / APP_NAME
+    if sys.platform == "linux":
+        return Path.home() / ".cache" / APP_NAME
+    import platformdirs  # here, not at the top: see the module docstring
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
