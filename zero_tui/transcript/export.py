@@ -49,17 +49,16 @@ from html import escape as _html_escape
 from typing import Any, BinaryIO
 
 from zero_tui.atomic import write_destination
-from zero_tui.search.rows import event_count_label
 from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
-from zero_tui.store.gotext import clean_path, collapse_space, decode_utf8, trim_space
+from zero_tui.store.gotext import clean_path, decode_utf8, trim_space
+from zero_tui.transcript.export_parts import session_facts, tool_view, turn_excerpt
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import (
     Row,
     RowBuilder,
     RowKind,
-    ToolInfo,
     collapse_for_display,
     resume_card,
 )
@@ -497,127 +496,12 @@ def json_pieces(events: Iterable[Event]) -> Iterator[str]:
     yield "[]\n" if separator == "[\n  " else "\n]\n"
 
 
-# --- shared by md and html ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Fact:
-    label: str
-    value: str
-    code: bool = False
-
-
-def session_facts(meta: Metadata, event_count: int) -> list[Fact]:
-    """The header facts of an md/html export (empty values left out)."""
-    events = event_count_label(event_count, meta.event_count)
-    facts = [
-        Fact("Session", meta.session_id, code=True),
-        Fact("Kind", meta.session_kind),
-        Fact("Workspace", meta.cwd, code=True),
-        Fact("Model", meta.model_id, code=True),
-        Fact("Provider", meta.provider),
-        Fact("Parent", meta.parent_session_id, code=True),
-        Fact("Created", meta.created_at),
-        Fact("Updated", meta.updated_at),
-        Fact("Events", events),
-    ]
-    if meta.goal is not None:
-        facts.append(Fact("Goal", f"{meta.goal.status} — {meta.goal.objective}"))
-    return [fact for fact in facts if trim_space(fact.value)]
+# --- rows for md and html ------------------------------------------------------------------
 
 
 def display_rows(events: Iterable[Event]) -> list[Row]:
     """The rows a transcript shows for these events (§6.2 mapping, §6.3 display collapse)."""
     return collapse_for_display(build_rows(events))
-
-
-def turn_excerpt(text: str, limit: int = 60) -> str:
-    """The first non-blank line of a prompt, whitespace collapsed, cut to `limit` chars."""
-    for line in sanitize_text(text).split("\n"):
-        collapsed = collapse_space(line)
-        if collapsed:
-            return collapsed if len(collapsed) <= limit else collapsed[: limit - 1] + "…"
-    return ""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolView:
-    """A tool card's parts, for md and html alike."""
-
-    name: str
-    status: str
-    target: str
-    secondary: str
-    arguments: str
-    argument_fields: tuple[tuple[str, str], ...]
-    output: str
-    output_is_diff: bool
-    changed_files: tuple[str, ...]
-    meta: tuple[tuple[str, str], ...]
-    notes: tuple[str, ...]
-
-    @property
-    def failed(self) -> bool:
-        return self.status not in ("ok", "no result")
-
-
-_DIFF_START = re.compile(r"(?:--- |\+\+\+ |@@ |diff )")
-
-
-def pretty_arguments(raw: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Tool arguments (a JSON string) for reading: (JSON text, ()) or ("", fields).
-
-    Short arguments stay as recorded. Long ones are indented — or, when they are an object
-    with a multi-line string (file contents, patches), split into (name, value) fields so
-    the text reads as text rather than as one JSON string full of `\\n`.
-    """
-    text = trim_space(raw)
-    if len(text) <= 80 or text in ("{}", ""):
-        return ("" if text == "{}" else text), ()
-    try:
-        decoded = json.loads(text)
-        if isinstance(decoded, dict) and any(
-            isinstance(value, str) and "\n" in value for value in decoded.values()
-        ):
-            fields = tuple(
-                (key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
-                for key, value in decoded.items()
-            )
-            return "", fields
-        if isinstance(decoded, dict | list):
-            return json.dumps(decoded, ensure_ascii=False, indent=2), ()
-    except (ValueError, RecursionError):  # not JSON, or nested too deep to re-indent
-        pass
-    return text, ()
-
-
-def tool_view(row: Row) -> ToolView:
-    info = row.tool_info or ToolInfo(name=row.tool or "unknown", call_id=row.id)
-    if row.kind is RowKind.TOOL_CALL:
-        status, output, target, secondary = "no result", "", row.detail, row.arg
-    else:
-        status = row.status or "ok"
-        output = info.display_preview or info.output
-        target, secondary = info.target, info.secondary
-    arguments, argument_fields = pretty_arguments(info.arguments)
-    notes = []
-    if info.truncated:
-        notes.append("output truncated by Zero")
-    if info.redacted:
-        notes.append("output redacted by Zero")
-    return ToolView(
-        name=row.tool or info.name or "unknown",
-        status=status,
-        target=target,
-        secondary=secondary,
-        arguments=arguments,
-        argument_fields=argument_fields,
-        output=output,
-        output_is_diff=bool(info.display_preview) and bool(_DIFF_START.match(output)),
-        changed_files=tuple(info.changed_files),
-        meta=tuple(sorted(info.meta.items())),
-        notes=tuple(notes),
-    )
 
 
 # --- md ------------------------------------------------------------------------------------------
@@ -860,6 +744,7 @@ def iter_export(
     rows = display_rows(events)
     if chosen is ExportFormat.MD:
         return _chunked(_md_pieces(meta, count, rows, notice))
+    # imported here: loading markdown-it.rs would slow `show` and the other formats down
     from zero_tui.transcript.export_html import html_pieces
 
     return _chunked(html_pieces(meta, count, rows, notice))
