@@ -27,7 +27,8 @@ from typing import Any
 
 from benchmarks.big_session import EVENT_COUNT, SESSION_ID, write_session
 from zero_tui.store import SessionStore
-from zero_tui.transcript.export import EXPORT_FORMATS, export_session
+from zero_tui.transcript.export import export_session
+from zero_tui.transcript.export_formats import EXPORT_FORMATS
 
 BUDGET = 1 / 3
 BUDGETED_FORMATS = ("txt", "md", "json", "html")

@@ -29,11 +29,8 @@ from zero_tui.atomic import AtomicWriteError, write_atomic
 from zero_tui.cli import main
 from zero_tui.store import Event, SessionStore
 from zero_tui.transcript.export import (
-    ExportFormat,
-    ExportFormatError,
     default_export_name,
     export_session,
-    format_for_path,
     gc_paused,
     json_event,
     load_export_events,
@@ -44,6 +41,7 @@ from zero_tui.transcript.export import (
     render_export,
     resolve_export_path,
 )
+from zero_tui.transcript.export_formats import ExportFormat, ExportFormatError, format_for_path
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 
 GOLDEN = Path(__file__).parent / "golden"

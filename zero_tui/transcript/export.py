@@ -44,7 +44,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from html import escape as _html_escape
 from typing import Any, BinaryIO
 
@@ -53,6 +52,7 @@ from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
 from zero_tui.store.gotext import clean_path, decode_utf8, trim_space
+from zero_tui.transcript.export_formats import ExportFormat, format_for_path, parse_format
 from zero_tui.transcript.export_parts import session_facts, tool_view, turn_excerpt
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import (
@@ -69,24 +69,6 @@ CHUNK_CHARS = 1 << 20
 DEFAULT_NAME_PREFIX = "zero-transcript-"
 
 
-class ExportFormat(StrEnum):
-    TXT = "txt"
-    MD = "md"
-    JSON = "json"
-    HTML = "html"
-
-
-EXPORT_FORMATS: tuple[str, ...] = tuple(member.value for member in ExportFormat)
-_FORMAT_BY_EXTENSION = {
-    ".txt": ExportFormat.TXT,
-    ".md": ExportFormat.MD,
-    ".markdown": ExportFormat.MD,
-    ".json": ExportFormat.JSON,
-    ".html": ExportFormat.HTML,
-    ".htm": ExportFormat.HTML,
-}
-
-
 @dataclass(frozen=True, slots=True)
 class ExportResult:
     """What `export_session` wrote: the final path, the format, and the fallback notice."""
@@ -99,38 +81,6 @@ class ExportResult:
 
 
 # --- where and what ------------------------------------------------------------------------
-
-
-def parse_format(value: ExportFormat | str) -> ExportFormat:
-    """`txt`, `md`, `json` or `html` (any case); ExportFormatError otherwise."""
-    try:
-        return ExportFormat(str(value).strip().lower())
-    except ValueError:
-        raise ExportFormatError(
-            f"unknown export format {value!r} (choose from {', '.join(EXPORT_FORMATS)})"
-        ) from None
-
-
-class ExportFormatError(ValueError):
-    """The format cannot be told: an unknown `--format`, or an unknown extension without one."""
-
-
-def format_for_path(path: str) -> ExportFormat:
-    """The format a file name asks for by its extension; no extension means txt (Zero's).
-
-    ExportFormatError for any other extension (`x.pdf`): writing text into a file named as
-    something else is never what was meant.
-    """
-    extension = os.path.splitext(path)[1]
-    if not extension:
-        return ExportFormat.TXT
-    found = _FORMAT_BY_EXTENSION.get(extension.lower())
-    if found is None:
-        raise ExportFormatError(
-            f"cannot tell the export format from the extension {extension!r}: use .txt, .md,"
-            f" .json or .html, or choose the format ({'|'.join(EXPORT_FORMATS)})"
-        )
-    return found
 
 
 def default_export_name(fmt: ExportFormat | str, now: datetime) -> str:
