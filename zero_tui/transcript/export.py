@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape as _html_escape
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, assert_never
 
 from zero_tui.atomic import write_destination
 from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson
@@ -237,12 +237,34 @@ def _chunked(pieces: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[bytes]:
 
 # --- txt: Zero's format -----------------------------------------------------------------------
 
-_TXT_PREFIXES = {
-    RowKind.USER: "you: ",
-    RowKind.ASSISTANT: "zero: ",
-    RowKind.SYSTEM: "· ",
-    RowKind.ERROR: "error: ",
-}
+_SYSTEM_PREFIX = "· "
+
+
+def _txt_prefix(kind: RowKind) -> str | None:
+    """The prefix of a row's block in Zero's format; None: the row is not exported."""
+    match kind:
+        case RowKind.USER:
+            return "you: "
+        case RowKind.ASSISTANT:
+            return "zero: "
+        case RowKind.SYSTEM | RowKind.SUMMARY | RowKind.FORK | RowKind.PEER | RowKind.CARD:
+            return _SYSTEM_PREFIX  # Zero's system rows
+        case RowKind.ERROR:
+            return "error: "
+        case (
+            RowKind.WELCOME
+            | RowKind.TOOL_CALL
+            | RowKind.TOOL_RESULT
+            | RowKind.PERMISSION
+            | RowKind.ASK_USER
+            | RowKind.SPECIALIST
+        ):
+            return None
+        case _:
+            assert_never(kind)
+
+
+_TXT_PREFIXES = {kind: _txt_prefix(kind) for kind in RowKind}
 # Only these events can give user/assistant/system/error rows; leaving the others out of the
 # builder gives the same rows for them (tool, permission and specialist state never touches a
 # message row) at a fraction of the cost.
@@ -271,9 +293,9 @@ def build_rows(events: Iterable[Event]) -> list[Row]:
 
 
 def _txt_pieces(meta: Metadata, events: Iterable[Event], card: Sequence[str]) -> Iterator[str]:
-    yield txt_block(_TXT_PREFIXES[RowKind.SYSTEM], "\n".join(card))
+    yield txt_block(_SYSTEM_PREFIX, "\n".join(card))
     for row in build_rows(event for event in events if event.type in _TXT_EVENT_TYPES):
-        prefix = _TXT_PREFIXES.get(row.kind)
+        prefix = _TXT_PREFIXES[row.kind]
         if prefix is not None:
             yield txt_block(prefix, row.text)
 
@@ -616,29 +638,39 @@ def _md_tool(row: Row) -> str:
 
 
 def _md_row(row: Row) -> str:
-    kind = row.kind
-    if kind is RowKind.USER:
-        block = "**You**\n\n" + _md_quote(md_markdown(row.text)) + "\n\n"
-        if not row.attachments.empty:
-            block += f"*{md_inline(row.attachments.label())}*\n\n"
-        return block
-    if kind is RowKind.ASSISTANT:
-        return "**Zero**\n\n" + md_markdown(row.text) + "\n\n"
-    if kind is RowKind.ERROR:
-        return "**Error:** " + _md_lines(row.text) + "\n\n"
-    if kind in (RowKind.TOOL_CALL, RowKind.TOOL_RESULT):
-        return _md_tool(row)
-    if kind is RowKind.SYSTEM and row.is_summary:
-        heading = "**Summary of the earlier conversation** (compaction summary)"
-        return _md_quote(heading + "\n\n" + md_markdown(row.text)) + "\n\n"
+    match row.kind:
+        case RowKind.USER:
+            block = "**You**\n\n" + _md_quote(md_markdown(row.text)) + "\n\n"
+            if not row.attachments.empty:
+                block += f"*{md_inline(row.attachments.label())}*\n\n"
+            return block
+        case RowKind.ASSISTANT:
+            return "**Zero**\n\n" + md_markdown(row.text) + "\n\n"
+        case RowKind.ERROR:
+            return "**Error:** " + _md_lines(row.text) + "\n\n"
+        case RowKind.TOOL_CALL | RowKind.TOOL_RESULT:
+            return _md_tool(row)
+        case RowKind.SUMMARY:
+            heading = "**Summary of the earlier conversation** (compaction summary)"
+            return _md_quote(heading + "\n\n" + md_markdown(row.text)) + "\n\n"
+        case RowKind.SYSTEM | RowKind.FORK | RowKind.PEER | RowKind.CARD:
+            if not trim_space(sanitize_text(row.text)):
+                return ""
+            return _md_quote(_md_lines(row.text)) + "\n\n"
+        case RowKind.WELCOME | RowKind.PERMISSION | RowKind.ASK_USER | RowKind.SPECIALIST:
+            return _md_event(row)
+        case _:
+            assert_never(row.kind)
+
+
+def _md_event(row: Row) -> str:
+    """A label line, then the details (a permission's decision, the questions asked…)."""
     if not trim_space(sanitize_text(row.text)):
         return ""
-    if kind is RowKind.SYSTEM:
-        return _md_quote(_md_lines(row.text)) + "\n\n"
-    # permission, ask_user, specialist: a label line, then the details
     block = f"*{md_inline(row.text)}*"
-    if trim_space(row.detail):
-        block += "  \n" + _md_lines(row.detail)
+    detail = row.detail
+    if trim_space(detail):
+        block += "  \n" + _md_lines(detail)
     return block + "\n\n"
 
 

@@ -105,13 +105,13 @@ def pretty_arguments(raw: str) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 
 def tool_view(row: Row) -> ToolView:
-    info = row.tool_info or ToolInfo(name=row.tool or "unknown", call_id=row.id)
+    """The parts of a tool call's or a tool result's card."""
+    info = row.tool_info or ToolInfo(name="unknown", call_id=row.id)
     if row.kind is RowKind.TOOL_CALL:
-        status, output, target, secondary = "no result", "", row.detail, row.arg
+        status, output = "no result", ""
     else:
-        status = row.status or "ok"
+        status = info.status or "ok"
         output = info.display_preview or info.output
-        target, secondary = info.target, info.secondary
     arguments, argument_fields = pretty_arguments(info.arguments)
     notes = []
     if info.truncated:
@@ -119,10 +119,10 @@ def tool_view(row: Row) -> ToolView:
     if info.redacted:
         notes.append("output redacted by Zero")
     return ToolView(
-        name=row.tool or info.name or "unknown",
+        name=info.name or "unknown",
         status=status,
-        target=target,
-        secondary=secondary,
+        target=info.target,
+        secondary=info.secondary,
         arguments=arguments,
         argument_fields=argument_fields,
         output=output,

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import ClassVar
+from typing import ClassVar, assert_never
 
 from markdown_it import MarkdownIt
 from rich.cells import cell_len
@@ -749,58 +749,95 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         return strips
 
     def _renderable(self, row: Row, position: int) -> RenderableType | _Marked:
+        match row.kind:
+            case RowKind.USER:
+                return self._prompt(row)
+            case RowKind.ASSISTANT:
+                return self._answer(row)
+            case RowKind.ERROR:
+                return self._error(row)
+            case RowKind.TOOL_CALL | RowKind.TOOL_RESULT:
+                return self._tool_card(row, position)
+            case RowKind.PERMISSION:
+                return self._permission(row)
+            case RowKind.ASK_USER:
+                return self._question(row)
+            case RowKind.SPECIALIST:
+                return self._specialist(row)
+            case RowKind.CARD:
+                return self._card(row)
+            case RowKind.SUMMARY:
+                return self._summary(row)
+            case RowKind.FORK:
+                return self._fork_marker(row)
+            case RowKind.SYSTEM | RowKind.PEER | RowKind.WELCOME:
+                return self._note(row)
+            case _:
+                assert_never(row.kind)
+
+    def _prompt(self, row: Row) -> _Marked:
+        body = Text(sanitize_text(row.text), style=self._style("user"))
+        if not row.attachments.empty:
+            body.append("\n" + row.attachments.label(), style=self._style("dim"))
+        return _marked(USER_MARKER, body, self._style("user"))
+
+    def _answer(self, row: Row) -> _Marked:
         text = sanitize_text(row.text)
-        kind = row.kind
-        if kind is RowKind.USER:
-            body = Text(text, style=self._style("user"))
-            if not row.attachments.empty:
-                body.append("\n" + row.attachments.label(), style=self._style("dim"))
-            return _marked(USER_MARKER, body, self._style("user"))
-        if kind is RowKind.ASSISTANT:
-            # parsing Markdown costs time in proportion to its size: a huge answer stays plain
-            answer: RenderableType = (
-                LiteralMarkdown(text) if len(text) <= MARKDOWN_LIMIT else Text(text)
-            )
-            return _marked("● ", answer, self._style("assistant"))
-        if kind is RowKind.ERROR:
-            return _marked(
-                "✖ ", Text("error: " + text, style=self._style("error")), self._style("error")
-            )
-        if is_tool_card(row):
-            return self._tool_card(row, position)
-        if kind is RowKind.PERMISSION:
-            line = Text(text, style=self._style("permission"))
-            if row.detail:
-                line.append("  " + sanitize_line(row.detail), style=self._style("dim"))
-            return _marked("⚑ ", line, self._style("permission"))
-        if kind is RowKind.ASK_USER:
-            body = Text(text, style=self._style("ask"))
-            if row.detail:
-                body.append("\n" + sanitize_text(row.detail))
-            return _marked("? ", body, self._style("ask"))
-        if kind is RowKind.SPECIALIST:
-            body = Text(text, style=self._style("specialist"))
-            if row.detail:
-                body.append("\n" + sanitize_text(row.detail), style=self._style("dim"))
-            return _marked("◆ ", body, self._style("specialist"))
-        if row.is_card:
-            first, _, rest = text.partition("\n")
-            return Panel(
-                Text(rest),
-                title=Text(first, style=self._style("card")),
-                title_align="left",
-                border_style=self._style("card"),
-            )
-        if row.is_summary:
-            return Panel(
-                LiteralMarkdown(text),
-                title=Text("summary of earlier conversation", style=self._style("summary")),
-                title_align="left",
-                border_style=self._style("summary"),
-            )
-        if row.is_fork_marker:
-            return Rule(Text(text, style=self._style("system")), style=self._style("dim"))
-        return _marked("· ", Text(text, style=self._style("system")), self._style("system"))
+        # parsing Markdown costs time in proportion to its size: a huge answer stays plain
+        answer: RenderableType = (
+            LiteralMarkdown(text) if len(text) <= MARKDOWN_LIMIT else Text(text)
+        )
+        return _marked("● ", answer, self._style("assistant"))
+
+    def _error(self, row: Row) -> _Marked:
+        text = "error: " + sanitize_text(row.text)
+        return _marked("✖ ", Text(text, style=self._style("error")), self._style("error"))
+
+    def _permission(self, row: Row) -> _Marked:
+        line = Text(sanitize_text(row.text), style=self._style("permission"))
+        detail = row.detail
+        if detail:
+            line.append("  " + sanitize_line(detail), style=self._style("dim"))
+        return _marked("⚑ ", line, self._style("permission"))
+
+    def _question(self, row: Row) -> _Marked:
+        body = Text(sanitize_text(row.text), style=self._style("ask"))
+        detail = row.detail
+        if detail:
+            body.append("\n" + sanitize_text(detail))
+        return _marked("? ", body, self._style("ask"))
+
+    def _specialist(self, row: Row) -> _Marked:
+        body = Text(sanitize_text(row.text), style=self._style("specialist"))
+        detail = row.detail
+        if detail:
+            body.append("\n" + sanitize_text(detail), style=self._style("dim"))
+        return _marked("◆ ", body, self._style("specialist"))
+
+    def _card(self, row: Row) -> Panel:
+        first, _, rest = sanitize_text(row.text).partition("\n")
+        return Panel(
+            Text(rest),
+            title=Text(first, style=self._style("card")),
+            title_align="left",
+            border_style=self._style("card"),
+        )
+
+    def _summary(self, row: Row) -> Panel:
+        return Panel(
+            LiteralMarkdown(sanitize_text(row.text)),
+            title=Text("summary of earlier conversation", style=self._style("summary")),
+            title_align="left",
+            border_style=self._style("summary"),
+        )
+
+    def _fork_marker(self, row: Row) -> Rule:
+        text = Text(sanitize_text(row.text), style=self._style("system"))
+        return Rule(text, style=self._style("dim"))
+
+    def _note(self, row: Row) -> _Marked:
+        text = Text(sanitize_text(row.text), style=self._style("system"))
+        return _marked("· ", text, self._style("system"))
 
     def _output_text(self, lines: list[str], *, preview: bool) -> Text:
         """Tool output, with the added and removed lines of a diff coloured."""
@@ -822,8 +859,8 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     def _tool_card(self, row: Row, position: int) -> RenderableType:
         info = row.tool_info
         expanded = position in self._expanded
-        name = sanitize_line(info.name if info else row.tool)
-        target = sanitize_line(info.target if info else row.detail)
+        name = sanitize_line(row.tool)
+        target = sanitize_line(info.target if info else "")
         is_result = row.kind is RowKind.TOOL_RESULT
         status = row.status if is_result else "no result"
         status_style = self._style("tool-error" if status == "error" else "tool-ok")
@@ -882,7 +919,7 @@ def _estimate_height(row: Row, width: int) -> int:
         return len(text) // max(1, width) + 2
     usable = max(1, width - GUTTER)
     lines = sum(1 + len(line) // usable for line in text.split("\n"))
-    if row.is_card or row.is_summary:
+    if row.kind in (RowKind.CARD, RowKind.SUMMARY):
         lines += 2
     if row.kind is RowKind.ASSISTANT:
         lines += text.count("```")
