@@ -621,6 +621,17 @@ def _specialist_detail(info: SpecialistInfo) -> str:
     return "\n".join(lines)
 
 
+def _tool_call_id(payload: Mapping[str, Any]) -> str:
+    return _first_non_blank(payload_string(payload, "toolCallId"), payload_string(payload, "id"))
+
+
+def _tool_info(payload: Mapping[str, Any]) -> ToolInfo:
+    """The name and call id of a tool call or result (what both have)."""
+    return ToolInfo(
+        name=payload_string(payload, "name") or "unknown", call_id=_tool_call_id(payload)
+    )
+
+
 # --- the builder --------------------------------------------------------------------------
 
 
@@ -682,8 +693,10 @@ class RowBuilder:
         sequence = event.sequence
         if event_type == "message":
             return self._add_message(payload, sequence, order)
-        if event_type in ("tool_call", "tool_result"):
-            return self._add_tool_event(event_type, payload, sequence, order)
+        if event_type == "tool_call":
+            return self._add_tool_call(payload, sequence, order)
+        if event_type == "tool_result":
+            return self._add_tool_result(payload, sequence, order)
         if event_type in ("permission", "permission_request", "permission_decision"):
             permission = permission_from_payload(payload)
             if not permission_is_noteworthy(permission):
@@ -762,43 +775,34 @@ class RowBuilder:
 
     # -- tools --
 
-    def _add_tool_event(
-        self, event_type: str, payload: dict[str, Any], sequence: int, order: int
-    ) -> int | None:
-        name = payload_string(payload, "name") or "unknown"
-        call_id = _first_non_blank(
-            payload_string(payload, "toolCallId"), payload_string(payload, "id")
+    def _add_tool_call(self, payload: dict[str, Any], sequence: int, order: int) -> int | None:
+        info = _tool_info(payload)
+        info.arguments = payload_string(payload, "arguments")
+        info.target, info.secondary = argument_hints(info.arguments)
+        info.call_sequence = sequence
+        row = self._row(
+            RowKind.TOOL_CALL, "tool call: " + info.name, sequence, order, tool_info=info
         )
-        info = ToolInfo(name=name, call_id=call_id)
-        if event_type == "tool_call":
-            info.arguments = payload_string(payload, "arguments")
-            info.target, info.secondary = argument_hints(info.arguments)
-            info.call_sequence = sequence
-            row = self._row(
-                RowKind.TOOL_CALL,
-                "tool call: " + name,
-                sequence,
-                order,
-                tool_info=info,
-            )
-        else:
-            info.status = payload_string(payload, "status") or "ok"
-            info.output = payload_string(payload, "output")
-            info.display_preview = payload_string(payload, "displayPreview")
-            info.meta = _string_map(payload, "meta")
-            info.changed_files = _string_list(payload, "changedFiles")
-            info.change_summaries = _change_summaries(payload, "changeSummaries")
-            info.truncated = _payload_bool(payload, "truncated")
-            info.redacted = _payload_bool(payload, "redacted")
-            info.result_sequence = sequence
-            text = f"tool result: {name} {info.status} {truncate_tool_output(info.output)}"
-            row = self._row(
-                RowKind.TOOL_RESULT,
-                text,
-                sequence,
-                order,
-                tool_info=info,
-            )
+        return self._add_tool_row(row, info.call_id)
+
+    def _add_tool_result(self, payload: dict[str, Any], sequence: int, order: int) -> int | None:
+        info = _tool_info(payload)
+        info.status = payload_string(payload, "status") or "ok"
+        info.output = payload_string(payload, "output")
+        info.display_preview = payload_string(payload, "displayPreview")
+        info.meta = _string_map(payload, "meta")
+        info.changed_files = _string_list(payload, "changedFiles")
+        info.change_summaries = _change_summaries(payload, "changeSummaries")
+        info.truncated = _payload_bool(payload, "truncated")
+        info.redacted = _payload_bool(payload, "redacted")
+        info.result_sequence = sequence
+        text = f"tool result: {info.name} {info.status} {truncate_tool_output(info.output)}"
+        row = self._row(RowKind.TOOL_RESULT, text, sequence, order, tool_info=info)
+        return self._add_tool_row(row, info.call_id)
+
+    def _add_tool_row(self, row: Row, call_id: str) -> int | None:
+        """Keep a call's or a result's row as a candidate of its call id; append it if
+        `_admit_tool_row` lets it in."""
         candidate = _ToolCandidate(row)
         if call_id:
             self._tool_candidates.setdefault(call_id, []).append(candidate)
@@ -947,10 +951,6 @@ def rows_from_events(events: Iterable[Event]) -> list[Row]:
 def _call_link(call_id: str) -> str:
     # Row ids are `id` or `id#k`, so ids that could collide share what precedes the first '#'.
     return "call:" + call_id.partition("#")[0] if call_id else ""
-
-
-def _tool_call_id(payload: Mapping[str, Any]) -> str:
-    return _first_non_blank(payload_string(payload, "toolCallId"), payload_string(payload, "id"))
 
 
 def _is_unnamed_call(event: Event) -> bool:
