@@ -6,6 +6,7 @@ with `ZERO_TUI_UPDATE_GOLDEN=1 pytest tests/test_export.py` and review the diff.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -31,6 +32,7 @@ from zero_tui.store import Event, SessionStore
 from zero_tui.transcript.export import (
     default_export_name,
     export_session,
+    export_to_stream,
     gc_paused,
     json_event,
     load_export_events,
@@ -448,6 +450,40 @@ def test_gc_paused_restores_the_collector() -> None:
         assert not gc.isenabled()  # it was off before: it stays off
     finally:
         gc.enable()
+
+
+class _CollectorWatch(io.BytesIO):
+    """A binary stream that notes whether the collector was on at each write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.collector_on: list[bool] = []
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        import gc
+
+        self.collector_on.append(gc.isenabled())
+        return super().write(data)
+
+
+def test_an_export_leaves_the_collector_on_and_the_cli_pauses_it(
+    store: SessionStore, hostile: str, workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the app's worker path: the UI thread keeps its collector
+    stream = _CollectorWatch()
+    export_to_stream(store, hostile, stream, fmt="md")
+    assert stream.collector_on
+    assert all(stream.collector_on)
+    # `zero-tui export ID -o -`: a process of its own, the collector paused while it writes
+    stdout = _CollectorWatch()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(stdout, encoding="utf-8"))
+    args = ["export", hostile, "-o", "-", "--format", "md", "--store", str(store.root)]
+    assert main([*args, "--cwd", workspace]) == 0
+    assert stdout.collector_on
+    assert not any(stdout.collector_on)
+    import gc
+
+    assert gc.isenabled()
 
 
 def md_viewer_html(markdown: str) -> str:

@@ -283,7 +283,12 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.atomic import AtomicWriteError
-    from zero_tui.transcript.export import ExportResult, export_session, export_to_stream
+    from zero_tui.transcript.export import (
+        ExportResult,
+        export_session,
+        export_to_stream,
+        gc_paused,
+    )
     from zero_tui.transcript.export_formats import ExportFormatError
 
     store = _store(args)
@@ -291,18 +296,19 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     to_stdout = args.output == "-"
     result: ExportResult
     try:
-        if to_stdout:
-            out.flush()
-            result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
-        else:
-            result = export_session(
-                store,
-                session_id,
-                fmt=args.format,
-                path=args.output,
-                workspace=_workspace(args),
-                now=datetime.now().astimezone(),
-            )
+        with gc_paused():  # this process does nothing else meanwhile
+            if to_stdout:
+                out.flush()
+                result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
+            else:
+                result = export_session(
+                    store,
+                    session_id,
+                    fmt=args.format,
+                    path=args.output,
+                    workspace=_workspace(args),
+                    now=datetime.now().astimezone(),
+                )
     except ExportFormatError as error:
         raise UsageError(str(error)) from None
     except AtomicWriteError as error:
