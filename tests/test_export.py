@@ -984,13 +984,11 @@ def test_the_fast_markdown_renderer_matches_markdown_it_py_on_real_answers(
 ) -> None:
     """markdown-it.rs renders what markdown-it-py (the CommonMark preset, raw HTML off,
     tables and strikethrough on, images as links) renders, on every demo answer."""
-    from markdown_it import MarkdownIt
-
     from zero_tui.demo import build_demo_store
     from zero_tui.transcript.export_html import markdown_html
+    from zero_tui.transcript.markdown_parser import markdown_parser
 
-    reference = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    reference.enable(["table", "strikethrough"])
+    reference = markdown_parser()
     demo = build_demo_store(tmp_path / "zero" / "sessions")
     store = SessionStore(demo.root)
     texts = [

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, assert_never
 
-from markdown_it import MarkdownIt
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -37,6 +36,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from zero_tui.transcript.log_index import LogIndex, chunk_rows
+from zero_tui.transcript.markdown_parser import markdown_parser
 from zero_tui.transcript.rows import LogFacts, Row, RowKind
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 from zero_tui.widgets.ordered_keys import OrderedKeys, hand_over
@@ -63,10 +63,11 @@ class LiteralMarkdown(Markdown):
     """Rich's Markdown with raw HTML read as text: `<script>` in an answer shows as written.
 
     Rich parses with markdown-it's default preset, which takes `<tag>` as HTML and then drops
-    it; session text is data, so HTML blocks and inline tags stay literal (as in the exports).
+    it; session text is data, so HTML blocks and inline tags stay literal (`markdown_parser`,
+    as in the live turn and the exports).
     """
 
-    _parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+    _parser = markdown_parser()
 
     def __init__(self, markup: str) -> None:
         super().__init__("")
