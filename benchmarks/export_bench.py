@@ -27,7 +27,8 @@ from typing import Any
 
 from benchmarks.big_session import EVENT_COUNT, SESSION_ID, write_session
 from zero_tui.store import SessionStore
-from zero_tui.transcript.export import EXPORT_FORMATS, export_session
+from zero_tui.transcript.export import export_session, gc_paused
+from zero_tui.transcript.export_formats import EXPORT_FORMATS
 
 BUDGET = 1 / 3
 BUDGETED_FORMATS = ("txt", "md", "json", "html")
@@ -64,9 +65,15 @@ def run(
             store.read_events(SESSION_ID)
 
         def export(fmt: str) -> None:
-            exported = export_session(
-                store, SESSION_ID, fmt=fmt, path=f"x.{fmt}", workspace=str(out), now=datetime.now()
-            )
+            with gc_paused():  # as `zero-tui export` runs it (the app's worker does not)
+                exported = export_session(
+                    store,
+                    SESSION_ID,
+                    fmt=fmt,
+                    path=f"x.{fmt}",
+                    workspace=str(out),
+                    now=datetime.now(),
+                )
             sizes[fmt] = exported.size
             Path(exported.path).unlink()
 

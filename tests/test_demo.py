@@ -78,7 +78,7 @@ def test_compacted_session_rehydrates(demo: DemoStore) -> None:
     assert rehydrated[0].id == compaction.id
     assert not {event.id for event in rehydrated} & set(compacted_ids)
     rows = rows_from_events(rehydrated)
-    assert rows[0].is_summary
+    assert rows[0].kind is RowKind.SUMMARY
 
 
 def test_fork_copies_parent_events(demo: DemoStore) -> None:
@@ -131,7 +131,7 @@ def test_demo_covers_the_interesting_rows(demo: DemoStore) -> None:
     kinds = {row.kind for row in all_rows}
     assert {RowKind.USER, RowKind.ASSISTANT, RowKind.ERROR, RowKind.PERMISSION} <= kinds
     assert {RowKind.ASK_USER, RowKind.TOOL_RESULT, RowKind.SYSTEM} <= kinds
-    assert any(row.is_fork_marker for row in all_rows)
+    assert any(row.kind is RowKind.FORK for row in all_rows)
     assert any(row.status == "error" for row in all_rows if row.kind is RowKind.TOOL_RESULT)
     denied = [row for row in all_rows if row.permission and row.permission.action == "deny"]
     assert denied

@@ -6,6 +6,7 @@ with `ZERO_TUI_UPDATE_GOLDEN=1 pytest tests/test_export.py` and review the diff.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -29,11 +30,9 @@ from zero_tui.atomic import AtomicWriteError, write_atomic
 from zero_tui.cli import main
 from zero_tui.store import Event, SessionStore
 from zero_tui.transcript.export import (
-    ExportFormat,
-    ExportFormatError,
     default_export_name,
     export_session,
-    format_for_path,
+    export_to_stream,
     gc_paused,
     json_event,
     load_export_events,
@@ -44,6 +43,7 @@ from zero_tui.transcript.export import (
     render_export,
     resolve_export_path,
 )
+from zero_tui.transcript.export_formats import ExportFormat, ExportFormatError, format_for_path
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -450,6 +450,40 @@ def test_gc_paused_restores_the_collector() -> None:
         assert not gc.isenabled()  # it was off before: it stays off
     finally:
         gc.enable()
+
+
+class _CollectorWatch(io.BytesIO):
+    """A binary stream that notes whether the collector was on at each write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.collector_on: list[bool] = []
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        import gc
+
+        self.collector_on.append(gc.isenabled())
+        return super().write(data)
+
+
+def test_an_export_leaves_the_collector_on_and_the_cli_pauses_it(
+    store: SessionStore, hostile: str, workspace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the app's worker path: the UI thread keeps its collector
+    stream = _CollectorWatch()
+    export_to_stream(store, hostile, stream, fmt="md")
+    assert stream.collector_on
+    assert all(stream.collector_on)
+    # `zero-tui export ID -o -`: a process of its own, the collector paused while it writes
+    stdout = _CollectorWatch()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(stdout, encoding="utf-8"))
+    args = ["export", hostile, "-o", "-", "--format", "md", "--store", str(store.root)]
+    assert main([*args, "--cwd", workspace]) == 0
+    assert stdout.collector_on
+    assert not any(stdout.collector_on)
+    import gc
+
+    assert gc.isenabled()
 
 
 def md_viewer_html(markdown: str) -> str:
@@ -950,13 +984,11 @@ def test_the_fast_markdown_renderer_matches_markdown_it_py_on_real_answers(
 ) -> None:
     """markdown-it.rs renders what markdown-it-py (the CommonMark preset, raw HTML off,
     tables and strikethrough on, images as links) renders, on every demo answer."""
-    from markdown_it import MarkdownIt
-
     from zero_tui.demo import build_demo_store
     from zero_tui.transcript.export_html import markdown_html
+    from zero_tui.transcript.markdown_parser import markdown_parser
 
-    reference = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    reference.enable(["table", "strikethrough"])
+    reference = markdown_parser()
     demo = build_demo_store(tmp_path / "zero" / "sessions")
     store = SessionStore(demo.root)
     texts = [

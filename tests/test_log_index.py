@@ -271,6 +271,22 @@ def test_open_tail_finds_a_compaction_only_among_its_lines(tmp_path: Path) -> No
         assert whole.find_last_compaction() == 1
 
 
+def test_has_compaction_from_tells_a_compaction_from_its_name_in_text(tmp_path: Path) -> None:
+    mention = line(2, "message", {"role": "assistant", "content": "b", "session_compaction": 1})
+    path = write_log(tmp_path, message(1, "user", "a") + mention)
+    with LogIndex.open(path, SID) as index:
+        assert b'"session_compaction"' in index.line_bytes(1)
+        assert not index.has_compaction_from(0)
+        with path.open("ab") as log:
+            log.write(message(3, "user", "b") + compaction(4, "sum", [1]))
+        first_changed = index.refresh().first_changed
+        assert first_changed == 2
+        assert index.has_compaction_from(first_changed)
+        assert index.has_compaction_from(3)
+        assert not index.has_compaction_from(4)  # past the last line
+        assert index.has_compaction_from(-5)  # a negative start reads from line 0
+
+
 def test_position_of_a_sequence_in_the_raw_and_the_rehydrated_order(tmp_path: Path) -> None:
     data = (
         message(1, "user", "a")

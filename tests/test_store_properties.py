@@ -26,7 +26,8 @@ from zero_tui.store import Event, SessionStore, StoreError, gojson
 from zero_tui.store.check import check_store
 from zero_tui.store.events import parse_log
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
-from zero_tui.transcript.export import EXPORT_FORMATS, render_export
+from zero_tui.transcript.export import render_export
+from zero_tui.transcript.export_formats import EXPORT_FORMATS
 from zero_tui.transcript.log_index import LogIndex
 
 UPDATED = "2026-07-04T10:00:00Z"

@@ -201,14 +201,14 @@ def test_compaction_summary_row_replaces_compacted_messages(payload: dict[str, A
     )
     rows = rows_from_events(rehydrate(events))
     assert summary(rows) == [
-        ("system", "early summary", ""),
+        ("summary", "early summary", ""),
         ("user", "gamma", ""),
         ("assistant", "delta", ""),
         ("user", "epsilon", ""),
     ]
-    assert rows[0].is_summary
+    assert rows[0].kind is RowKind.SUMMARY
     assert rows[0].sequences == (5,)
-    assert not any(row.is_summary for row in rows[1:])
+    assert not any(row.kind is RowKind.SUMMARY for row in rows[1:])
 
 
 def test_broken_compaction_on_raw_events_has_no_summary_row() -> None:
@@ -442,7 +442,8 @@ def test_user_attachment_summary(attachments: dict[str, Any], label: str) -> Non
 # --- cases 52-54: peers, ask_user, other roles and silent types -----------------------------
 
 
-def test_peer_message_is_a_system_row() -> None:
+def test_peer_message_is_a_peer_row() -> None:
+    """Zero's system row with tool `peer`: here a kind of its own."""
     payload = {
         "role": "user",
         "origin": "cross_session",
@@ -451,7 +452,7 @@ def test_peer_message_is_a_system_row() -> None:
         "displayContent": "Visible peer body",
     }
     rows = rows_from_events(make_events(("message", payload)))
-    assert summary(rows) == [("system", "Message from Builder [abcd1234]\nVisible peer body", "")]
+    assert summary(rows) == [("peer", "Message from Builder [abcd1234]\nVisible peer body", "")]
     assert rows[0].tool == "peer"
     assert turn_start_indices(rows) == []
 
@@ -499,10 +500,10 @@ def test_goal_fork_and_silent_event_types() -> None:
     )
     assert summary(rows) == [
         ("system", "Continue the goal", ""),
-        ("system", "forked from session: p1", ""),
+        ("fork", "forked from session: p1", ""),
     ]
-    assert rows[1].is_fork_marker
-    assert not rows[0].is_fork_marker
+    assert rows[1].kind is RowKind.FORK
+    assert rows[0].kind is RowKind.SYSTEM
 
 
 def test_undecodable_and_non_object_payloads_are_empty() -> None:

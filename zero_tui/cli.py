@@ -22,6 +22,7 @@ from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.models import Metadata
 from zero_tui.store.resumable import filter_resumable, resolve_session
 from zero_tui.store.workspace import resolve_workspace
+from zero_tui.transcript.export_formats import EXPORT_FORMATS
 from zero_tui.transcript.sanitize import escape_json_controls, sanitize_line
 
 PROG = "zero-tui"
@@ -101,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument(
         "--format",
-        choices=("txt", "md", "json", "html"),
+        choices=EXPORT_FORMATS,
         help="txt (Zero's), md, json or html (default: from PATH's extension; none means txt)",
     )
     check = commands.add_parser(
@@ -283,29 +284,31 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.atomic import AtomicWriteError
     from zero_tui.transcript.export import (
-        ExportFormatError,
         ExportResult,
         export_session,
         export_to_stream,
+        gc_paused,
     )
+    from zero_tui.transcript.export_formats import ExportFormatError
 
     store = _store(args)
     session_id = _named_session(store, args)
     to_stdout = args.output == "-"
     result: ExportResult
     try:
-        if to_stdout:
-            out.flush()
-            result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
-        else:
-            result = export_session(
-                store,
-                session_id,
-                fmt=args.format,
-                path=args.output,
-                workspace=_workspace(args),
-                now=datetime.now().astimezone(),
-            )
+        with gc_paused():  # this process does nothing else meanwhile
+            if to_stdout:
+                out.flush()
+                result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
+            else:
+                result = export_session(
+                    store,
+                    session_id,
+                    fmt=args.format,
+                    path=args.output,
+                    workspace=_workspace(args),
+                    now=datetime.now().astimezone(),
+                )
     except ExportFormatError as error:
         raise UsageError(str(error)) from None
     except AtomicWriteError as error:

@@ -25,9 +25,14 @@ from zero_tui.atomic import AtomicWriteError
 from zero_tui.search.ranking import PickerItem, RankedIndex
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.gotext import trim_space, truncate_utf8
+from zero_tui.transcript.export_formats import (
+    EXPORT_FORMATS,
+    FORMAT_CHOICES,
+    unknown_format_message,
+)
 
 TITLE_LIMIT_BYTES = 80
-EXPORT_FORMATS = ("txt", "md", "json", "html")
+EXPORT_ARGS = f"[path] [--format {FORMAT_CHOICES}]"
 
 
 class Context(StrEnum):
@@ -250,7 +255,7 @@ class ExportRequest:
 
 def parse_export_args(args: str) -> ExportRequest:
     """`/export [path] [--format txt|md|json|html]` (shlex: quote a path with spaces)."""
-    usage = "usage: /export [path] [--format txt|md|json|html]"
+    usage = f"usage: /export {EXPORT_ARGS}"
     try:
         tokens = shlex.split(args)
     except ValueError as error:
@@ -276,7 +281,7 @@ def parse_export_args(args: str) -> ExportRequest:
             position += 1
             continue
         if value.lower() not in EXPORT_FORMATS:
-            raise CommandError(f"unknown export format {value!r} (choose from txt, md, json, html)")
+            raise CommandError(unknown_format_message(value))
         fmt = value.lower()
     path = " ".join(words) or None
     return ExportRequest(path, fmt)
@@ -380,7 +385,7 @@ REGISTRY = Registry(
         Command(
             "export",
             "Write the transcript to a file (default: txt in the workspace)",
-            args="[path] [--format txt|md|json|html]",
+            args=EXPORT_ARGS,
             keys=(
                 Key("ctrl+s", Context.PICKER, "Export", action="export_dialog"),
                 Key("ctrl+s", Context.TRANSCRIPT, "Export", action="export_dialog", show=False),

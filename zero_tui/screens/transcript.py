@@ -77,7 +77,8 @@ from zero_tui.transcript.sanitize import home_relative, sanitize_line
 from zero_tui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
 from zero_tui.widgets.find_bar import FindBar
 from zero_tui.widgets.live_turn import LiveTurn
-from zero_tui.widgets.transcript_view import PRELUDE_POSITION, TranscriptView, is_tool_card
+from zero_tui.widgets.transcript_geometry import PRELUDE_POSITION, is_tool_card
+from zero_tui.widgets.transcript_view import TranscriptView
 
 POLL_SECONDS = 0.5
 STATUS_SECONDS = 0.1

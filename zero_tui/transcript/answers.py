@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
-
 from zero_tui.transcript.log_index import CHUNK_EVENTS, LogIndex, chunk_rows
+from zero_tui.transcript.markdown_parser import markdown_parser
 from zero_tui.transcript.rows import LogFacts, Row, RowKind
 
 NO_ANSWER = "no answer to copy yet."
@@ -104,7 +103,7 @@ class CodeBlock:
         return f"{lang} · {lines} line{'s' if lines != 1 else ''} · {first}"
 
 
-_MARKDOWN = MarkdownIt("commonmark")
+_MARKDOWN = markdown_parser()
 
 
 def code_blocks(markdown: str) -> list[CodeBlock]:

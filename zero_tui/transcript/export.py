@@ -39,27 +39,25 @@ import json
 import math
 import os
 import re
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from html import escape as _html_escape
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, assert_never
 
 from zero_tui.atomic import write_destination
-from zero_tui.search.rows import event_count_label
 from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
-from zero_tui.store.gotext import clean_path, collapse_space, decode_utf8, trim_space
+from zero_tui.store.gotext import clean_path, decode_utf8, trim_space
+from zero_tui.transcript.export_formats import ExportFormat, format_for_path, parse_format
+from zero_tui.transcript.export_parts import session_facts, tool_view, turn_excerpt
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import (
     Row,
     RowBuilder,
     RowKind,
-    ToolInfo,
     collapse_for_display,
     resume_card,
 )
@@ -68,24 +66,6 @@ from zero_tui.transcript.sanitize import escape_json_controls, sanitize_line, sa
 _WINDOWS = os.name == "nt"
 CHUNK_CHARS = 1 << 20
 DEFAULT_NAME_PREFIX = "zero-transcript-"
-
-
-class ExportFormat(StrEnum):
-    TXT = "txt"
-    MD = "md"
-    JSON = "json"
-    HTML = "html"
-
-
-EXPORT_FORMATS: tuple[str, ...] = tuple(member.value for member in ExportFormat)
-_FORMAT_BY_EXTENSION = {
-    ".txt": ExportFormat.TXT,
-    ".md": ExportFormat.MD,
-    ".markdown": ExportFormat.MD,
-    ".json": ExportFormat.JSON,
-    ".html": ExportFormat.HTML,
-    ".htm": ExportFormat.HTML,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,38 +80,6 @@ class ExportResult:
 
 
 # --- where and what ------------------------------------------------------------------------
-
-
-def parse_format(value: ExportFormat | str) -> ExportFormat:
-    """`txt`, `md`, `json` or `html` (any case); ExportFormatError otherwise."""
-    try:
-        return ExportFormat(str(value).strip().lower())
-    except ValueError:
-        raise ExportFormatError(
-            f"unknown export format {value!r} (choose from {', '.join(EXPORT_FORMATS)})"
-        ) from None
-
-
-class ExportFormatError(ValueError):
-    """The format cannot be told: an unknown `--format`, or an unknown extension without one."""
-
-
-def format_for_path(path: str) -> ExportFormat:
-    """The format a file name asks for by its extension; no extension means txt (Zero's).
-
-    ExportFormatError for any other extension (`x.pdf`): writing text into a file named as
-    something else is never what was meant.
-    """
-    extension = os.path.splitext(path)[1]
-    if not extension:
-        return ExportFormat.TXT
-    found = _FORMAT_BY_EXTENSION.get(extension.lower())
-    if found is None:
-        raise ExportFormatError(
-            f"cannot tell the export format from the extension {extension!r}: use .txt, .md,"
-            f" .json or .html, or choose the format ({'|'.join(EXPORT_FORMATS)})"
-        )
-    return found
 
 
 def default_export_name(fmt: ExportFormat | str, now: datetime) -> str:
@@ -234,34 +182,24 @@ def open_session(
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
-_gc_lock = threading.Lock()
-_gc_holders = 0
-_gc_was_enabled = False
-
-
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while an export builds its rows and text.
+    """Pause the cyclic garbage collector for a whole export, in a process that runs
+    nothing else: `zero-tui export`. Never in the app: the collector is the process's, and
+    its UI thread runs beside the export worker.
 
     Building the rows of a 100,000-event session makes hundreds of thousands of long-lived
-    objects; with the collector on, every full collection walks the events they come from
-    too, and that doubles the cost. Rows and rendered text hold no reference cycles, so
-    nothing is leaked meanwhile. Re-entrant and shared between threads: the collector comes
-    back (if it was on) when the last export leaves.
+    objects; with the collector on, every full collection walks them again (md and html
+    take about a quarter longer). Rows and rendered text hold no reference cycles, so
+    nothing is leaked meanwhile. The collector comes back afterwards if it was on.
     """
-    global _gc_holders, _gc_was_enabled
-    with _gc_lock:
-        if _gc_holders == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_holders += 1
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0 and _gc_was_enabled:
-                gc.enable()
+        if was_enabled:
+            gc.enable()
 
 
 def encode_utf8(text: str) -> bytes:
@@ -288,12 +226,34 @@ def _chunked(pieces: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[bytes]:
 
 # --- txt: Zero's format -----------------------------------------------------------------------
 
-_TXT_PREFIXES = {
-    RowKind.USER: "you: ",
-    RowKind.ASSISTANT: "zero: ",
-    RowKind.SYSTEM: "· ",
-    RowKind.ERROR: "error: ",
-}
+_SYSTEM_PREFIX = "· "
+
+
+def _txt_prefix(kind: RowKind) -> str | None:
+    """The prefix of a row's block in Zero's format; None: the row is not exported."""
+    match kind:
+        case RowKind.USER:
+            return "you: "
+        case RowKind.ASSISTANT:
+            return "zero: "
+        case RowKind.SYSTEM | RowKind.SUMMARY | RowKind.FORK | RowKind.PEER | RowKind.CARD:
+            return _SYSTEM_PREFIX  # Zero's system rows
+        case RowKind.ERROR:
+            return "error: "
+        case (
+            RowKind.WELCOME
+            | RowKind.TOOL_CALL
+            | RowKind.TOOL_RESULT
+            | RowKind.PERMISSION
+            | RowKind.ASK_USER
+            | RowKind.SPECIALIST
+        ):
+            return None
+        case _:
+            assert_never(kind)
+
+
+_TXT_PREFIXES = {kind: _txt_prefix(kind) for kind in RowKind}
 # Only these events can give user/assistant/system/error rows; leaving the others out of the
 # builder gives the same rows for them (tool, permission and specialist state never touches a
 # message row) at a fraction of the cost.
@@ -322,9 +282,9 @@ def build_rows(events: Iterable[Event]) -> list[Row]:
 
 
 def _txt_pieces(meta: Metadata, events: Iterable[Event], card: Sequence[str]) -> Iterator[str]:
-    yield txt_block(_TXT_PREFIXES[RowKind.SYSTEM], "\n".join(card))
+    yield txt_block(_SYSTEM_PREFIX, "\n".join(card))
     for row in build_rows(event for event in events if event.type in _TXT_EVENT_TYPES):
-        prefix = _TXT_PREFIXES.get(row.kind)
+        prefix = _TXT_PREFIXES[row.kind]
         if prefix is not None:
             yield txt_block(prefix, row.text)
 
@@ -497,127 +457,12 @@ def json_pieces(events: Iterable[Event]) -> Iterator[str]:
     yield "[]\n" if separator == "[\n  " else "\n]\n"
 
 
-# --- shared by md and html ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Fact:
-    label: str
-    value: str
-    code: bool = False
-
-
-def session_facts(meta: Metadata, event_count: int) -> list[Fact]:
-    """The header facts of an md/html export (empty values left out)."""
-    events = event_count_label(event_count, meta.event_count)
-    facts = [
-        Fact("Session", meta.session_id, code=True),
-        Fact("Kind", meta.session_kind),
-        Fact("Workspace", meta.cwd, code=True),
-        Fact("Model", meta.model_id, code=True),
-        Fact("Provider", meta.provider),
-        Fact("Parent", meta.parent_session_id, code=True),
-        Fact("Created", meta.created_at),
-        Fact("Updated", meta.updated_at),
-        Fact("Events", events),
-    ]
-    if meta.goal is not None:
-        facts.append(Fact("Goal", f"{meta.goal.status} — {meta.goal.objective}"))
-    return [fact for fact in facts if trim_space(fact.value)]
+# --- rows for md and html ------------------------------------------------------------------
 
 
 def display_rows(events: Iterable[Event]) -> list[Row]:
     """The rows a transcript shows for these events (§6.2 mapping, §6.3 display collapse)."""
     return collapse_for_display(build_rows(events))
-
-
-def turn_excerpt(text: str, limit: int = 60) -> str:
-    """The first non-blank line of a prompt, whitespace collapsed, cut to `limit` chars."""
-    for line in sanitize_text(text).split("\n"):
-        collapsed = collapse_space(line)
-        if collapsed:
-            return collapsed if len(collapsed) <= limit else collapsed[: limit - 1] + "…"
-    return ""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolView:
-    """A tool card's parts, for md and html alike."""
-
-    name: str
-    status: str
-    target: str
-    secondary: str
-    arguments: str
-    argument_fields: tuple[tuple[str, str], ...]
-    output: str
-    output_is_diff: bool
-    changed_files: tuple[str, ...]
-    meta: tuple[tuple[str, str], ...]
-    notes: tuple[str, ...]
-
-    @property
-    def failed(self) -> bool:
-        return self.status not in ("ok", "no result")
-
-
-_DIFF_START = re.compile(r"(?:--- |\+\+\+ |@@ |diff )")
-
-
-def pretty_arguments(raw: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Tool arguments (a JSON string) for reading: (JSON text, ()) or ("", fields).
-
-    Short arguments stay as recorded. Long ones are indented — or, when they are an object
-    with a multi-line string (file contents, patches), split into (name, value) fields so
-    the text reads as text rather than as one JSON string full of `\\n`.
-    """
-    text = trim_space(raw)
-    if len(text) <= 80 or text in ("{}", ""):
-        return ("" if text == "{}" else text), ()
-    try:
-        decoded = json.loads(text)
-        if isinstance(decoded, dict) and any(
-            isinstance(value, str) and "\n" in value for value in decoded.values()
-        ):
-            fields = tuple(
-                (key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
-                for key, value in decoded.items()
-            )
-            return "", fields
-        if isinstance(decoded, dict | list):
-            return json.dumps(decoded, ensure_ascii=False, indent=2), ()
-    except (ValueError, RecursionError):  # not JSON, or nested too deep to re-indent
-        pass
-    return text, ()
-
-
-def tool_view(row: Row) -> ToolView:
-    info = row.tool_info or ToolInfo(name=row.tool or "unknown", call_id=row.id)
-    if row.kind is RowKind.TOOL_CALL:
-        status, output, target, secondary = "no result", "", row.detail, row.arg
-    else:
-        status = row.status or "ok"
-        output = info.display_preview or info.output
-        target, secondary = info.target, info.secondary
-    arguments, argument_fields = pretty_arguments(info.arguments)
-    notes = []
-    if info.truncated:
-        notes.append("output truncated by Zero")
-    if info.redacted:
-        notes.append("output redacted by Zero")
-    return ToolView(
-        name=row.tool or info.name or "unknown",
-        status=status,
-        target=target,
-        secondary=secondary,
-        arguments=arguments,
-        argument_fields=argument_fields,
-        output=output,
-        output_is_diff=bool(info.display_preview) and bool(_DIFF_START.match(output)),
-        changed_files=tuple(info.changed_files),
-        meta=tuple(sorted(info.meta.items())),
-        notes=tuple(notes),
-    )
 
 
 # --- md ------------------------------------------------------------------------------------------
@@ -782,29 +627,39 @@ def _md_tool(row: Row) -> str:
 
 
 def _md_row(row: Row) -> str:
-    kind = row.kind
-    if kind is RowKind.USER:
-        block = "**You**\n\n" + _md_quote(md_markdown(row.text)) + "\n\n"
-        if not row.attachments.empty:
-            block += f"*{md_inline(row.attachments.label())}*\n\n"
-        return block
-    if kind is RowKind.ASSISTANT:
-        return "**Zero**\n\n" + md_markdown(row.text) + "\n\n"
-    if kind is RowKind.ERROR:
-        return "**Error:** " + _md_lines(row.text) + "\n\n"
-    if kind in (RowKind.TOOL_CALL, RowKind.TOOL_RESULT):
-        return _md_tool(row)
-    if kind is RowKind.SYSTEM and row.is_summary:
-        heading = "**Summary of the earlier conversation** (compaction summary)"
-        return _md_quote(heading + "\n\n" + md_markdown(row.text)) + "\n\n"
+    match row.kind:
+        case RowKind.USER:
+            block = "**You**\n\n" + _md_quote(md_markdown(row.text)) + "\n\n"
+            if not row.attachments.empty:
+                block += f"*{md_inline(row.attachments.label())}*\n\n"
+            return block
+        case RowKind.ASSISTANT:
+            return "**Zero**\n\n" + md_markdown(row.text) + "\n\n"
+        case RowKind.ERROR:
+            return "**Error:** " + _md_lines(row.text) + "\n\n"
+        case RowKind.TOOL_CALL | RowKind.TOOL_RESULT:
+            return _md_tool(row)
+        case RowKind.SUMMARY:
+            heading = "**Summary of the earlier conversation** (compaction summary)"
+            return _md_quote(heading + "\n\n" + md_markdown(row.text)) + "\n\n"
+        case RowKind.SYSTEM | RowKind.FORK | RowKind.PEER | RowKind.CARD:
+            if not trim_space(sanitize_text(row.text)):
+                return ""
+            return _md_quote(_md_lines(row.text)) + "\n\n"
+        case RowKind.WELCOME | RowKind.PERMISSION | RowKind.ASK_USER | RowKind.SPECIALIST:
+            return _md_event(row)
+        case _:
+            assert_never(row.kind)
+
+
+def _md_event(row: Row) -> str:
+    """A label line, then the details (a permission's decision, the questions asked…)."""
     if not trim_space(sanitize_text(row.text)):
         return ""
-    if kind is RowKind.SYSTEM:
-        return _md_quote(_md_lines(row.text)) + "\n\n"
-    # permission, ask_user, specialist: a label line, then the details
     block = f"*{md_inline(row.text)}*"
-    if trim_space(row.detail):
-        block += "  \n" + _md_lines(row.detail)
+    detail = row.detail
+    if trim_space(detail):
+        block += "  \n" + _md_lines(detail)
     return block + "\n\n"
 
 
@@ -860,6 +715,7 @@ def iter_export(
     rows = display_rows(events)
     if chosen is ExportFormat.MD:
         return _chunked(_md_pieces(meta, count, rows, notice))
+    # imported here: loading markdown-it.rs would slow `show` and the other formats down
     from zero_tui.transcript.export_html import html_pieces
 
     return _chunked(html_pieces(meta, count, rows, notice))
@@ -876,18 +732,17 @@ def render_export(
     event_count: int | None = None,
 ) -> bytes:
     """The whole export as bytes (UTF-8)."""
-    with gc_paused():
-        return b"".join(
-            iter_export(
-                meta,
-                events,
-                fmt,
-                notice=notice,
-                model=model,
-                provider=provider,
-                event_count=event_count,
-            )
+    return b"".join(
+        iter_export(
+            meta,
+            events,
+            fmt,
+            notice=notice,
+            model=model,
+            provider=provider,
+            event_count=event_count,
         )
+    )
 
 
 def export_session(
@@ -960,16 +815,15 @@ def _export(
             notice = sanitize_line(
                 f"exported the raw log, not the compacted view: {source.fallback}"
             )
-        with gc_paused():
-            size = write(
-                iter_export(
-                    source.meta,
-                    source.events(),
-                    chosen,
-                    notice=notice,
-                    model=model,
-                    provider=provider,
-                    event_count=source.event_count,
-                )
+        size = write(
+            iter_export(
+                source.meta,
+                source.events(),
+                chosen,
+                notice=notice,
+                model=model,
+                provider=provider,
+                event_count=source.event_count,
             )
+        )
     return ExportResult(target, chosen, notice, size, source.event_count)

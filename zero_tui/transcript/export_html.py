@@ -17,17 +17,13 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from html import escape
-from typing import Literal, get_args
+from typing import Literal, assert_never, get_args
 
 from markdown_it_pyrs import MarkdownIt as FastMarkdownIt
 
 from zero_tui.store import Metadata
 from zero_tui.store.gotext import trim_space
-from zero_tui.transcript.export import (
-    session_facts,
-    tool_view,
-    turn_excerpt,
-)
+from zero_tui.transcript.export_parts import session_facts, tool_view, turn_excerpt
 from zero_tui.transcript.rows import Row, RowKind
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 
@@ -301,30 +297,41 @@ def _card(css: str, who: str, inner: str) -> str:
 
 
 def html_row(row: Row) -> str:
-    kind = row.kind
-    if kind is RowKind.USER:
-        inner = _plain(row.text)
-        if not row.attachments.empty:
-            inner += f'<div class="attachments">{_e_line(row.attachments.label())}</div>'
-        return _card("user", "You", inner)
-    if kind is RowKind.ASSISTANT:
-        return _card("assistant", "Zero", f'<div class="md">{render_markdown(row.text)}</div>')
-    if kind is RowKind.ERROR:
-        return _card("error", "Error", _plain(row.text))
-    if kind in (RowKind.TOOL_CALL, RowKind.TOOL_RESULT):
-        return _tool(row)
-    if kind is RowKind.SYSTEM and row.is_summary:
-        inner = f'<div class="md">{render_markdown(row.text)}</div>'
-        return _card("summary", "Summary of the earlier conversation", inner)
+    match row.kind:
+        case RowKind.USER:
+            inner = _plain(row.text)
+            if not row.attachments.empty:
+                inner += f'<div class="attachments">{_e_line(row.attachments.label())}</div>'
+            return _card("user", "You", inner)
+        case RowKind.ASSISTANT:
+            return _card("assistant", "Zero", f'<div class="md">{render_markdown(row.text)}</div>')
+        case RowKind.ERROR:
+            return _card("error", "Error", _plain(row.text))
+        case RowKind.TOOL_CALL | RowKind.TOOL_RESULT:
+            return _tool(row)
+        case RowKind.SUMMARY:
+            inner = f'<div class="md">{render_markdown(row.text)}</div>'
+            return _card("summary", "Summary of the earlier conversation", inner)
+        case RowKind.SYSTEM | RowKind.FORK | RowKind.PEER | RowKind.CARD:
+            if not trim_space(sanitize_text(row.text)):
+                return ""
+            return _card("system", "Note", _plain(row.text))
+        case RowKind.WELCOME | RowKind.PERMISSION | RowKind.ASK_USER | RowKind.SPECIALIST:
+            return _event(row)
+        case _:
+            assert_never(row.kind)
+
+
+def _event(row: Row) -> str:
+    """A label line, then the details (a permission's decision, the questions asked…)."""
     if not trim_space(sanitize_text(row.text)):
         return ""
-    if kind is RowKind.SYSTEM:
-        return _card("system", "Note", _plain(row.text))
     detail = ""
-    if trim_space(row.detail):
-        detail = f'<div class="detail">{_e(row.detail.strip(chr(10)))}</div>'
+    text = row.detail
+    if trim_space(text):
+        detail = f'<div class="detail">{_e(text.strip(chr(10)))}</div>'
     label = f'<span class="label">{_e_line(row.text)}</span>'
-    return f'<div class="event {kind.value}">{label}{detail}</div>\n'
+    return f'<div class="event {row.kind.value}">{label}{detail}</div>\n'
 
 
 def html_pieces(

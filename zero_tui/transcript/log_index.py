@@ -591,7 +591,7 @@ def _decode_position(index: LogIndex, order: Sequence[int], position: int) -> Ev
 
 def row_search_text(row: Row) -> str:
     """Everything a reader sees of a row, to search in."""
-    parts = [row.text, row.detail, row.arg]
+    parts = [row.text, row.detail]
     info = row.tool_info
     if info is not None:
         parts += [info.target, info.secondary, info.output, *info.changed_files]

@@ -9,6 +9,7 @@ All session text passes through `sanitize_text`, so nothing in it can drive the 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import assert_never
 
 from zero_tui.store.models import Metadata
 from zero_tui.transcript.rows import Row, RowKind
@@ -81,15 +82,13 @@ def _output_preview(text: str) -> str:
 def _render_tool(row: Row) -> str:
     info = row.tool_info
     name = sanitize_line(row.tool or "unknown")
+    target = info.target if info else ""
+    secondary = info.secondary if info else ""
     if row.kind is RowKind.TOOL_CALL:
         status = "no result"
-        target = row.detail
-        secondary = row.arg
         body = ""
     else:
         status = row.status or "ok"
-        target = info.target if info else ""
-        secondary = info.secondary if info else ""
         body = row.detail
     head = f"tool {name} [{sanitize_line(status)}]"
     if target:
@@ -108,25 +107,31 @@ def _render_tool(row: Row) -> str:
 
 
 def _render_row(row: Row) -> str:
-    if row.kind is RowKind.USER:
-        text = _prefixed("you: ", row.text)
-        if not row.attachments.empty:
-            text += "\n" + _INDENT + row.attachments.label()
-        return text
-    if row.kind is RowKind.ASSISTANT:
-        return _prefixed("zero: ", row.text)
-    if row.kind is RowKind.ERROR:
-        return _prefixed("error: ", row.text)
-    if row.kind in (RowKind.TOOL_CALL, RowKind.TOOL_RESULT):
-        return _render_tool(row)
-    if row.kind is RowKind.PERMISSION:
-        text = sanitize_line(row.text)
-        return text + (f"  ({sanitize_line(row.detail)})" if row.detail else "")
-    if row.kind in (RowKind.ASK_USER, RowKind.SPECIALIST):
-        text = sanitize_line(row.text)
-        return text + ("\n" + _indent(sanitize_text(row.detail)) if row.detail else "")
-    if row.kind is RowKind.SYSTEM and row.is_summary:
-        return "· summary of earlier conversation:\n" + _indent(sanitize_text(row.text).strip("\n"))
-    if not row.text.strip():
-        return ""
-    return _prefixed("· ", row.text)
+    match row.kind:
+        case RowKind.USER:
+            text = _prefixed("you: ", row.text)
+            if not row.attachments.empty:
+                text += "\n" + _INDENT + row.attachments.label()
+            return text
+        case RowKind.ASSISTANT:
+            return _prefixed("zero: ", row.text)
+        case RowKind.ERROR:
+            return _prefixed("error: ", row.text)
+        case RowKind.TOOL_CALL | RowKind.TOOL_RESULT:
+            return _render_tool(row)
+        case RowKind.PERMISSION:
+            detail = row.detail
+            return sanitize_line(row.text) + (f"  ({sanitize_line(detail)})" if detail else "")
+        case RowKind.ASK_USER | RowKind.SPECIALIST:
+            detail = row.detail
+            text = sanitize_line(row.text)
+            return text + ("\n" + _indent(sanitize_text(detail)) if detail else "")
+        case RowKind.SUMMARY:
+            body = _indent(sanitize_text(row.text).strip("\n"))
+            return "· summary of earlier conversation:\n" + body
+        case RowKind.SYSTEM | RowKind.FORK | RowKind.PEER | RowKind.CARD | RowKind.WELCOME:
+            if not row.text.strip():
+                return ""
+            return _prefixed("· ", row.text)
+        case _:
+            assert_never(row.kind)

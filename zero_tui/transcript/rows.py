@@ -71,10 +71,24 @@ _ROW_EVENT_TYPES = frozenset(
 
 
 class RowKind(StrEnum):
+    """What a row is; every renderer handles each one (`match` + `assert_never`).
+
+    Zero's transcript calls the summary, fork, peer and card rows system rows; here each
+    has a kind of its own, since each is drawn differently.
+    """
+
     WELCOME = "welcome"
     USER = "user"
     ASSISTANT = "assistant"
     SYSTEM = "system"
+    SUMMARY = "summary"
+    """The compaction summary of the earlier conversation."""
+    FORK = "fork"
+    """`forked from session: <parent>`."""
+    PEER = "peer"
+    """A message from another session (Zero: a system row, tool `peer`)."""
+    CARD = "card"
+    """A command card, e.g. the resume summary: a title line, then the card's lines."""
     ERROR = "error"
     TOOL_CALL = "tool_call"
     TOOL_RESULT = "tool_result"
@@ -208,15 +222,8 @@ class Row:
     order: int = 0
     turn: int = 0
     id: str = ""
-    tool: str = ""
-    status: str = ""
-    detail: str = ""
-    arg: str = ""
     final: bool = False
     attachments: AttachmentSummary = AttachmentSummary()
-    is_summary: bool = False
-    is_fork_marker: bool = False
-    is_card: bool = False
     tool_info: ToolInfo | None = None
     permission: PermissionInfo | None = None
     ask_user: AskUserInfo | None = None
@@ -226,6 +233,42 @@ class Row:
     def sequence(self) -> int:
         """The first source event's sequence (0 for rows not built from an event)."""
         return self.sequences[0] if self.sequences else 0
+
+    @property
+    def tool(self) -> str:
+        """The tool's name (a tool or permission row), a specialist's, or `peer`."""
+        if self.tool_info is not None:
+            return self.tool_info.name
+        if self.permission is not None:
+            return self.permission.tool_name
+        if self.specialist is not None:
+            return self.specialist.name
+        return "peer" if self.kind is RowKind.PEER else ""
+
+    @property
+    def status(self) -> str:
+        """A tool result's status, or a specialist's (running, completed, error)."""
+        if self.tool_info is not None:
+            return self.tool_info.status
+        return self.specialist.status if self.specialist is not None else ""
+
+    @property
+    def detail(self) -> str:
+        """The row's second text: a call's main argument, a result's output (its display
+        preview when it has one), a permission's decision, the questions asked, or a
+        specialist's description and error."""
+        if self.tool_info is not None:
+            info = self.tool_info
+            if self.kind is RowKind.TOOL_CALL:
+                return info.target
+            return info.display_preview or info.output
+        if self.permission is not None:
+            return _permission_detail(self.permission)
+        if self.ask_user is not None:
+            return _ask_user_detail(self.ask_user)
+        if self.specialist is not None:
+            return _specialist_detail(self.specialist)
+        return ""
 
 
 RowKey = tuple[str, str, str]
@@ -579,6 +622,17 @@ def _specialist_detail(info: SpecialistInfo) -> str:
     return "\n".join(lines)
 
 
+def _tool_call_id(payload: Mapping[str, Any]) -> str:
+    return _first_non_blank(payload_string(payload, "toolCallId"), payload_string(payload, "id"))
+
+
+def _tool_info(payload: Mapping[str, Any]) -> ToolInfo:
+    """The name and call id of a tool call or result (what both have)."""
+    return ToolInfo(
+        name=payload_string(payload, "name") or "unknown", call_id=_tool_call_id(payload)
+    )
+
+
 # --- the builder --------------------------------------------------------------------------
 
 
@@ -640,8 +694,10 @@ class RowBuilder:
         sequence = event.sequence
         if event_type == "message":
             return self._add_message(payload, sequence, order)
-        if event_type in ("tool_call", "tool_result"):
-            return self._add_tool_event(event_type, payload, sequence, order)
+        if event_type == "tool_call":
+            return self._add_tool_call(payload, sequence, order)
+        if event_type == "tool_result":
+            return self._add_tool_result(payload, sequence, order)
         if event_type in ("permission", "permission_request", "permission_decision"):
             permission = permission_from_payload(payload)
             if not permission_is_noteworthy(permission):
@@ -652,8 +708,6 @@ class RowBuilder:
                 sequence,
                 order,
                 id=permission.tool_call_id,
-                tool=permission.tool_name,
-                detail=_permission_detail(permission),
                 permission=permission,
             )
             return self._append_keyed(row)
@@ -666,16 +720,13 @@ class RowBuilder:
             summary = payload_string(payload, "summary")
             if not summary:
                 return None
-            row = self._row(RowKind.SYSTEM, summary, sequence, order, is_summary=True)
-            return self._append(row)
+            return self._append(self._row(RowKind.SUMMARY, summary, sequence, order))
         if event_type == "session_fork":
             parent = payload_string(payload, "parentSessionId")
             if not parent:
                 return None
             text = "forked from session: " + parent
-            return self._append(
-                self._row(RowKind.SYSTEM, text, sequence, order, is_fork_marker=True)
-            )
+            return self._append(self._row(RowKind.FORK, text, sequence, order))
         if event_type == "specialist_start":
             changed = self._register_specialist_call(payload)
             return _earliest(changed, self._add_specialist(payload, sequence, order, stop=False))
@@ -690,7 +741,7 @@ class RowBuilder:
         if role == "user" and payload_string(payload, "origin") == "cross_session":
             body = payload_string(payload, "displayContent") or payload_string(payload, "content")
             text = f"Message from {trim_space(payload_string(payload, 'from'))}\n{body}"
-            return self._append(self._row(RowKind.SYSTEM, text, sequence, order, tool="peer"))
+            return self._append(self._row(RowKind.PEER, text, sequence, order))
         if role == "ask_user":
             request = ask_user_from_payload(payload)
             row = self._row(
@@ -699,7 +750,6 @@ class RowBuilder:
                 sequence,
                 order,
                 id=request.tool_call_id,
-                detail=_ask_user_detail(request),
                 ask_user=request,
             )
             return self._append_keyed(row)
@@ -726,49 +776,34 @@ class RowBuilder:
 
     # -- tools --
 
-    def _add_tool_event(
-        self, event_type: str, payload: dict[str, Any], sequence: int, order: int
-    ) -> int | None:
-        name = payload_string(payload, "name") or "unknown"
-        call_id = _first_non_blank(
-            payload_string(payload, "toolCallId"), payload_string(payload, "id")
+    def _add_tool_call(self, payload: dict[str, Any], sequence: int, order: int) -> int | None:
+        info = _tool_info(payload)
+        info.arguments = payload_string(payload, "arguments")
+        info.target, info.secondary = argument_hints(info.arguments)
+        info.call_sequence = sequence
+        row = self._row(
+            RowKind.TOOL_CALL, "tool call: " + info.name, sequence, order, tool_info=info
         )
-        info = ToolInfo(name=name, call_id=call_id)
-        if event_type == "tool_call":
-            info.arguments = payload_string(payload, "arguments")
-            info.target, info.secondary = argument_hints(info.arguments)
-            info.call_sequence = sequence
-            row = self._row(
-                RowKind.TOOL_CALL,
-                "tool call: " + name,
-                sequence,
-                order,
-                tool=name,
-                detail=info.target,
-                arg=info.secondary,
-                tool_info=info,
-            )
-        else:
-            info.status = payload_string(payload, "status") or "ok"
-            info.output = payload_string(payload, "output")
-            info.display_preview = payload_string(payload, "displayPreview")
-            info.meta = _string_map(payload, "meta")
-            info.changed_files = _string_list(payload, "changedFiles")
-            info.change_summaries = _change_summaries(payload, "changeSummaries")
-            info.truncated = _payload_bool(payload, "truncated")
-            info.redacted = _payload_bool(payload, "redacted")
-            info.result_sequence = sequence
-            text = f"tool result: {name} {info.status} {truncate_tool_output(info.output)}"
-            row = self._row(
-                RowKind.TOOL_RESULT,
-                text,
-                sequence,
-                order,
-                tool=name,
-                status=info.status,
-                detail=info.display_preview or info.output,
-                tool_info=info,
-            )
+        return self._add_tool_row(row, info.call_id)
+
+    def _add_tool_result(self, payload: dict[str, Any], sequence: int, order: int) -> int | None:
+        info = _tool_info(payload)
+        info.status = payload_string(payload, "status") or "ok"
+        info.output = payload_string(payload, "output")
+        info.display_preview = payload_string(payload, "displayPreview")
+        info.meta = _string_map(payload, "meta")
+        info.changed_files = _string_list(payload, "changedFiles")
+        info.change_summaries = _change_summaries(payload, "changeSummaries")
+        info.truncated = _payload_bool(payload, "truncated")
+        info.redacted = _payload_bool(payload, "redacted")
+        info.result_sequence = sequence
+        text = f"tool result: {info.name} {info.status} {truncate_tool_output(info.output)}"
+        row = self._row(RowKind.TOOL_RESULT, text, sequence, order, tool_info=info)
+        return self._add_tool_row(row, info.call_id)
+
+    def _add_tool_row(self, row: Row, call_id: str) -> int | None:
+        """Keep a call's or a result's row as a candidate of its call id; append it if
+        `_admit_tool_row` lets it in."""
         candidate = _ToolCandidate(row)
         if call_id:
             self._tool_candidates.setdefault(call_id, []).append(candidate)
@@ -854,18 +889,10 @@ class RowBuilder:
         if existing is not None:
             existing.specialist = info
             existing.text = _specialist_text(info)
-            existing.detail = _specialist_detail(info)
             existing.sequences = (*existing.sequences, sequence)
             return bisect_left(self.rows, existing.order, key=_row_order)
         row = self._row(
-            RowKind.SPECIALIST,
-            _specialist_text(info),
-            sequence,
-            order,
-            tool=info.name,
-            status=info.status,
-            detail=_specialist_detail(info),
-            specialist=info,
+            RowKind.SPECIALIST, _specialist_text(info), sequence, order, specialist=info
         )
         self._specialist_cards.setdefault(info.child_session_id, row)
         return self._append(row)
@@ -925,10 +952,6 @@ def rows_from_events(events: Iterable[Event]) -> list[Row]:
 def _call_link(call_id: str) -> str:
     # Row ids are `id` or `id#k`, so ids that could collide share what precedes the first '#'.
     return "call:" + call_id.partition("#")[0] if call_id else ""
-
-
-def _tool_call_id(payload: Mapping[str, Any]) -> str:
-    return _first_non_blank(payload_string(payload, "toolCallId"), payload_string(payload, "id"))
 
 
 def _is_unnamed_call(event: Event) -> bool:
@@ -1100,8 +1123,8 @@ def welcome_row() -> Row:
 
 
 def card_row(lines: Sequence[str]) -> Row:
-    """A system row holding a command card (e.g. the resume summary)."""
-    return Row(kind=RowKind.SYSTEM, text="\n".join(lines), is_card=True)
+    """A command card (e.g. the resume summary): its title line, then its lines."""
+    return Row(kind=RowKind.CARD, text="\n".join(lines))
 
 
 def _display_value(value: str, fallback: str) -> str:

@@ -15,23 +15,18 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from zero_tui.agent import Block, NoticeBlock, ReasoningBlock, TextBlock, ToolBlock, TurnModel
+from zero_tui.transcript.markdown_parser import markdown_parser
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 from zero_tui.widgets.transcript_view import USER_MARKER
 
 TOOL_OUTPUT_LINES = 4
 ARGS_PREVIEW_CHARS = 120
-
-
-def literal_html_markdown() -> MarkdownIt:
-    """Textual's Markdown parser with raw HTML off: `<script>` shows as text."""
-    return MarkdownIt("gfm-like", {"html": False})
 
 
 def tool_summary(block: ToolBlock) -> Content:
@@ -136,7 +131,7 @@ class LiveTurn(VerticalScroll, can_focus=False):
 
     async def _create(self, block: Block) -> _View:
         if isinstance(block, TextBlock):
-            widget = Markdown(parser_factory=literal_html_markdown)
+            widget = Markdown(parser_factory=markdown_parser)
             await self.mount(widget)
             view = _TextView(widget, Markdown.get_stream(widget))
             await self._update(view, block)

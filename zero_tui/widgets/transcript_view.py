@@ -7,19 +7,18 @@ estimated height until then (a chunk never built counts with an estimate per eve
 a render corrects an estimate, the row at the top of the screen stays where it is (or the
 bottom, while following the log). A bounded number of chunks keep their rows and strips;
 the rest keep only their height. Markdown is rendered by Rich straight to lines, never
-mounted as widgets.
+mounted as widgets. The counting (chunk and row heights, where each row sits, the anchor
+row) is `transcript_geometry`'s, which knows nothing of Textual or Rich; this module
+renders, scrolls and handles keys.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from itertools import accumulate
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import ClassVar, assert_never
 
-from markdown_it import MarkdownIt
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
@@ -36,75 +35,44 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zero_tui.transcript.log_index import CHUNK_EVENTS, LogIndex, chunk_rows
+from zero_tui.transcript.log_index import LogIndex, chunk_rows
+from zero_tui.transcript.markdown_parser import markdown_parser
 from zero_tui.transcript.rows import LogFacts, Row, RowKind
 from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 from zero_tui.widgets.ordered_keys import OrderedKeys, hand_over
+from zero_tui.widgets.transcript_geometry import (
+    GUTTER,
+    PRELUDE_POSITION,
+    Chunk,
+    TranscriptGeometry,
+    is_tool_card,
+)
 
 LIVE_CHUNKS = 48
 """Chunks that keep their rows and strips; others keep only their height."""
-ESTIMATED_LINES_PER_EVENT = 2
-GUTTER = 2
 COLLAPSED_OUTPUT_LINES = 3
 """A collapsed tool card shows the first lines of its output, each cut to one screen line."""
 EXPANDED_OUTPUT_LINES = 400
 """An expanded tool card shows at most this many output lines (the rest are counted)."""
 MARKDOWN_LIMIT = 100_000
 """Answers longer than this (in characters) are shown as plain text."""
-PRELUDE_POSITION = -1
 USER_MARKER = "\u276f "  # a heavy angle quote before each prompt
-
-_TOOL_KINDS = (RowKind.TOOL_CALL, RowKind.TOOL_RESULT)
-
-
-def is_tool_card(row: Row) -> bool:
-    return row.kind in _TOOL_KINDS
 
 
 class LiteralMarkdown(Markdown):
     """Rich's Markdown with raw HTML read as text: `<script>` in an answer shows as written.
 
     Rich parses with markdown-it's default preset, which takes `<tag>` as HTML and then drops
-    it; session text is data, so HTML blocks and inline tags stay literal (as in the exports).
+    it; session text is data, so HTML blocks and inline tags stay literal (`markdown_parser`,
+    as in the live turn and the exports).
     """
 
-    _parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+    _parser = markdown_parser()
 
     def __init__(self, markup: str) -> None:
         super().__init__("")
         self.markup = markup
         self.parsed = self._parser.parse(markup)
-
-
-@dataclass(eq=False)
-class _Chunk:
-    """Rows of the events at order positions [start, end); prelude rows when `fixed`.
-
-    `lines[i]` holds row i rendered at `width`, or None until it is first on screen; until
-    then `heights[i]` is an estimate.
-    """
-
-    start: int
-    end: int
-    fixed: bool = False
-    rows: list[Row] | None = None
-    positions: list[int] = field(default_factory=list)
-    lines: list[list[Strip] | None] = field(default_factory=list)
-    heights: list[int] = field(default_factory=list)
-    row_tops: list[int] = field(default_factory=lambda: [0])
-    width: int = 0
-    height: int = 0
-
-    def forget(self) -> None:
-        """Drop rows and strips (the height stays, as an estimate)."""
-        self.rows, self.positions, self.lines, self.heights = None, [], [], []
-        self.row_tops = [0]
-
-    def row_index(self, position: int) -> int | None:
-        for row_index, row_position in enumerate(self.positions):
-            if row_position == position:
-                return row_index
-        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,15 +121,13 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self._index: LogIndex | None = None
         self._order: Sequence[int] = ()
         self._facts: LogFacts | None = None
-        self._chunks: list[_Chunk] = []
-        self._tops: list[int] = [0]
+        self._geometry: TranscriptGeometry[list[Strip]] = TranscriptGeometry()
         self._live: OrderedDict[int, None] = OrderedDict()
         self._expanded: set[int] = set()
         self.cursor: int | None = None
         self.following = True
         self.search_query = ""
         self._preparing = False
-        self._lines_per_event = float(ESTIMATED_LINES_PER_EVENT)
         self.type_target: Widget | None = None
         """Where characters typed on the rows go (the screen's editor), with the focus."""
 
@@ -195,20 +161,19 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self._index = index
         self._order = order
         self._facts = facts
-        prelude_chunk = _Chunk(PRELUDE_POSITION, PRELUDE_POSITION, fixed=True)
-        self._chunks = [prelude_chunk]
-        self._set_rows(prelude_chunk, [PRELUDE_POSITION] * len(prelude), list(prelude))
+        self._geometry.reset(prelude, self._row_width)
         self._live.clear()
-        self._extend_chunks(0)
+        self._geometry.add_chunks(0, len(order))
         self.cursor = None
         self._expanded = set()
         self._layout(scroll_to_end=True)
 
     def replace_prelude(self, prelude: Sequence[Row]) -> None:
         """New rows above the log's (the resume card after a rename)."""
-        if not self._chunks:
+        if not self._geometry.chunks:
             return
-        self._set_rows(self._chunks[0], [PRELUDE_POSITION] * len(prelude), list(prelude))
+        positions = [PRELUDE_POSITION] * len(prelude)
+        self._geometry.chunks[0].set_rows(positions, list(prelude), self._row_width)
         self._layout()
 
     def replace_source(
@@ -262,63 +227,42 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
             self._facts = facts
         for position in stale:
             stale_index = self.chunk_of(position)
-            if 0 < stale_index < len(self._chunks):
-                self._chunks[stale_index].forget()
+            if 0 < stale_index < len(self._geometry.chunks):
+                self._geometry.chunks[stale_index].forget()
                 self._live.pop(stale_index, None)
         chunk_index = self.chunk_of(first_changed)
-        for dropped in range(chunk_index, len(self._chunks)):
+        for dropped in range(chunk_index, len(self._geometry.chunks)):
             self._live.pop(dropped, None)
-        del self._chunks[max(1, chunk_index) :]
-        self._extend_chunks(self._chunks[-1].end if len(self._chunks) > 1 else 0)
+        self._geometry.add_chunks(self._geometry.drop_chunks_from(chunk_index), len(order))
         self._layout(scroll_to_end=at_end)
-
-    def _extend_chunks(self, start: int) -> None:
-        total = len(self._order)
-        for chunk_start in range(start, total, CHUNK_EVENTS):
-            chunk = _Chunk(chunk_start, min(total, chunk_start + CHUNK_EVENTS))
-            chunk.height = max(1, round((chunk.end - chunk.start) * self._lines_per_event))
-            self._chunks.append(chunk)
 
     def chunk_of(self, position: int) -> int:
         """The chunk holding the row of order position `position`."""
-        if position < 0:
-            return 0
-        return min(len(self._chunks) - 1, 1 + position // CHUNK_EVENTS)
+        return self._geometry.chunk_of(position)
 
-    def _set_rows(self, chunk: _Chunk, positions: list[int], rows: list[Row]) -> None:
-        chunk.positions, chunk.rows = positions, rows
-        chunk.width = self._row_width
-        chunk.lines = [None] * len(rows)
-        chunk.heights = [_estimate_height(row, chunk.width) for row in rows]
-        self._sum_rows(chunk)
-
-    def _sum_rows(self, chunk: _Chunk) -> None:
-        chunk.row_tops = [0, *accumulate(chunk.heights)]
-        chunk.height = chunk.row_tops[-1]
-
-    def _materialize(self, chunk_index: int) -> tuple[_Chunk, bool]:
+    def _materialize(self, chunk_index: int) -> tuple[Chunk[list[Strip]], bool]:
         """Rows of one chunk at the current width (decoding its events if needed).
 
         Returns the chunk and whether its height changed.
         """
-        chunk = self._chunks[chunk_index]
+        chunk = self._geometry.chunks[chunk_index]
         old_height = chunk.height
         width = self._row_width
         if chunk.rows is None and self._index is not None and not chunk.fixed:
             shown = chunk_rows(self._index, self._order, chunk.start, chunk.end, self._facts)
-            self._set_rows(chunk, [position for position, _ in shown], [row for _, row in shown])
-            self._learn_density(chunk)
+            chunk.set_rows([position for position, _ in shown], [row for _, row in shown], width)
+            self._geometry.learn_density(chunk)
         elif chunk.rows is not None and chunk.width != width:
-            self._set_rows(chunk, chunk.positions, chunk.rows)
+            chunk.set_rows(chunk.positions, chunk.rows, width)
         if not chunk.fixed:
             self._live[chunk_index] = None
             self._live.move_to_end(chunk_index)
             while len(self._live) > LIVE_CHUNKS:
                 evicted, _ = self._live.popitem(last=False)
-                self._chunks[evicted].forget()
+                self._geometry.chunks[evicted].forget()
         return chunk, chunk.height != old_height
 
-    def _render_rows(self, chunk: _Chunk, top: int, bottom: int) -> bool:
+    def _render_rows(self, chunk: Chunk[list[Strip]], top: int, bottom: int) -> bool:
         """Render the rows of `chunk` that overlap its lines [top, bottom).
 
         Returns True when a row's height differed from its estimate.
@@ -326,7 +270,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         if chunk.rows is None:
             return False
         changed = False
-        first = max(0, bisect_right(chunk.row_tops, top) - 1)
+        first = max(0, chunk.row_at_offset(top))
         for row_index in range(first, len(chunk.rows)):
             if chunk.row_tops[row_index] >= bottom:
                 break
@@ -334,28 +278,19 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
                 lines = self._render_row(
                     chunk.rows[row_index], chunk.positions[row_index], chunk.width
                 )
-                chunk.lines[row_index] = lines
-                if len(lines) != chunk.heights[row_index]:
-                    chunk.heights[row_index] = len(lines)
-                    changed = True
+                changed |= chunk.rendered(row_index, lines, len(lines))
         if changed:
-            self._sum_rows(chunk)
+            chunk.sum_rows()
         return changed
 
-    def _learn_density(self, chunk: _Chunk) -> None:
-        events = chunk.end - chunk.start
-        if events:
-            self._lines_per_event = 0.8 * self._lines_per_event + 0.2 * (chunk.height / events)
-
     def _rerender_row(self, position: int) -> None:
-        chunk = self._chunks[self.chunk_of(position)]
+        chunk = self._geometry.chunks[self.chunk_of(position)]
         row_index = chunk.row_index(position)
         if chunk.rows is None or row_index is None:
             return
         lines = self._render_row(chunk.rows[row_index], position, chunk.width)
-        chunk.lines[row_index] = lines
-        chunk.heights[row_index] = len(lines)
-        self._sum_rows(chunk)
+        chunk.rendered(row_index, lines, len(lines))
+        chunk.sum_rows()
         self._layout()
 
     # -- geometry ---------------------------------------------------------------------
@@ -364,12 +299,9 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     def _row_width(self) -> int:
         return max(10, self.scrollable_content_region.width - GUTTER - 1)
 
-    def _chunk_at(self, y: int) -> int:
-        return max(0, min(len(self._chunks) - 1, bisect_right(self._tops, y) - 1))
-
     def _set_virtual_height(self) -> None:
-        self._tops = [0, *accumulate(chunk.height for chunk in self._chunks)]
-        self.virtual_size = Size(self.scrollable_content_region.width, self._tops[-1])
+        height = self._geometry.place()
+        self.virtual_size = Size(self.scrollable_content_region.width, height)
 
     def _layout(self, *, scroll_to_end: bool = False) -> None:
         if scroll_to_end:
@@ -378,40 +310,28 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self._prepare()
         self.refresh()
 
-    def _anchor(self, target: int) -> tuple[int, int, int]:
-        """(chunk, row, offset): the first row starting on screen, and where it sits."""
-        chunk_index = self._chunk_at(target)
-        while chunk_index < len(self._chunks):
-            chunk = self._chunks[chunk_index]
-            chunk_top = self._tops[chunk_index]
-            for row_index in range(len(chunk.heights)):
-                row_top = chunk_top + chunk.row_tops[row_index]
-                if row_top >= target:
-                    return chunk_index, row_index, row_top - target
-            chunk_index += 1
-        return -1, -1, 0
-
-    def _line_of(self, chunk_index: int, row_index: int) -> int:
-        return self._tops[chunk_index] + self._chunks[chunk_index].row_tops[row_index]
-
     def _prepare(self) -> None:
         """Render the rows in view; keep the top row still (or the bottom when following)."""
-        if self._preparing or not self._chunks or self.size.height == 0:
+        geometry = self._geometry
+        if self._preparing or not geometry.chunks or self.size.height == 0:
             return
         self._preparing = True
         try:
             for _ in range(12):
                 height = self.scrollable_content_region.height
                 if self.following:
-                    target = max(0, self._tops[-1] - height)
+                    target = max(0, geometry.height - height)
                 else:
-                    target = min(round(self.scroll_y), max(0, self._tops[-1] - height))
-                anchor_chunk, anchor_row, anchor_offset = self._anchor(target)
+                    target = min(round(self.scroll_y), max(0, geometry.height - height))
+                anchor_chunk, anchor_row, anchor_offset = geometry.anchor(target)
                 changed = False
-                chunk_index = self._chunk_at(target)
-                while chunk_index < len(self._chunks) and self._tops[chunk_index] < target + height:
+                chunk_index = geometry.chunk_at(target)
+                while (
+                    chunk_index < len(geometry.chunks)
+                    and geometry.tops[chunk_index] < target + height
+                ):
                     chunk, resized = self._materialize(chunk_index)
-                    chunk_top = self._tops[chunk_index]
+                    chunk_top = geometry.tops[chunk_index]
                     if resized:
                         changed = True
                         break  # positions below moved: measure again
@@ -424,12 +344,12 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
                     break
                 self._set_virtual_height()
                 if not self.following and anchor_chunk >= 0:
-                    self._scroll_y_to(self._line_of(anchor_chunk, anchor_row) - anchor_offset)
+                    self._scroll_y_to(geometry.line_of(anchor_chunk, anchor_row) - anchor_offset)
         finally:
             self._preparing = False
 
     def _scroll_y_to(self, y: int) -> None:
-        maximum = max(0, self._tops[-1] - self.scrollable_content_region.height)
+        maximum = max(0, self._geometry.height - self.scrollable_content_region.height)
         y = max(0, min(y, maximum))
         if round(self.scroll_y) != y:
             self.set_reactive(TranscriptView.scroll_y, float(y))
@@ -440,7 +360,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if not self._preparing:
-            maximum = max(0, self._tops[-1] - self.scrollable_content_region.height)
+            maximum = max(0, self._geometry.height - self.scrollable_content_region.height)
             self.following = round(new_value) >= maximum
             self._prepare()
 
@@ -449,7 +369,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        for chunk in self._chunks:
+        for chunk in self._geometry.chunks:
             chunk.width = 0  # re-estimated and re-rendered when next in view
         if self.is_mounted:
             self.call_later(self._layout)
@@ -467,10 +387,10 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         resized |= self._render_rows(chunk, top, top + 1)
         if resized:
             self._set_virtual_height()
-        return self._line_of(chunk_index, row_index)
+        return self._geometry.line_of(chunk_index, row_index)
 
     def row_height(self, position: int) -> int:
-        chunk = self._chunks[self.chunk_of(position)]
+        chunk = self._geometry.chunks[self.chunk_of(position)]
         row_index = chunk.row_index(position)
         return 0 if row_index is None else chunk.heights[row_index]
 
@@ -481,38 +401,17 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
             return None
         return chunk.rows[row_index]
 
-    def _row_at_line(self, y: int) -> tuple[int, Row] | None:
-        chunk_index = self._chunk_at(y)
-        chunk = self._chunks[chunk_index]
-        if not chunk.rows:
-            return None
-        row_index = bisect_right(chunk.row_tops, y - self._tops[chunk_index]) - 1
-        row_index = max(0, min(row_index, len(chunk.rows) - 1))
-        return chunk.positions[row_index], chunk.rows[row_index]
-
     def visible_rows(self) -> list[tuple[int, Row]]:
         """The rows at least partly on screen, top to bottom."""
         top = round(self.scroll_y)
-        bottom = top + self.scrollable_content_region.height
-        shown: list[tuple[int, Row]] = []
-        chunk_index = self._chunk_at(top)
-        while chunk_index < len(self._chunks) and self._tops[chunk_index] < bottom:
-            chunk = self._chunks[chunk_index]
-            chunk_top = self._tops[chunk_index]
-            for row_index, row in enumerate(chunk.rows or []):
-                row_start = chunk_top + chunk.row_tops[row_index]
-                row_end = chunk_top + chunk.row_tops[row_index + 1]
-                if row_end > top and row_start < bottom:
-                    shown.append((chunk.positions[row_index], row))
-            chunk_index += 1
-        return shown
+        return self._geometry.rows_between(top, top + self.scrollable_content_region.height)
 
     def _neighbour(self, position: int | None, step: int) -> int | None:
         """The position of the row before/after `position` (None at either end)."""
         if position is None:
             return None
         chunk_index = self.chunk_of(position)
-        while 0 <= chunk_index < len(self._chunks):
+        while 0 <= chunk_index < len(self._geometry.chunks):
             chunk, _ = self._materialize(chunk_index)
             candidates = chunk.positions if step > 0 else list(reversed(chunk.positions))
             for candidate in candidates:
@@ -543,7 +442,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
             target = top + height - view_height
         else:
             return
-        maximum = max(0, self._tops[-1] - view_height)
+        maximum = max(0, self._geometry.height - view_height)
         self.following = target >= maximum
         self._scroll_y_to(target)
         self._prepare()
@@ -569,7 +468,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self.move_cursor(following if following is not None else current)
 
     def action_jump_top(self) -> None:
-        self.following = self._tops[-1] <= self.scrollable_content_region.height
+        self.following = self._geometry.height <= self.scrollable_content_region.height
         self._scroll_y_to(0)
         self._prepare()
         shown = self.visible_rows()
@@ -609,7 +508,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     def page(self, pages: int) -> None:
         view_height = self.scrollable_content_region.height
         target = round(self.scroll_y) + pages * max(1, view_height - 1)
-        maximum = max(0, self._tops[-1] - view_height)
+        maximum = max(0, self._geometry.height - view_height)
         self.following = target >= maximum
         self._scroll_y_to(target)
         self._prepare()
@@ -656,7 +555,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self.toggle_card()
 
     def on_click(self, event: Click) -> None:
-        hit = self._row_at_line(round(self.scroll_y) + event.y)
+        hit = self._geometry.row_at_line(round(self.scroll_y) + event.y)
         if hit is None:
             return
         position, row = hit
@@ -679,14 +578,15 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         base = self.rich_style
         line_y = round(self.scroll_y) + y
-        if not self._chunks or line_y >= self._tops[-1]:
+        geometry = self._geometry
+        if not geometry.chunks or line_y >= geometry.height:
             return Strip.blank(width, base)
-        chunk_index = self._chunk_at(line_y)
+        chunk_index = geometry.chunk_at(line_y)
         chunk, resized = self._materialize(chunk_index)
-        offset = line_y - self._tops[chunk_index]
+        offset = line_y - geometry.tops[chunk_index]
         if resized or self._render_rows(chunk, offset, offset + 1):
             self.call_after_refresh(self._layout)  # estimates were off: lay out again
-        row_index = bisect_right(chunk.row_tops, offset) - 1
+        row_index = chunk.row_at_offset(offset)
         if not 0 <= row_index < len(chunk.lines):
             return Strip.blank(width, base)
         lines = chunk.lines[row_index] or []
@@ -749,58 +649,95 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         return strips
 
     def _renderable(self, row: Row, position: int) -> RenderableType | _Marked:
+        match row.kind:
+            case RowKind.USER:
+                return self._prompt(row)
+            case RowKind.ASSISTANT:
+                return self._answer(row)
+            case RowKind.ERROR:
+                return self._error(row)
+            case RowKind.TOOL_CALL | RowKind.TOOL_RESULT:
+                return self._tool_card(row, position)
+            case RowKind.PERMISSION:
+                return self._permission(row)
+            case RowKind.ASK_USER:
+                return self._question(row)
+            case RowKind.SPECIALIST:
+                return self._specialist(row)
+            case RowKind.CARD:
+                return self._card(row)
+            case RowKind.SUMMARY:
+                return self._summary(row)
+            case RowKind.FORK:
+                return self._fork_marker(row)
+            case RowKind.SYSTEM | RowKind.PEER | RowKind.WELCOME:
+                return self._note(row)
+            case _:
+                assert_never(row.kind)
+
+    def _prompt(self, row: Row) -> _Marked:
+        body = Text(sanitize_text(row.text), style=self._style("user"))
+        if not row.attachments.empty:
+            body.append("\n" + row.attachments.label(), style=self._style("dim"))
+        return _marked(USER_MARKER, body, self._style("user"))
+
+    def _answer(self, row: Row) -> _Marked:
         text = sanitize_text(row.text)
-        kind = row.kind
-        if kind is RowKind.USER:
-            body = Text(text, style=self._style("user"))
-            if not row.attachments.empty:
-                body.append("\n" + row.attachments.label(), style=self._style("dim"))
-            return _marked(USER_MARKER, body, self._style("user"))
-        if kind is RowKind.ASSISTANT:
-            # parsing Markdown costs time in proportion to its size: a huge answer stays plain
-            answer: RenderableType = (
-                LiteralMarkdown(text) if len(text) <= MARKDOWN_LIMIT else Text(text)
-            )
-            return _marked("● ", answer, self._style("assistant"))
-        if kind is RowKind.ERROR:
-            return _marked(
-                "✖ ", Text("error: " + text, style=self._style("error")), self._style("error")
-            )
-        if is_tool_card(row):
-            return self._tool_card(row, position)
-        if kind is RowKind.PERMISSION:
-            line = Text(text, style=self._style("permission"))
-            if row.detail:
-                line.append("  " + sanitize_line(row.detail), style=self._style("dim"))
-            return _marked("⚑ ", line, self._style("permission"))
-        if kind is RowKind.ASK_USER:
-            body = Text(text, style=self._style("ask"))
-            if row.detail:
-                body.append("\n" + sanitize_text(row.detail))
-            return _marked("? ", body, self._style("ask"))
-        if kind is RowKind.SPECIALIST:
-            body = Text(text, style=self._style("specialist"))
-            if row.detail:
-                body.append("\n" + sanitize_text(row.detail), style=self._style("dim"))
-            return _marked("◆ ", body, self._style("specialist"))
-        if row.is_card:
-            first, _, rest = text.partition("\n")
-            return Panel(
-                Text(rest),
-                title=Text(first, style=self._style("card")),
-                title_align="left",
-                border_style=self._style("card"),
-            )
-        if row.is_summary:
-            return Panel(
-                LiteralMarkdown(text),
-                title=Text("summary of earlier conversation", style=self._style("summary")),
-                title_align="left",
-                border_style=self._style("summary"),
-            )
-        if row.is_fork_marker:
-            return Rule(Text(text, style=self._style("system")), style=self._style("dim"))
-        return _marked("· ", Text(text, style=self._style("system")), self._style("system"))
+        # parsing Markdown costs time in proportion to its size: a huge answer stays plain
+        answer: RenderableType = (
+            LiteralMarkdown(text) if len(text) <= MARKDOWN_LIMIT else Text(text)
+        )
+        return _marked("● ", answer, self._style("assistant"))
+
+    def _error(self, row: Row) -> _Marked:
+        text = "error: " + sanitize_text(row.text)
+        return _marked("✖ ", Text(text, style=self._style("error")), self._style("error"))
+
+    def _permission(self, row: Row) -> _Marked:
+        line = Text(sanitize_text(row.text), style=self._style("permission"))
+        detail = row.detail
+        if detail:
+            line.append("  " + sanitize_line(detail), style=self._style("dim"))
+        return _marked("⚑ ", line, self._style("permission"))
+
+    def _question(self, row: Row) -> _Marked:
+        body = Text(sanitize_text(row.text), style=self._style("ask"))
+        detail = row.detail
+        if detail:
+            body.append("\n" + sanitize_text(detail))
+        return _marked("? ", body, self._style("ask"))
+
+    def _specialist(self, row: Row) -> _Marked:
+        body = Text(sanitize_text(row.text), style=self._style("specialist"))
+        detail = row.detail
+        if detail:
+            body.append("\n" + sanitize_text(detail), style=self._style("dim"))
+        return _marked("◆ ", body, self._style("specialist"))
+
+    def _card(self, row: Row) -> Panel:
+        first, _, rest = sanitize_text(row.text).partition("\n")
+        return Panel(
+            Text(rest),
+            title=Text(first, style=self._style("card")),
+            title_align="left",
+            border_style=self._style("card"),
+        )
+
+    def _summary(self, row: Row) -> Panel:
+        return Panel(
+            LiteralMarkdown(sanitize_text(row.text)),
+            title=Text("summary of earlier conversation", style=self._style("summary")),
+            title_align="left",
+            border_style=self._style("summary"),
+        )
+
+    def _fork_marker(self, row: Row) -> Rule:
+        text = Text(sanitize_text(row.text), style=self._style("system"))
+        return Rule(text, style=self._style("dim"))
+
+    def _note(self, row: Row) -> _Marked:
+        text = Text(sanitize_text(row.text), style=self._style("system"))
+        return _marked("· ", text, self._style("system"))
 
     def _output_text(self, lines: list[str], *, preview: bool) -> Text:
         """Tool output, with the added and removed lines of a diff coloured."""
@@ -822,8 +759,8 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     def _tool_card(self, row: Row, position: int) -> RenderableType:
         info = row.tool_info
         expanded = position in self._expanded
-        name = sanitize_line(info.name if info else row.tool)
-        target = sanitize_line(info.target if info else row.detail)
+        name = sanitize_line(row.tool)
+        target = sanitize_line(info.target if info else "")
         is_result = row.kind is RowKind.TOOL_RESULT
         status = row.status if is_result else "no result"
         status_style = self._style("tool-error" if status == "error" else "tool-ok")
@@ -871,19 +808,3 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
 
 def _marked(marker: str, body: RenderableType, marker_style: Style) -> _Marked:
     return _Marked(marker, marker_style, body)
-
-
-def _estimate_height(row: Row, width: int) -> int:
-    """Lines a row will take at `width`, before it is rendered (refined when it is)."""
-    if is_tool_card(row):
-        return 3
-    text = row.text
-    if len(text) > 20_000:
-        return len(text) // max(1, width) + 2
-    usable = max(1, width - GUTTER)
-    lines = sum(1 + len(line) // usable for line in text.split("\n"))
-    if row.is_card or row.is_summary:
-        lines += 2
-    if row.kind is RowKind.ASSISTANT:
-        lines += text.count("```")
-    return lines + 1
