@@ -1,111 +1,207 @@
 """The non-UI layers import without Textual or Rich (design §1).
 
-Each module is imported in a fresh interpreter, so nothing the test process has already
-imported can hide a stray `import textual`.
+Every module of `zero_tui` is found on disk (nothing to list by hand: a new module is
+checked the day it is added) and is either UI — the modules under `UI_PACKAGES` (less
+`UI_FREE_IN_UI_PACKAGES`) and those in `UI_MODULES` — or must import without Textual or
+Rich. One fresh interpreter imports them all with Textual and Rich blocked: a non-UI module
+that as much as tries to import either is reported, and so is a UI module that needs
+neither (it belongs with the checked ones).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = REPO / "zero_tui"
 
-# Modules that exist now and must stay free of UI imports.
-REQUIRED_MODULES = [
-    "zero_tui.store",
-    "zero_tui.store.errors",
-    "zero_tui.store.events",
-    "zero_tui.store.gojson",
-    "zero_tui.store.gotext",
-    "zero_tui.store.models",
-    "zero_tui.store.resumable",
-    "zero_tui.store.store",
-    "zero_tui.store.workspace",
-]
+UI_PACKAGES = ("zero_tui.screens", "zero_tui.widgets")
+"""Every module under these packages is UI (their `__init__` is not: it stays checked)."""
 
-# Modules other engineers are writing; checked as soon as they exist.
-OPTIONAL_MODULES = [
-    "zero_tui.transcript",
-    "zero_tui.atomic",
-    "zero_tui.transcript.export",
-    "zero_tui.transcript.export_html",
-    "zero_tui.transcript.log_index",
-    "zero_tui.transcript.render_text",
-    "zero_tui.transcript.rows",
-    "zero_tui.transcript.sanitize",
-    "zero_tui.search",
-    "zero_tui.search.catalog",
-    "zero_tui.search.ranking",
-    "zero_tui.search.rows",
-    "zero_tui.cli",
-    "zero_tui.clipboard",  # design §1: no Textual import either
-    "zero_tui.commands",  # the command registry and the slash parser
-    "zero_tui.transcript.answers",
-    "zero_tui.agent",
-]
+UI_MODULES = ("zero_tui.app", "zero_tui.copier", "zero_tui.messages")
+"""The UI modules outside `UI_PACKAGES`: the app, its tty access, its Textual messages."""
 
-UI_PACKAGES = ("textual", "rich")
+UI_FREE_IN_UI_PACKAGES = ("zero_tui.widgets.transcript_geometry",)
+"""Modules under `UI_PACKAGES` that need no UI (the transcript's line arithmetic): checked
+as the layers are, so that they stay so."""
+
+NOT_IMPORTED = {"zero_tui.__main__": "importing it runs the command line"}
+"""Modules the probe cannot import; `test_main_only_imports_checked_modules` covers them."""
 
 PROBE = """
-import importlib, json, sys
-importlib.import_module(sys.argv[1])
-loaded = sorted(
-    name for name in sys.modules
-    if name.split(".")[0] in {"textual", "rich"}
-)
-print(json.dumps(loaded))
+import importlib, json, sys, traceback
+
+BLOCKED = {"textual", "rich"}
+attempts = []
+
+
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            attempts.append(name)
+            raise ModuleNotFoundError(f"blocked by the hygiene probe: {name}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Blocker())
+for module in sys.argv[1:]:
+    attempts.clear()
+    error = None
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as failure:
+        if failure.name is None or failure.name.partition(".")[0] not in BLOCKED:
+            error = traceback.format_exc()
+    except BaseException:
+        error = traceback.format_exc()
+    print(json.dumps({"module": module, "ui": sorted(set(attempts)), "error": error}))
 """
 
 
-def imported_ui_modules(module: str) -> list[str]:
+class ProbeReport(TypedDict):
+    module: str
+    ui: list[str]  # the Textual or Rich modules its import tried to load
+    error: str | None  # a failure other than the blocked import
+
+
+def walk_modules(directory: Path, package: str) -> list[str]:
+    """`package` and every module and package under it, from the files in `directory`."""
+    names = [package]
+    for info in pkgutil.iter_modules([str(directory)]):
+        name = f"{package}.{info.name}"
+        if info.ispkg:
+            names += walk_modules(directory / info.name, name)
+        else:
+            names.append(name)
+    return sorted(names)
+
+
+def in_ui_packages(module: str) -> bool:
+    return module.startswith(tuple(f"{name}." for name in UI_PACKAGES))
+
+
+def is_ui(module: str) -> bool:
+    if module in UI_FREE_IN_UI_PACKAGES:
+        return False
+    return module in UI_MODULES or in_ui_packages(module)
+
+
+def probe(modules: list[str], path: Path = REPO) -> dict[str, ProbeReport]:
+    """Import `modules` one after the other in one fresh interpreter, Textual and Rich
+    blocked; what each import tried to load. Nothing is ever loaded from the blocked
+    packages, so an earlier import cannot hide a later one's."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH", "")]))
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, module],
-        cwd=REPO,
+        [sys.executable, "-c", PROBE, *modules],
+        cwd=path,
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         check=False,
     )
-    assert result.returncode == 0, f"importing {module} failed:\n{result.stderr}"
-    lines = result.stdout.strip().splitlines()
-    assert lines, f"no output from the probe for {module}"
-    loaded: list[str] = json.loads(lines[-1])
-    return loaded
+    assert result.returncode == 0, f"the probe failed:\n{result.stderr}"
+    reports: list[ProbeReport] = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [report["module"] for report in reports] == modules, result.stdout
+    return {report["module"]: report for report in reports}
 
 
-def module_exists(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
+ALL_MODULES = walk_modules(PACKAGE_DIR, "zero_tui")
+CHECKED = [name for name in ALL_MODULES if not is_ui(name) and name not in NOT_IMPORTED]
+UI = [name for name in ALL_MODULES if is_ui(name)]
 
 
-@pytest.mark.parametrize("module", REQUIRED_MODULES)
-def test_store_imports_without_ui(module: str) -> None:
-    assert imported_ui_modules(module) == []
+@pytest.fixture(scope="module")
+def reports() -> dict[str, ProbeReport]:
+    return probe([*CHECKED, *UI])
 
 
-@pytest.mark.parametrize("module", OPTIONAL_MODULES)
-def test_other_layers_import_without_ui(module: str) -> None:
-    if not module_exists(module):
-        pytest.skip(f"{module} does not exist yet")
-    assert imported_ui_modules(module) == []
+@pytest.mark.parametrize("module", CHECKED)
+def test_layer_module_imports_without_ui(module: str, reports: dict[str, ProbeReport]) -> None:
+    report = reports[module]
+    assert report["error"] is None, f"importing {module} failed:\n{report['error']}"
+    assert report["ui"] == [], f"{module} imports {report['ui']}: the layers never import the UI"
 
 
-def test_the_probe_would_see_a_ui_import() -> None:
-    """The check itself works: importing Textual's app module is reported."""
-    if not module_exists("textual"):
-        pytest.skip("textual is not installed")
-    loaded = imported_ui_modules("textual.app")
-    assert "textual" in loaded
-    assert any(name.split(".")[0] in UI_PACKAGES for name in loaded)
+@pytest.mark.parametrize("module", UI)
+def test_ui_module_really_needs_the_ui(module: str, reports: dict[str, ProbeReport]) -> None:
+    report = reports[module]
+    assert report["error"] is None, f"importing {module} failed:\n{report['error']}"
+    assert report["ui"], (
+        f"{module} imports neither Textual nor Rich: take it off UI_MODULES (or name it in "
+        "UI_FREE_IN_UI_PACKAGES) so that this test keeps it that way"
+    )
+
+
+def test_the_module_lists_are_exact() -> None:
+    """The lists name modules that exist, and the walk finds the layers and the UI."""
+    assert set(UI_MODULES) <= set(ALL_MODULES)
+    assert set(UI_PACKAGES) <= set(ALL_MODULES)
+    assert set(NOT_IMPORTED) <= set(ALL_MODULES)
+    assert set(UI_FREE_IN_UI_PACKAGES) <= set(CHECKED)
+    assert all(in_ui_packages(module) for module in UI_FREE_IN_UI_PACKAGES)
+    for layer in ("store", "transcript", "search", "agent"):
+        assert any(name.startswith(f"zero_tui.{layer}.") for name in CHECKED), layer
+    for module in ("zero_tui.clipboard", "zero_tui.atomic", "zero_tui.commands", "zero_tui.cli"):
+        assert module in CHECKED
+    assert "zero_tui.screens.picker" in UI
+    assert "zero_tui.widgets.session_list" in UI
+
+
+def test_main_only_imports_checked_modules() -> None:
+    source = (PACKAGE_DIR / "__main__.py").read_text(encoding="utf-8")
+    imports = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
+    assert imports == ["from zero_tui.cli import main"]
+    assert "zero_tui.cli" in CHECKED
+
+
+def test_the_walk_and_the_probe_would_see_a_ui_import(tmp_path: Path) -> None:
+    """The check itself works, on a made-up package: a module added to it is found, and
+    every way of reaching Textual or Rich is reported."""
+    package = tmp_path / "fakepkg"
+    (package / "inner").mkdir(parents=True)
+    sources = {
+        "__init__.py": "",
+        "clean.py": "import json\n",
+        "uses_rich.py": "from rich.text import Text\n",
+        "guarded.py": "try:\n    import textual\nexcept ImportError:\n    textual = None\n",
+        "through_another.py": "from fakepkg import uses_rich\n",
+        "inner/__init__.py": "",
+        "inner/late.py": "def later() -> None:\n    import textual\n",
+        "broken.py": "raise RuntimeError('a bug, not a UI import')\n",
+    }
+    for name, text in sources.items():
+        (package / name).write_text(text, encoding="utf-8")
+    modules = walk_modules(package, "fakepkg")
+    assert modules == [
+        "fakepkg",
+        "fakepkg.broken",
+        "fakepkg.clean",
+        "fakepkg.guarded",
+        "fakepkg.inner",
+        "fakepkg.inner.late",
+        "fakepkg.through_another",
+        "fakepkg.uses_rich",
+    ]
+    found = probe(modules, tmp_path)
+    assert {name: report["ui"] for name, report in found.items()} == {
+        "fakepkg": [],
+        "fakepkg.broken": [],
+        "fakepkg.clean": [],
+        "fakepkg.guarded": ["textual"],
+        "fakepkg.inner": [],
+        "fakepkg.inner.late": [],  # a lazy import inside a function is not an import-time one
+        "fakepkg.through_another": ["rich"],
+        "fakepkg.uses_rich": ["rich"],
+    }
+    assert [name for name, report in found.items() if report["error"]] == ["fakepkg.broken"]
+    assert "a bug, not a UI import" in (found["fakepkg.broken"]["error"] or "")
