@@ -16,15 +16,12 @@ from zero_tui.clipboard import CopyResult
 from zero_tui.commands import Outcome
 from zero_tui.search.ranking import Ranking
 from zero_tui.search.rows import PickerRow, PreviewData, ScopeHead
+from zero_tui.search.scopes import ScopeKey
 from zero_tui.store import Metadata
 from zero_tui.store.store import UnreadableSession
 from zero_tui.transcript.answers import CodeBlock
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import LogFacts
-
-ScopeKey = tuple[bool, bool]
-"""(all_workspaces, include_empty): one view of the store in the picker."""
-
 
 # --- the picker ------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import ClassVar
@@ -40,7 +40,6 @@ from zero_tui.messages import (
     ResumeRequest,
     ScanFailed,
     ScanProgress,
-    ScopeKey,
     ScopeLoaded,
     UnreadableFound,
 )
@@ -48,11 +47,9 @@ from zero_tui.paths import default_cache_dir
 from zero_tui.screens.command_screen import CommandScreen, screen_bindings
 from zero_tui.screens.dialogs import UnreadableScreen
 from zero_tui.search.catalog import SessionCatalog
-from zero_tui.search.query import QueryError, SearchHit, parse_query, search
-from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
+from zero_tui.search.query import QueryError, SearchHit, highlight_term, parse_query, search
+from zero_tui.search.ranking import Ranking
 from zero_tui.search.rows import (
-    HEAD_ROWS,
-    CachedSession,
     PickerRow,
     ScopeHead,
     build_preview,
@@ -64,6 +61,15 @@ from zero_tui.search.rows import (
     save_head,
     scanning_text,
     status_text,
+)
+from zero_tui.search.scopes import (
+    ALL_SCOPES,
+    HiddenCounts,
+    RowRanker,
+    ScopeKey,
+    ScopeScan,
+    empty_list_message,
+    hits_in_rows,
 )
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import enclosing_workspaces, filter_resumable
@@ -122,40 +128,8 @@ class ScopeRows:
     """One scope of the picker, as far as the scan has got."""
 
     rows: list[PickerRow]
-    other_workspace: int = 0
-    empty_runs: int = 0
-    not_resumable: int = 0
+    hidden: HiddenCounts = field(default_factory=HiddenCounts)
     complete: bool = False
-
-
-class RowRanker:
-    """One `RankedIndex` per scope, rebuilt when the scope's rows change (rank workers only)."""
-
-    def __init__(self) -> None:
-        self._cached: tuple[ScopeKey, Sequence[PickerRow], RankedIndex] | None = None
-
-    def forget(self) -> None:
-        self._cached = None
-
-    def rank(
-        self, key: ScopeKey, rows: Sequence[PickerRow], query: str, *, with_workspace: bool
-    ) -> Ranking:
-        cached = self._cached
-        if cached is not None and cached[0] == key and cached[1] is rows:
-            index = cached[2]
-        else:
-            index = RankedIndex(
-                [
-                    PickerItem(
-                        label=row.label,
-                        value=row.session_id,
-                        meta=row.workspace if with_workspace else "",
-                    )
-                    for row in rows
-                ]
-            )
-            self._cached = (key, rows, index)
-        return index.rank(query)
 
 
 class PickerScreen(CommandScreen):
@@ -330,7 +304,7 @@ class PickerScreen(CommandScreen):
         folders = enclosing_workspaces(sessions, self.workspace, catalog.has_content)
         self.post_message(EnclosingFolders(scan_id, folders))
         heads: dict[ScopeKey, ScopeHead] = {}
-        for key in (first, *(key for key in _ALL_SCOPES if key != first)):
+        for key in (first, *(key for key in ALL_SCOPES if key != first)):
             if worker.is_cancelled:
                 return
             # Once rows are shown, one message per scope: no shrinking list while it refills.
@@ -407,45 +381,23 @@ class PickerScreen(CommandScreen):
     ) -> ScopeHead:
         """Filter `sessions` into one scope and post it, the newest chunk first."""
         worker = get_current_worker()
-        all_workspaces, include_empty = key
-        kept: list[CachedSession] = []
-        counts = [0, 0, 0]
-        start = 0
-        chunk = len(sessions) if whole else FIRST_CHUNK
-        while not worker.is_cancelled:
-            part = sessions[start : start + chunk]
-            found = filter_resumable(
-                self.store,
-                self.workspace,
-                all_workspaces=all_workspaces,
-                include_empty=include_empty,
-                sessions=part,
-                content_check=content_check,
-            )
-            counts[0] += found.other_workspace
-            counts[1] += found.empty_runs
-            counts[2] += found.not_resumable
-            kept.extend(CachedSession.of(meta) for meta in found.sessions[: HEAD_ROWS - len(kept)])
-            replace = start == 0
-            start += len(part)
-            done = start >= len(sessions)
+        scan = ScopeScan(self.store, self.workspace, key, sessions, content_check)
+        first = len(sessions) if whole else FIRST_CHUNK
+        for chunk in scan.chunks(first, CHUNK, cancelled=lambda: worker.is_cancelled):
             self.post_message(
                 ScopeLoaded(
                     scan_id=scan_id,
                     key=key,
-                    rows=picker_rows(found.sessions, now, tz),
-                    other_workspace=counts[0],
-                    empty_runs=counts[1],
-                    not_resumable=counts[2],
+                    rows=picker_rows(chunk.sessions, now, tz),
+                    other_workspace=chunk.hidden.other_workspace,
+                    empty_runs=chunk.hidden.empty_runs,
+                    not_resumable=chunk.hidden.not_resumable,
                     store_total=len(sessions),
-                    complete=final and done,
-                    replace=replace,
+                    complete=final and chunk.last,
+                    replace=chunk.first,
                 )
             )
-            if done:
-                break
-            chunk = CHUNK
-        return ScopeHead(tuple(kept), counts[0], counts[1], counts[2], len(sessions))
+        return scan.head()
 
     def on_scope_loaded(self, message: ScopeLoaded) -> None:
         if message.scan_id != self._scan_id:
@@ -459,9 +411,9 @@ class PickerScreen(CommandScreen):
             scope = self._scopes[message.key] = ScopeRows(rows=[])
         # A new list each time: rank workers hold on to the one they were given.
         scope.rows = list(message.rows) if message.replace else [*scope.rows, *message.rows]
-        scope.other_workspace = message.other_workspace
-        scope.empty_runs = message.empty_runs
-        scope.not_resumable = message.not_resumable
+        scope.hidden = HiddenCounts(
+            message.other_workspace, message.empty_runs, message.not_resumable
+        )
         scope.complete = message.complete
         if message.complete:
             self._scan_progress = None
@@ -542,18 +494,13 @@ class PickerScreen(CommandScreen):
         session_list.set_empty_message(self._list_empty_message(scope))
 
     def _list_empty_message(self, scope: ScopeRows | None) -> str:
-        if scope is None or (not scope.complete and not scope.rows):
-            return "scanning the session store…"
-        if self._query:
-            return "no matching items"
-        if not self.all_workspaces and scope.other_workspace:
-            return (
-                f"no sessions in this workspace · Tab shows {scope.other_workspace} "
-                "in other workspaces"
-            )
-        if not self.include_empty and scope.empty_runs:
-            return f"only empty runs here · ctrl+e shows {scope.empty_runs}"
-        return "no sessions to resume"
+        return empty_list_message(
+            scope.hidden if scope is not None else None,
+            scanned=scope is not None and (scope.complete or bool(scope.rows)),
+            query=self._query,
+            all_workspaces=self.all_workspaces,
+            include_empty=self.include_empty,
+        )
 
     def _empty_state_text(self) -> str:
         root = str(self.store.root)
@@ -590,9 +537,9 @@ class PickerScreen(CommandScreen):
                 query=self._query,
                 all_workspaces=self.all_workspaces,
                 include_empty=self.include_empty,
-                other_workspace=scope.other_workspace,
-                empty_runs=scope.empty_runs,
-                not_resumable=scope.not_resumable,
+                other_workspace=scope.hidden.other_workspace,
+                empty_runs=scope.hidden.empty_runs,
+                not_resumable=scope.hidden.not_resumable,
                 unreadable=len(self._unreadable),
                 loading=not scope.complete,
                 scanned=self._scan_progress,
@@ -730,9 +677,7 @@ class PickerScreen(CommandScreen):
         )
         if worker.is_cancelled:
             return
-        position = {row.session_id: index for index, row in enumerate(rows)}
-        hits = [hit for hit in result.hits if hit.session.session_id in position]
-        order = [position[hit.session.session_id] for hit in hits]
+        hits, order = hits_in_rows(result.hits, rows)
         self.post_message(
             ContentResults(key, query, rows, order, hits, result.matched, None, result.notices)
         )
@@ -769,11 +714,7 @@ class PickerScreen(CommandScreen):
         if hit is None or hit.open_sequence is None:
             self.post_message(OpenSession(row.session_id))
             return
-        try:
-            terms = parse_query(self._content_text).terms
-        except QueryError:
-            terms = ()
-        mark = terms[0].text if terms else ""
+        mark = highlight_term(self._content_text)
         self.post_message(OpenSession(row.session_id, sequence=hit.open_sequence, highlight=mark))
 
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
@@ -1014,6 +955,3 @@ class PickerScreen(CommandScreen):
             self.session_list.set_rows([], show_workspace=self.all_workspaces)
             self.session_list.set_empty_message("scanning the session store…")
         self._refresh_status()
-
-
-_ALL_SCOPES: tuple[ScopeKey, ...] = ((False, False), (True, False), (False, True), (True, True))

@@ -175,6 +175,16 @@ def parse_query(text: str, *, tz: tzinfo | None = None) -> Query:
     return Query(tuple(terms), tuple(excluded), tuple(filters), tuple(notices))
 
 
+def highlight_term(text: str) -> str:
+    """What a session opened from the content query `text` highlights: the first term
+    ("" with none, or when the query does not parse)."""
+    try:
+        terms = parse_query(text).terms
+    except QueryError:
+        return ""
+    return terms[0].text if terms else ""
+
+
 # --- results -------------------------------------------------------------------------------
 
 

@@ -1,0 +1,175 @@
+"""The picker's scopes: which sessions each lists, what it hides, and its ranked rows.
+
+A scope is (all workspaces?, empty runs too?). `ScopeScan` filters the store's sessions
+into one scope chunk by chunk, the newest first, so the picker can post the first rows
+before a big store is filtered; what the scope hid is counted along the way. No Textual or
+Rich import here (tests/test_import_hygiene.py): the picker's workers call these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from zero_tui.search.query import SearchHit
+from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
+from zero_tui.search.rows import HEAD_ROWS, CachedSession, PickerRow, ScopeHead
+from zero_tui.store import Metadata, SessionStore
+from zero_tui.store.resumable import ResumeList, filter_resumable
+
+ScopeKey = tuple[bool, bool]
+"""(every workspace, empty runs too): the picker's Tab and ctrl+e."""
+
+ALL_SCOPES: tuple[ScopeKey, ...] = ((False, False), (True, False), (False, True), (True, True))
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenCounts:
+    """What a scope hid, each under the key that would show it (see `filter_resumable`)."""
+
+    other_workspace: int = 0
+    empty_runs: int = 0
+    not_resumable: int = 0
+
+    def plus(self, found: ResumeList) -> HiddenCounts:
+        return HiddenCounts(
+            self.other_workspace + found.other_workspace,
+            self.empty_runs + found.empty_runs,
+            self.not_resumable + found.not_resumable,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeChunk:
+    """One chunk of a scope: the sessions of it the scope lists, and the counts so far."""
+
+    sessions: list[Metadata]
+    hidden: HiddenCounts  # this chunk's and those before it
+    first: bool  # the scope starts over with this chunk
+    last: bool  # every session has been filtered
+
+
+class ScopeScan:
+    """`sessions` (the store's, newest first) filtered into the scope `key`."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        workspace: str,
+        key: ScopeKey,
+        sessions: Sequence[Metadata],
+        content_check: Callable[[str], bool],
+    ) -> None:
+        self._store = store
+        self._workspace = workspace
+        self._key = key
+        self._sessions = sessions
+        self._content_check = content_check
+        self._kept: list[CachedSession] = []
+        self.hidden = HiddenCounts()
+
+    def chunks(
+        self, first: int, rest: int, *, cancelled: Callable[[], bool] = lambda: False
+    ) -> Iterator[ScopeChunk]:
+        """The scope, `first` sessions filtered, then `rest` at a time; at least one chunk
+        (empty for no sessions). Stops before the next chunk once `cancelled()`."""
+        all_workspaces, include_empty = self._key
+        sessions = self._sessions
+        start = 0
+        size = first
+        while not cancelled():
+            part = sessions[start : start + size]
+            found = filter_resumable(
+                self._store,
+                self._workspace,
+                all_workspaces=all_workspaces,
+                include_empty=include_empty,
+                sessions=part,
+                content_check=self._content_check,
+            )
+            self.hidden = self.hidden.plus(found)
+            room = HEAD_ROWS - len(self._kept)
+            self._kept.extend(CachedSession.of(meta) for meta in found.sessions[:room])
+            is_first = start == 0
+            start += len(part)
+            done = start >= len(sessions)
+            yield ScopeChunk(found.sessions, self.hidden, is_first, done)
+            if done:
+                return
+            size = rest
+
+    def head(self) -> ScopeHead:
+        """The scope's first rows and what it hid, as far as `chunks` got: the picker
+        shows these at its next start, before the store is read."""
+        hidden = self.hidden
+        return ScopeHead(
+            tuple(self._kept),
+            hidden.other_workspace,
+            hidden.empty_runs,
+            hidden.not_resumable,
+            len(self._sessions),
+        )
+
+
+def empty_list_message(
+    hidden: HiddenCounts | None,
+    *,
+    scanned: bool,
+    query: str,
+    all_workspaces: bool,
+    include_empty: bool,
+) -> str:
+    """What the list says when it shows no row; `hidden` None: the scope is not read yet,
+    `scanned`: some of its rows are in, or all of it."""
+    if hidden is None or not scanned:
+        return "scanning the session store…"
+    if query:
+        return "no matching items"
+    if not all_workspaces and hidden.other_workspace:
+        return (
+            f"no sessions in this workspace · Tab shows {hidden.other_workspace} "
+            "in other workspaces"
+        )
+    if not include_empty and hidden.empty_runs:
+        return f"only empty runs here · ctrl+e shows {hidden.empty_runs}"
+    return "no sessions to resume"
+
+
+def hits_in_rows(
+    hits: Sequence[SearchHit], rows: Sequence[PickerRow]
+) -> tuple[list[SearchHit], list[int]]:
+    """The content-search hits that are among a scope's rows, best first, and the index of
+    each one's row."""
+    position = {row.session_id: index for index, row in enumerate(rows)}
+    kept = [hit for hit in hits if hit.session.session_id in position]
+    return kept, [position[hit.session.session_id] for hit in kept]
+
+
+class RowRanker:
+    """One `RankedIndex` per scope, rebuilt when the scope's rows change (rank workers only)."""
+
+    def __init__(self) -> None:
+        self._cached: tuple[ScopeKey, Sequence[PickerRow], RankedIndex] | None = None
+
+    def forget(self) -> None:
+        self._cached = None
+
+    def rank(
+        self, key: ScopeKey, rows: Sequence[PickerRow], query: str, *, with_workspace: bool
+    ) -> Ranking:
+        cached = self._cached
+        if cached is not None and cached[0] == key and cached[1] is rows:
+            index = cached[2]
+        else:
+            index = RankedIndex(
+                [
+                    PickerItem(
+                        label=row.label,
+                        value=row.session_id,
+                        meta=row.workspace if with_workspace else "",
+                    )
+                    for row in rows
+                ]
+            )
+            self._cached = (key, rows, index)
+        return index.rank(query)
