@@ -8,7 +8,7 @@ matched characters of each label highlighted. Session text reaches the screen on
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from os.path import expanduser
 from typing import ClassVar
 
@@ -72,6 +72,86 @@ def _pad(text: str, width: int, *, right: bool = False) -> str:
     return padding + text if right else text + padding
 
 
+@dataclass(frozen=True, slots=True)
+class NaturalWidths:
+    """The cells a list's columns take in full, from its rows; 0: no such column."""
+
+    model: int = 0
+    workspace: int = 0
+    count: int = 0  # "1234 ev"
+    fork: int = 0  # len(FORK_MARK) when some row is a fork
+
+
+def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str) -> NaturalWidths:
+    workspace = 0
+    if show_workspace:
+        longest = max((len(shorten_path(row.workspace, home, 1 << 16)) for row in rows), default=0)
+        workspace = min(WORKSPACE_COLUMN_MAX, longest)
+    return NaturalWidths(
+        model=min(MODEL_COLUMN_MAX, max((cell_len(row.model) for row in rows), default=0)),
+        workspace=workspace,
+        count=max((len(str(row.event_count)) for row in rows), default=1) + 3,
+        fork=len(FORK_MARK) if any(row.is_fork for row in rows) else 0,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RowLayout:
+    """The cells of each column of a row: `" " [time "  "] title ["  " workspace]
+    ["  " model] "  " count [" " fork]`; 0: the column is left out."""
+
+    time: int
+    title: int
+    workspace: int
+    model: int
+    count: int
+    fork: int
+
+    @property
+    def left(self) -> int:
+        """The cells before the title."""
+        return 1 + (self.time + 2 if self.time else 0)
+
+    @property
+    def right(self) -> int:
+        """The cells after the title."""
+        optional = ((self.workspace, 2), (self.model, 2), (self.fork, 1))
+        return 2 + self.count + sum(cells + gap for cells, gap in optional if cells)
+
+
+def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
+    """A row's columns at a list `width` (`timed`: the row has a time).
+
+    The title keeps MIN_TITLE cells. The other columns then get their minimum in order
+    of importance (the workspace first when every workspace is listed, then the model),
+    grow to their natural width, and the title takes the rest (less one cell at the end).
+    """
+    fork_width = 1 + natural.fork if natural.fork else 0
+    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + fork_width + 1
+    spare = width - fixed - MIN_TITLE
+    wanted = [(natural.workspace, WORKSPACE_COLUMN_MIN), (natural.model, MODEL_COLUMN_MIN)]
+    given = [0, 0]
+    for column, (full, minimum) in enumerate(wanted):
+        least = min(full, minimum)
+        if full and spare >= least + 2:
+            given[column] = least
+            spare -= least + 2
+    for column, (full, _minimum) in enumerate(wanted):
+        if given[column]:
+            extra = min(full - given[column], spare)
+            given[column] += extra
+            spare -= extra
+    layout = RowLayout(
+        time=TIME_COLUMN_WIDTH if timed else 0,
+        title=0,
+        workspace=given[0],
+        model=given[1],
+        count=natural.count,
+        fork=natural.fork,
+    )
+    return replace(layout, title=max(0, width - layout.left - layout.right - 1))
+
+
 class SessionList(ScrollView, can_focus=False):
     """A virtual list of sessions; the picker's query Input keeps the focus."""
 
@@ -122,10 +202,7 @@ class SessionList(ScrollView, can_focus=False):
         self._empty_message = ""
         self._generation = 0
         self._hover_line: int | None = None
-        self._model_width = 0
-        self._workspace_width = 0
-        self._count_width = 0
-        self._any_fork = False
+        self._widths = NaturalWidths()
         self._home = expanduser("~")
         self._strip_cache: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(1024)
         # With snippets (content search), each row takes two lines: its own and the snippet.
@@ -177,22 +254,7 @@ class SessionList(ScrollView, can_focus=False):
         self._rows = rows
         self._snippets = snippets
         self._show_workspace = show_workspace
-        self._model_width = min(
-            MODEL_COLUMN_MAX, max((cell_len(row.model) for row in rows), default=0)
-        )
-        self._workspace_width = (
-            min(
-                WORKSPACE_COLUMN_MAX,
-                max(
-                    (len(shorten_path(row.workspace, self._home, 1 << 16)) for row in rows),
-                    default=0,
-                ),
-            )
-            if show_workspace
-            else 0
-        )
-        self._count_width = max((len(str(row.event_count)) for row in rows), default=1) + 3
-        self._any_fork = any(row.is_fork for row in rows)
+        self._widths = natural_widths(rows, show_workspace=show_workspace, home=self._home)
         self.set_order(range(len(rows)) if order is None else order, highlight, cursor=cursor)
 
     def set_order(
@@ -338,33 +400,6 @@ class SessionList(ScrollView, can_focus=False):
         if isinstance(self.parent, Widget):
             self.parent.set_class(self.screen.size.width < NARROW_WIDTH, "-narrow")
 
-    def _columns(self, width: int) -> tuple[int, int]:
-        """(model width, workspace width) at a list `width`; 0: the column is left out.
-
-        The title keeps MIN_TITLE cells. The other columns then get their minimum in order
-        of importance (the workspace first when every workspace is listed, then the model),
-        grow to their natural width, and the title takes the rest.
-        """
-        fork_width = 1 + len(FORK_MARK) if self._any_fork else 0
-        fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + self._count_width + fork_width + 1
-        spare = width - fixed - MIN_TITLE
-        wanted = [
-            (self._workspace_width, WORKSPACE_COLUMN_MIN),
-            (self._model_width, MODEL_COLUMN_MIN),
-        ]
-        given = [0, 0]
-        for column, (natural, minimum) in enumerate(wanted):
-            least = min(natural, minimum)
-            if natural and spare >= least + 2:
-                given[column] = least
-                spare -= least + 2
-        for column, (natural, _minimum) in enumerate(wanted):
-            if given[column]:
-                extra = min(natural - given[column], spare)
-                given[column] += extra
-                spare -= extra
-        return given[1], given[0]
-
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         line, part = divmod(round(self.scroll_y) + y, self.lines_per_row)
@@ -411,47 +446,32 @@ class SessionList(ScrollView, can_focus=False):
         time_positions = {pos for pos in positions if pos < len(row.when)}
         title_positions = {pos - title_offset for pos in positions if pos >= title_offset}
 
-        count_width = 2 + self._count_width
-        fork_width = 1 + len(FORK_MARK) if self._any_fork else 0
-        model_width, workspace_width = self._columns(width)
-
+        layout = row_layout(width, self._widths, timed=bool(row.when))
         right: list[Segment] = []
-        right_width = 0
-        if workspace_width:
-            text = shorten_path(row.workspace, self._home, workspace_width) or "(no cwd)"
+        if layout.workspace:
+            text = shorten_path(row.workspace, self._home, layout.workspace) or "(no cwd)"
             workspace_style = base + part("session-list--workspace", partial=True) + overlay
-            right.append(Segment("  " + _pad(text, workspace_width), workspace_style))
-            right_width += 2 + workspace_width
-        if model_width:
-            right.append(Segment("  " + _pad(row.model, model_width), detail_style))
-            right_width += 2 + model_width
+            right.append(Segment("  " + _pad(text, layout.workspace), workspace_style))
+        if layout.model:
+            right.append(Segment("  " + _pad(row.model, layout.model), detail_style))
         count_text = f"{row.event_count} ev"
-        right.append(Segment("  " + _pad(count_text, self._count_width, right=True), detail_style))
-        right_width += count_width
-        if fork_width:
+        right.append(Segment("  " + _pad(count_text, layout.count, right=True), detail_style))
+        if layout.fork:
             fork_style = base + part("session-list--fork", partial=True) + overlay
             right.append(
-                Segment(" " + (FORK_MARK if row.is_fork else " " * len(FORK_MARK)), fork_style)
+                Segment(" " + (FORK_MARK if row.is_fork else " " * layout.fork), fork_style)
             )
-            right_width += fork_width
 
         left: list[Segment] = [Segment(" ", plain)]
-        left_width = 1
-        if row.when:
-            left.extend(
-                self._highlighted(
-                    row.when.ljust(TIME_COLUMN_WIDTH), time_positions, time_style, match_part
-                )
-            )
+        if layout.time:
+            when = row.when.ljust(layout.time)
+            left.extend(self._highlighted(when, time_positions, time_style, match_part))
             left.append(Segment("  ", plain))
-            left_width += TIME_COLUMN_WIDTH + 2
-
-        title_width = max(0, width - left_width - right_width - 1)
-        title = _crop(row.title, title_width)
+        title = _crop(row.title, layout.title)
         left.extend(self._highlighted(title, title_positions, plain, match_part))
-        left.append(Segment(" " * (title_width - cell_len(title)), plain))
+        left.append(Segment(" " * (layout.title - cell_len(title)), plain))
 
-        strip = Strip([*left, *right], left_width + title_width + right_width)
+        strip = Strip([*left, *right], layout.left + layout.title + layout.right)
         return strip.adjust_cell_length(width, plain)
 
     def _render_snippet(self, line: int, width: int, base: Style) -> Strip:

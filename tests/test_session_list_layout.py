@@ -1,0 +1,94 @@
+"""The picker list's column arithmetic, apart from its drawing (zero_tui/widgets/session_list)."""
+
+from __future__ import annotations
+
+from zero_tui.search.rows import TIME_COLUMN_WIDTH, PickerRow
+from zero_tui.widgets.session_list import (
+    FORK_MARK,
+    MIN_TITLE,
+    MODEL_COLUMN_MAX,
+    MODEL_COLUMN_MIN,
+    WORKSPACE_COLUMN_MAX,
+    WORKSPACE_COLUMN_MIN,
+    NaturalWidths,
+    RowLayout,
+    natural_widths,
+    row_layout,
+)
+
+
+def row(
+    *, model: str = "", workspace: str = "/w", events: int = 2, fork: bool = False
+) -> PickerRow:
+    return PickerRow("s", "title", "Jul 04 10:00", "title", model, "", events, fork, workspace)
+
+
+def test_natural_widths_come_from_the_rows() -> None:
+    rows = [
+        row(model="gpt-5", events=7),
+        row(model="a-very-long-model-name-indeed", events=1234, workspace="/home/dev/webapp"),
+    ]
+    assert natural_widths(rows, show_workspace=False, home="/home/dev") == NaturalWidths(
+        model=MODEL_COLUMN_MAX, workspace=0, count=len("1234 ev"), fork=0
+    )
+    shown = natural_widths(rows, show_workspace=True, home="/home/dev")
+    assert shown.workspace == len("~/webapp")
+    deep = [row(workspace="/srv/" + "x" * 60)]
+    assert natural_widths(deep, show_workspace=True, home="/h").workspace == WORKSPACE_COLUMN_MAX
+    assert natural_widths([row(fork=True)], show_workspace=False, home="/h").fork == len(FORK_MARK)
+    assert natural_widths([], show_workspace=True, home="/h") == NaturalWidths(0, 0, 4, 0)
+
+
+def test_a_wide_list_shows_every_column_in_full() -> None:
+    natural = NaturalWidths(model=10, workspace=20, count=6, fork=len(FORK_MARK))
+    layout = row_layout(140, natural, timed=True)
+    assert layout == RowLayout(
+        time=TIME_COLUMN_WIDTH,
+        title=140 - 1 - (1 + TIME_COLUMN_WIDTH + 2) - (2 + 20 + 2 + 10 + 2 + 6 + 1 + 4),
+        workspace=20,
+        model=10,
+        count=6,
+        fork=len(FORK_MARK),
+    )
+    assert layout.left + layout.title + layout.right == 139  # one cell left at the end
+
+
+def test_a_narrow_list_gives_up_the_model_then_the_workspace() -> None:
+    natural = NaturalWidths(model=15, workspace=22, count=6)
+    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + 6 + 1
+    both = row_layout(
+        fixed + MIN_TITLE + WORKSPACE_COLUMN_MIN + MODEL_COLUMN_MIN + 4, natural, timed=True
+    )
+    assert (both.workspace, both.model, both.title) == (
+        WORKSPACE_COLUMN_MIN,
+        MODEL_COLUMN_MIN,
+        MIN_TITLE,
+    )
+    one = row_layout(fixed + MIN_TITLE + WORKSPACE_COLUMN_MIN + 2, natural, timed=True)
+    assert (one.workspace, one.model, one.title) == (WORKSPACE_COLUMN_MIN, 0, MIN_TITLE)
+    none = row_layout(fixed + MIN_TITLE + 3, natural, timed=True)
+    assert (none.workspace, none.model, none.title) == (0, 0, MIN_TITLE + 3)
+    tiny = row_layout(10, natural, timed=True)
+    assert (tiny.workspace, tiny.model, tiny.title) == (0, 0, 0)
+
+
+def test_a_row_without_a_time_gives_the_title_its_room() -> None:
+    natural = NaturalWidths(model=8, count=5)
+    timed = row_layout(100, natural, timed=True)
+    untimed = row_layout(100, natural, timed=False)
+    assert untimed.time == 0
+    assert untimed.left == 1
+    assert untimed.title == timed.title + TIME_COLUMN_WIDTH + 2
+    assert (untimed.model, untimed.workspace) == (timed.model, timed.workspace)
+
+
+def test_the_columns_never_overflow_a_list_with_room_for_them() -> None:
+    natural = NaturalWidths(model=18, workspace=26, count=8, fork=len(FORK_MARK))
+    for width in range(0, 200):
+        layout = row_layout(width, natural, timed=True)
+        assert 0 <= layout.workspace <= natural.workspace
+        assert 0 <= layout.model <= natural.model
+        if layout.title:
+            assert layout.left + layout.title + layout.right == width - 1
+        if layout.workspace or layout.model:
+            assert layout.title >= MIN_TITLE
