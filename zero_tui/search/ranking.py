@@ -598,7 +598,32 @@ class RankedIndex:
         )
 
     def _order_go(self, walk: _Walk) -> tuple[list[int], list[_Run]]:
-        """Go's order of the rows `walk` matched, as item indices and tier runs."""
+        """Go's order of the rows `walk` matched, as item indices and tier runs: the label
+        tiers of the rows that contain the query, then the subsequence tier."""
+        label_tiers = self._label_tiers(walk)
+        subsequence_rows, subsequence_scores = self._subsequence_tier(walk)
+        if self._grouped:
+            return self._order_groups(
+                [
+                    *((tier, block, None) for tier, block in label_tiers),
+                    (Tier.SUBSEQUENCE, subsequence_rows, list(subsequence_scores)),
+                ]
+            )
+        indices: list[int] = []
+        runs: list[_Run] = []
+        for tier, block in label_tiers:
+            if block:
+                indices += block
+                runs.append(_Run(len(indices), tier, GO_SCORES[tier]))
+        if subsequence_rows:
+            indices += subsequence_rows
+            runs.append(_Run(len(indices), Tier.SUBSEQUENCE, subsequence_scores))
+        return indices, runs
+
+    def _label_tiers(self, walk: _Walk) -> list[tuple[Tier, list[int]]]:
+        """The rows that contain the query, by tier from the best (each tier ascending):
+        the label is the query, starts with it, contains it; the haystack starts with it,
+        contains it."""
         query = walk.query
         length = len(query)
         rows = walk.rows
@@ -630,42 +655,26 @@ class RankedIndex:
             exact_set = set(exact)
             exact_rows = [row for row in prefix_rows if row in exact_set]
             prefix_rows = [row for row in prefix_rows if row not in exact_set]
-
-        # Subsequence rows by (gap, index): one integer key per row sorts both at C speed.
-        # key = (next - first) * count + index, and next - first = gap + length.
-        count = self._count
-        nexts = map(operator.mul, walk.loose_nexts, repeat(count))
-        keys = sorted(map(operator.add, nexts, walk.loose_anchors))
-        subsequence_rows = list(map(operator.mod, keys, repeat(count)))
-        subsequence_scores = _KeyedScores(keys, count, GO_SCORES[Tier.SUBSEQUENCE] - length)
-
-        if self._grouped:
-            return self._order_groups(
-                [
-                    (Tier.EXACT, exact_rows, None),
-                    (Tier.LABEL_PREFIX, prefix_rows, None),
-                    (Tier.LABEL_CONTAINS, contains_rows, None),
-                    (Tier.HAY_PREFIX, hay_prefix_rows, None),
-                    (Tier.HAY_CONTAINS, hay_contains_rows, None),
-                    (Tier.SUBSEQUENCE, subsequence_rows, list(subsequence_scores)),
-                ]
-            )
-        indices: list[int] = []
-        runs: list[_Run] = []
-        for tier, block in (
+        return [
             (Tier.EXACT, exact_rows),
             (Tier.LABEL_PREFIX, prefix_rows),
             (Tier.LABEL_CONTAINS, contains_rows),
             (Tier.HAY_PREFIX, hay_prefix_rows),
             (Tier.HAY_CONTAINS, hay_contains_rows),
-        ):
-            if block:
-                indices += block
-                runs.append(_Run(len(indices), tier, GO_SCORES[tier]))
-        if subsequence_rows:
-            indices += subsequence_rows
-            runs.append(_Run(len(indices), Tier.SUBSEQUENCE, subsequence_scores))
-        return indices, runs
+        ]
+
+    def _subsequence_tier(self, walk: _Walk) -> tuple[list[int], _KeyedScores]:
+        """The rows that hold the query only as a subsequence, by (gap, index), and their
+        scores."""
+        # Subsequence rows by (gap, index): one integer key per row sorts both at C speed.
+        # key = (next - first) * count + index, and next - first = gap + length.
+        length = len(walk.query)
+        count = self._count
+        nexts = map(operator.mul, walk.loose_nexts, repeat(count))
+        keys = sorted(map(operator.add, nexts, walk.loose_anchors))
+        subsequence_rows = list(map(operator.mod, keys, repeat(count)))
+        subsequence_scores = _KeyedScores(keys, count, GO_SCORES[Tier.SUBSEQUENCE] - length)
+        return subsequence_rows, subsequence_scores
 
     def _order_groups(
         self, blocks: list[tuple[Tier, list[int], list[float] | None]]
