@@ -147,6 +147,27 @@ async def test_a_second_prompt_while_running_is_refused_and_kept(
         await finished(pilot, screen)
 
 
+async def test_new_is_refused_while_a_run_is_in_progress(fake_agent: AgentSandbox) -> None:
+    """/new (CommandScreen) asks the transcript first: a run in flight keeps the screen."""
+    sid = fake_agent.new_session()
+    async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await send(pilot, "hang")
+        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text(), rounds=500)
+        await send(pilot, "/new")
+        refusal = "a run is in progress: press Esc to cancel it first"
+
+        def notes() -> list[str]:
+            return [note.message for note in pilot.app._notifications]
+
+        await wait_until(pilot, lambda: refusal in notes())
+        assert not any(note.startswith("Left session") for note in notes())
+        assert screen.composer.text == "/new"  # kept, as a command that cannot run
+        await pilot.press("escape")  # the editor's Esc clears the text first
+        await pilot.press("escape")
+        await finished(pilot, screen)
+
+
 async def test_retry_resends_the_sessions_last_prompt_and_edit_recalls_it(
     fake_agent: AgentSandbox,
 ) -> None:

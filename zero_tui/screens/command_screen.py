@@ -28,7 +28,7 @@ from zero_tui.commands import (
     parse_no_args,
     rename_session,
 )
-from zero_tui.messages import CommandDone
+from zero_tui.messages import CommandDone, NewConversation
 from zero_tui.store import Metadata, SessionStore
 
 
@@ -66,8 +66,9 @@ class CommandScreen(Screen[None]):
     """Runs `/name args` by calling the screen's `command_<name>(args)` method.
 
     Subclasses set COMMAND_CONTEXT and define a `command_<name>` for each command the
-    registry offers in that context; /help, /quit, /export and /rename are written here
-    once, acting on the session `command_session()` names.
+    registry offers in that context; /help, /quit, /new, /model, /auto, /export and /rename
+    are written here once, /export and /rename acting on the session `command_session()`
+    names.
     """
 
     COMMAND_CONTEXT: ClassVar[Context]
@@ -98,6 +99,11 @@ class CommandScreen(Screen[None]):
     def command_quit(self, args: str) -> None:
         parse_no_args("quit", args)
         self.app.exit()
+
+    def command_new(self, args: str) -> None:
+        parse_no_args("new", args)
+        self.leaving_for_new()
+        self.post_message(NewConversation())
 
     def registry_commands(self) -> Iterable[SystemCommand]:
         """The registry's commands and actions for this screen, as command-palette entries."""
@@ -131,6 +137,10 @@ class CommandScreen(Screen[None]):
 
     def settings_changed(self) -> None:
         """/model or /auto changed the settings for the next runs."""
+
+    def leaving_for_new(self) -> None:
+        """/new is about to open an empty conversation: CommandError refuses it; a screen
+        that leaves a session behind says so."""
 
     # --- /model, /auto ---------------------------------------------------------------------
 

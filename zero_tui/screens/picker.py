@@ -24,15 +24,9 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.agent.settings import RunSettings
-from zero_tui.commands import (
-    REGISTRY,
-    CommandError,
-    Context,
-    parse_no_args,
-)
+from zero_tui.commands import REGISTRY, CommandError, Context
 from zero_tui.messages import (
     EnclosingFolders,
-    NewConversation,
     OpenSession,
     PreviewLoaded,
     RankingDone,
@@ -852,10 +846,6 @@ class PickerScreen(CommandScreen):
     def session_renamed(self, meta: Metadata) -> None:
         self._preview_shown = None
         self.start_scan()  # the new title, in its place (a rename keeps updatedAt)
-
-    def command_new(self, args: str) -> None:
-        parse_no_args("new", args)
-        self.post_message(NewConversation())
 
     def command_resume(self, args: str) -> None:
         if not args:

@@ -48,7 +48,6 @@ from zero_tui.messages import (
     EventLocated,
     LogPolled,
     MatchesFound,
-    NewConversation,
     OpenSession,
     PromptRecalled,
     ResumeRequest,
@@ -968,8 +967,7 @@ class TranscriptScreen(CommandScreen):
             return
         self.post_message(ResumeRequest(args))
 
-    def command_new(self, args: str) -> None:
-        parse_no_args("new", args)
+    def leaving_for_new(self) -> None:
         self._refuse_while_running()
         if self.session_id is not None:
             self.notify(
@@ -978,7 +976,6 @@ class TranscriptScreen(CommandScreen):
                 title="Sessions",
                 markup=False,
             )
-        self.post_message(NewConversation())
 
     def system_commands(self) -> Iterable[SystemCommand]:
         """Palette entries for this screen (the app adds them to its system commands)."""
