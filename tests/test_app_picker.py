@@ -385,6 +385,23 @@ async def test_mouse_wheel_and_clicks(scoped_store: StoreBuilder) -> None:
         assert pilot.app.screen.session_id == "here-old"
 
 
+async def test_the_row_under_the_mouse_is_hovered_until_the_mouse_leaves(
+    scoped_store: StoreBuilder,
+) -> None:
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session_list = picker(pilot).session_list
+        await pilot.hover(SessionList, offset=(5, 1))
+        await settle(pilot)
+        assert session_list.hover_line == 1
+        assert session_list.mouse_hover
+        await pilot.hover("#status")
+        await settle(pilot)
+        assert session_list.hover_line is None
+        assert not session_list.mouse_hover  # Widget's own Leave handler ran too
+
+
 # --- preview --------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from typing import ClassVar
 
 from conftest import StoreBuilder, chat
 from keys import burst, key_event
@@ -16,6 +17,7 @@ from test_app_picker import picker, picker_app, settle, shown_ids
 from test_transcript_screen import TranscriptApp, build, opened, wait_until
 from textual import events
 from textual.app import App
+from textual.binding import Binding, BindingType
 
 from zero_tui.widgets.find_bar import FindBar
 from zero_tui.widgets.ordered_keys import run_key_binding
@@ -106,3 +108,23 @@ def test_the_private_textual_call_is_still_there() -> None:
     assert inspect.iscoroutinefunction(check)
     assert list(inspect.signature(check).parameters) == ["self", "key", "priority"]
     assert inspect.iscoroutinefunction(run_key_binding)
+
+
+async def test_the_private_call_runs_a_binding_and_says_so() -> None:
+    """What `run_key_binding` relies on beyond the signature: True with the bound action
+    run, False for a key no binding takes (the widget's own handling then takes it)."""
+    ran: list[str] = []
+
+    class Bound(App[None]):
+        BINDINGS: ClassVar[list[BindingType]] = [Binding("x", "mark", "Mark")]
+
+        def action_mark(self) -> None:
+            ran.append("x")
+
+    app = Bound()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        widget = app.screen
+        assert await run_key_binding(widget, "x") is True
+        assert ran == ["x"]
+        assert await run_key_binding(widget, "y") is False

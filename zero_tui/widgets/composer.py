@@ -362,7 +362,7 @@ class PromptEditor(_CompletingEditor, TextArea):
             return False
         return self.editor_action_state(action)
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         # Enter with more characters right behind it, in the same burst, is a pasted
         # newline (an unbracketed paste), not a send: the send waits until the keys queued
         # behind it are handled, and a character among them turns it into a newline.

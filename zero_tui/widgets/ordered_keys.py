@@ -51,7 +51,7 @@ class OrderedKeys(_WidgetMixin):
     """A mixin for focusable widgets, before their Textual base: every key handled here,
     in order (see the module)."""
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         focused = self.screen.focused if self.is_attached else None
         if focused is not None and focused is not self:
             event.stop()

@@ -223,6 +223,11 @@ class SessionList(ScrollView, can_focus=False):
         return len(self._order)
 
     @property
+    def hover_line(self) -> int | None:
+        """The display line under the mouse, drawn as hovered."""
+        return self._hover_line
+
+    @property
     def highlighted_row(self) -> PickerRow | None:
         if 0 <= self.cursor < len(self._order):
             return self._rows[self._order[self.cursor]]
@@ -339,6 +344,8 @@ class SessionList(ScrollView, can_focus=False):
             self.cursor = len(self._order) - 1
 
     # --- mouse ---------------------------------------------------------------------------
+    # Public `on_` handlers: Textual runs each class's handler down the MRO, so Widget's own
+    # (`_on_leave`, ...) still runs after these unless they prevent the default.
 
     def _line_at(self, event: events.MouseEvent) -> int | None:
         offset = event.get_content_offset(self)
@@ -347,7 +354,7 @@ class SessionList(ScrollView, can_focus=False):
         line = (offset.y + round(self.scroll_y)) // self.lines_per_row
         return line if 0 <= line < len(self._order) else None
 
-    async def _on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         line = self._line_at(event)
         if line is None:
             return
@@ -358,7 +365,7 @@ class SessionList(ScrollView, can_focus=False):
         else:
             self.cursor = line
 
-    def _on_mouse_move(self, event: events.MouseMove) -> None:
+    def on_mouse_move(self, event: events.MouseMove) -> None:
         line = self._line_at(event)
         if line != self._hover_line:
             previous, self._hover_line = self._hover_line, line
@@ -366,8 +373,7 @@ class SessionList(ScrollView, can_focus=False):
                 if changed is not None:
                     self._refresh_row(changed)
 
-    def _on_leave(self, event: events.Leave) -> None:
-        super()._on_leave(event)
+    def on_leave(self, event: events.Leave) -> None:
         if self._hover_line is not None:
             previous, self._hover_line = self._hover_line, None
             self._refresh_row(previous)
@@ -377,12 +383,12 @@ class SessionList(ScrollView, can_focus=False):
         for part in range(lines):
             self.refresh_line(row * lines + part)
 
-    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.prevent_default()
         event.stop()
         self.move(1, wrap=False)
 
-    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         event.prevent_default()
         event.stop()
         self.move(-1, wrap=False)
