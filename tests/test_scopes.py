@@ -3,6 +3,7 @@ content hits on a scope's rows and the per-scope ranker (zero_tui/search/scopes)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from conftest import NOW, StoreBuilder
@@ -16,10 +17,12 @@ from zero_tui.search.scopes import (
     ScopeChunk,
     ScopeScan,
     empty_list_message,
+    first_screen,
     hits_in_rows,
 )
 from zero_tui.store import Metadata
 from zero_tui.store.resumable import filter_resumable
+from zero_tui.store.store import METADATA_FILE
 
 
 def mixed_store(make_store: Callable[..., StoreBuilder]) -> StoreBuilder:
@@ -124,6 +127,78 @@ def test_the_content_check_decides_the_empty_runs(
     listed = [meta for chunk in scan.chunks(64, 64) for meta in chunk.sessions]
     assert "here3" not in ids(listed)
     assert scan.hidden.empty_runs == 3
+
+
+def touched_in_order(builder: StoreBuilder, order: list[str]) -> None:
+    """Give the sessions' metadata files increasing times in `order` (the last: newest)."""
+    for number, session_id in enumerate(order):
+        path = builder.root / session_id / METADATA_FILE
+        os.utime(path, ns=(1_000_000_000 * (number + 1),) * 2)
+
+
+def test_a_first_screen_reads_the_newest_files_until_it_has_enough(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    builder = make_store()
+    names = [f"s{number}" for number in range(8)]
+    for number, name in enumerate(names):
+        cwd = "/x" if number in (6, 5) else "/w"
+        builder.add(name, cwd=cwd, updated_at=f"2026-07-04T10:0{number}:00Z")
+    touched_in_order(builder, names)  # the files' times agree with updatedAt
+    found = first_screen(
+        builder.store, "/w", (False, False), lambda _id: True, rows=3, reads=100, batch=2
+    )
+    assert found is not None
+    # newest first: s7, s6 (elsewhere) | s5 (elsewhere), s4 | s3, s2: three kept by then
+    assert ids(found.sessions) == ["s7", "s4", "s3", "s2"]
+    assert found.hidden == HiddenCounts(other_workspace=2)
+    assert found.read == 6
+    capped = first_screen(
+        builder.store, "/w", (False, False), lambda _id: True, rows=3, reads=2, batch=2
+    )
+    assert capped is not None
+    assert (ids(capped.sessions), capped.read) == (["s7"], 2)
+    wide = first_screen(
+        builder.store, "/w", (True, False), lambda _id: True, rows=3, reads=100, batch=2
+    )
+    assert wide is not None
+    assert ids(wide.sessions) == ["s7", "s6", "s5", "s4"]
+
+
+def test_no_first_screen_without_rows_or_once_cancelled(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    builder = make_store()
+    assert (
+        first_screen(
+            builder.store, "/w", (False, False), lambda _id: True, rows=3, reads=9, batch=2
+        )
+        is None
+    )
+    builder.add("elsewhere", cwd="/x")
+    assert (
+        first_screen(
+            builder.store, "/w", (False, False), lambda _id: True, rows=3, reads=9, batch=2
+        )
+        is None
+    )
+    builder.add("here", cwd="/w")
+    found = first_screen(
+        builder.store, "/w", (False, False), lambda _id: True, rows=3, reads=9, batch=2
+    )
+    assert found is not None
+    assert ids(found.sessions) == ["here"]
+    cancelled = first_screen(
+        builder.store,
+        "/w",
+        (False, False),
+        lambda _id: True,
+        rows=3,
+        reads=9,
+        batch=2,
+        cancelled=lambda: True,
+    )
+    assert cancelled is None
 
 
 def test_the_empty_list_says_what_the_keys_would_show() -> None:

@@ -63,11 +63,12 @@ from zero_tui.search.scopes import (
     ScopeKey,
     ScopeScan,
     empty_list_message,
+    first_screen,
     hits_in_rows,
 )
 from zero_tui.store import Metadata, SessionStore, StoreError
-from zero_tui.store.resumable import enclosing_workspaces, filter_resumable
-from zero_tui.store.store import UnreadableSession, sort_sessions
+from zero_tui.store.resumable import enclosing_workspaces
+from zero_tui.store.store import UnreadableSession
 from zero_tui.transcript.sanitize import sanitize_line
 from zero_tui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.widgets.preview import SessionPreview
@@ -319,42 +320,27 @@ class PickerScreen(CommandScreen):
         """Nothing remembered (a cold start): the newest sessions by their files' times,
         shown while every metadata file is read. Whether any were posted."""
         worker = get_current_worker()
-        all_workspaces, include_empty = key
-        recent = self.store.recently_changed()
-        kept: list[Metadata] = []
-        counts = [0, 0, 0]
-        read = 0
-        while len(kept) < FIRST_SCREEN_ROWS and read < FIRST_SCREEN_READS:
-            try:
-                batch = list(itertools.islice(recent, FIRST_CHUNK))
-            except (StoreError, OSError):
-                return False  # the full scan says why
-            if not batch or worker.is_cancelled:
-                break
-            read += len(batch)
-            found = filter_resumable(
-                self.store,
-                self.workspace,
-                all_workspaces=all_workspaces,
-                include_empty=include_empty,
-                sessions=batch,
-                content_check=content_check,
-            )
-            kept.extend(found.sessions)
-            counts[0] += found.other_workspace
-            counts[1] += found.empty_runs
-            counts[2] += found.not_resumable
-        if not kept or worker.is_cancelled:
+        first = first_screen(
+            self.store,
+            self.workspace,
+            key,
+            content_check,
+            rows=FIRST_SCREEN_ROWS,
+            reads=FIRST_SCREEN_READS,
+            batch=FIRST_CHUNK,
+            cancelled=lambda: worker.is_cancelled,
+        )
+        if first is None:
             return False
         self.post_message(
             ScopeLoaded(
                 scan_id=scan_id,
                 key=key,
-                rows=picker_rows(sort_sessions(kept), now, tz),
-                other_workspace=counts[0],
-                empty_runs=counts[1],
-                not_resumable=counts[2],
-                store_total=read,
+                rows=picker_rows(first.sessions, now, tz),
+                other_workspace=first.hidden.other_workspace,
+                empty_runs=first.hidden.empty_runs,
+                not_resumable=first.hidden.not_resumable,
+                store_total=first.read,
                 complete=False,
                 replace=True,
             )

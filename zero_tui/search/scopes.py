@@ -2,20 +2,23 @@
 
 A scope is (all workspaces?, empty runs too?). `ScopeScan` filters the store's sessions
 into one scope chunk by chunk, the newest first, so the picker can post the first rows
-before a big store is filtered; what the scope hid is counted along the way. No Textual or
-Rich import here (tests/test_import_hygiene.py): the picker's workers call these.
+before a big store is filtered; what the scope hid is counted along the way. With nothing
+remembered, `first_screen` finds a first screenful before every session is read. No
+Textual or Rich import here (tests/test_import_hygiene.py): the picker's workers call these.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from zero_tui.search.query import SearchHit
 from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
 from zero_tui.search.rows import HEAD_ROWS, CachedSession, PickerRow, ScopeHead
-from zero_tui.store import Metadata, SessionStore
+from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import ResumeList, filter_resumable
+from zero_tui.store.store import sort_sessions
 
 ScopeKey = tuple[bool, bool]
 """(every workspace, empty runs too): the picker's Tab and ctrl+e."""
@@ -109,6 +112,57 @@ class ScopeScan:
             hidden.not_resumable,
             len(self._sessions),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class FirstScreen:
+    """A cold start's first rows of one scope, before every metadata file is read."""
+
+    sessions: list[Metadata]  # in the picker's order
+    hidden: HiddenCounts  # among the sessions read
+    read: int  # metadata files read
+
+
+def first_screen(
+    store: SessionStore,
+    workspace: str,
+    key: ScopeKey,
+    content_check: Callable[[str], bool],
+    *,
+    rows: int,
+    reads: int,
+    batch: int,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> FirstScreen | None:
+    """The newest sessions of scope `key` by their files' times (`recently_changed`), read
+    `batch` at a time until `rows` are kept or `reads` files are read. None when none are
+    kept, when the store cannot be read (the full scan says why), or once `cancelled()`."""
+    all_workspaces, include_empty = key
+    recent = store.recently_changed()
+    kept: list[Metadata] = []
+    hidden = HiddenCounts()
+    read = 0
+    while len(kept) < rows and read < reads:
+        try:
+            part = list(itertools.islice(recent, batch))
+        except (StoreError, OSError):
+            return None
+        if not part or cancelled():
+            break
+        read += len(part)
+        found = filter_resumable(
+            store,
+            workspace,
+            all_workspaces=all_workspaces,
+            include_empty=include_empty,
+            sessions=part,
+            content_check=content_check,
+        )
+        kept.extend(found.sessions)
+        hidden = hidden.plus(found)
+    if not kept or cancelled():
+        return None
+    return FirstScreen(sort_sessions(kept), hidden, read)
 
 
 def empty_list_message(
