@@ -14,6 +14,7 @@ from textual.message import Message
 from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import Outcome
+from zero_tui.search.query import SearchHit
 from zero_tui.search.ranking import Ranking
 from zero_tui.search.rows import PickerRow, PreviewData, ScopeHead
 from zero_tui.search.scopes import ScopeKey
@@ -83,6 +84,29 @@ class ScanProgress(Message):
     scan_id: int
     done: int
     total: int
+
+
+@dataclass
+class ContentResults(Message):
+    """A content search of one scope's rows: the rows that matched, best first, with hits."""
+
+    key: ScopeKey
+    query: str
+    rows: Sequence[PickerRow]
+    order: list[int]
+    hits: list[SearchHit]
+    matched: int
+    error: str | None = None
+    notices: tuple[str, ...] = ()
+
+
+@dataclass
+class IndexProgress(Message):
+    """The text index is being brought up to date: `done` of `total` sessions looked at."""
+
+    done: int
+    total: int
+    finished: bool = False
 
 
 @dataclass

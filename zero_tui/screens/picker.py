@@ -19,14 +19,15 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import REGISTRY, CommandError, Context
 from zero_tui.messages import (
+    ContentResults,
     EnclosingFolders,
+    IndexProgress,
     OpenSession,
     PreviewLoaded,
     RankingDone,
@@ -80,29 +81,6 @@ FIRST_SCREEN_READS = 2048  # metadata files it reads for them at the most
 CHUNK = 2048
 CONTENT_DEBOUNCE = 0.15  # seconds of typing pause before a content search starts
 CONTENT_LIMIT = 200
-
-
-@dataclass
-class ContentResults(Message):
-    """A content search of one scope's rows: the rows that matched, best first, with hits."""
-
-    key: ScopeKey
-    query: str
-    rows: Sequence[PickerRow]
-    order: list[int]
-    hits: list[SearchHit]
-    matched: int
-    error: str | None = None
-    notices: tuple[str, ...] = ()
-
-
-@dataclass
-class IndexProgress(Message):
-    """The text index is being brought up to date: `done` of `total` sessions looked at."""
-
-    done: int
-    total: int
-    finished: bool = False
 
 
 def snippet_line(hit: SearchHit) -> SnippetLine | None:
