@@ -267,8 +267,8 @@ class SessionCatalog:
         self._verdicts: dict[str, tuple[object, object, object]] | None = None
         self._pending_verdicts: list[tuple[int, str, int, str]] = []
         self._all_logs_checked_at: float | None = None
-        # the logs' last stats (`_log_stat`)
-        self._log_stats: dict[str, tuple[float, os.stat_result | None]] = {}
+        # the logs' last stats (`_log_stat`): (monotonic time, wall time, stat)
+        self._log_stats: dict[str, tuple[float, int, os.stat_result | None]] = {}
 
     # --- the database ------------------------------------------------------------------
 
@@ -652,8 +652,8 @@ class SessionCatalog:
 
     def has_content(self, session_id: str) -> bool:
         """has_resumable_content, remembered until the log changes."""
-        checked_ns = time.time_ns()
-        info = self._log_stat(session_id)
+        # the verdict is dated by the stat it rests on: a reused stat must not look newer
+        checked_ns, info = self._log_stat(session_id)
         key = _stat_key(info) if info is not None else None
         if key is not None and info is not None:
             with self._lock:
@@ -759,7 +759,7 @@ class SessionCatalog:
                 break
             if progress is not None and done % 64 == 0:
                 progress(done, len(wanted))
-            if _unchanged(self._log_stat(session_id), states[session_id][1]):
+            if _unchanged(self._log_stat(session_id)[1], states[session_id][1]):
                 self._logs_to_check.discard(session_id)
                 continue
             self._logs_to_check.add(session_id)  # until its timestamps can be trusted
@@ -795,17 +795,18 @@ class SessionCatalog:
             self._all_logs_checked_at = started
         return UpdateReport(len(wanted), indexed, events, complete)
 
-    def _log_stat(self, session_id: str) -> os.stat_result | None:
-        """The log's stat (None: not a regular file): one per log between two refreshes,
-        if under a second old, so that a filter and the update next to it see the same
-        files for one stat each."""
+    def _log_stat(self, session_id: str) -> tuple[int, os.stat_result | None]:
+        """The log's stat (None: not a regular file) and the wall time just before it was
+        taken: one per log between two refreshes, if under a second old, so that a filter
+        and the update next to it see the same files for one stat each."""
         now = time.monotonic()
         taken = self._log_stats.get(session_id)
         if taken is not None and now - taken[0] < STAT_REUSE_SECONDS:
-            return taken[1]
+            return taken[1], taken[2]
+        checked_ns = time.time_ns()
         info = _regular_stat(f"{self._prefix}{session_id}/{EVENTS_FILE}")
-        self._log_stats[session_id] = (now, info)
-        return info
+        self._log_stats[session_id] = (now, checked_ns, info)
+        return checked_ns, info
 
     _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
 
