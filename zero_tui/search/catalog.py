@@ -495,14 +495,14 @@ class SessionCatalog:
         `progress(done, total)` is told of the sessions looked at, every few hundred."""
         return sort_sessions(self._revalidate(progress, load=True))
 
-    def revalidate(self) -> list[Metadata]:
+    def revalidate(self) -> None:
         """Bring the catalog up to date with the store, as `refresh` does, without loading
-        the sessions that did not change: the sessions it had to read again, unsorted.
+        the sessions that did not change.
 
         For a text search, which then loads only the sessions that match
         (`sessions_with_keys`): at 10,000 sessions, loading them all costs more than the
         query."""
-        return self._revalidate(None, load=False)
+        self._revalidate(None, load=False)
 
     def sessions_with_keys(self, keys: Iterable[int]) -> list[Metadata]:
         """The catalogued sessions with these keys (as of the last `revalidate`), in Zero's
