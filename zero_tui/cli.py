@@ -434,9 +434,13 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             # Index every changed log, then load only the sessions whose text matches.
             catalog.revalidate()
             catalog.update_content(progress=_IndexProgress(err))
-            keys = matching_sessions(catalog, query)
-            sessions = catalog.refresh() if keys is None else catalog.sessions_with_keys(keys)
+            matches = matching_sessions(catalog, query)
+            if matches is None:
+                sessions = catalog.refresh()
+            else:
+                sessions = catalog.sessions_with_keys(matches.keys)
         else:
+            matches = None
             sessions = catalog.refresh()
         listing = filter_resumable(
             store,
@@ -449,7 +453,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             catalog.update_content(
                 [meta.session_id for meta in listing.sessions], progress=_IndexProgress(err)
             )
-        result = search(catalog, query, listing.sessions, limit=limit)
+        result = search(catalog, query, listing.sessions, limit=limit, matches=matches)
     for notice in result.notices[len(query.notices) :]:
         err.write(f"{PROG}: {sanitize_line(notice)}\n")
     if args.json:

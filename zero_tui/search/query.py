@@ -242,10 +242,13 @@ def search(
     limit: int = DEFAULT_LIMIT,
     tz: tzinfo | None = None,
     cancelled: Callable[[], bool] = lambda: False,
+    matches: TextMatches | None = None,
 ) -> SearchResult:
     """The sessions of `sessions` (the scope, newest first) that match, best first.
 
-    Raises QueryError for a bad query; sqlite trouble yields no hits rather than an error.
+    `matches`: what `matching_sessions` said of this query, when the caller asked already
+    (the index is not asked twice). Raises QueryError for a bad query; sqlite trouble
+    yields no hits rather than an error.
     """
     parsed = parse_query(query, tz=tz) if isinstance(query, str) else query
     scope = [meta for meta in sessions if parsed.keeps(meta)] if parsed.filters else sessions
@@ -253,7 +256,7 @@ def search(
         hits = [SearchHit(meta) for meta in scope[:limit]] if parsed.filters else []
         return SearchResult(hits, len(scope) if parsed.filters else 0, parsed.notices)
     try:
-        return _search_text(catalog, parsed, scope, limit, cancelled)
+        return _search_text(catalog, parsed, scope, limit, cancelled, matches)
     except sqlite3.Error as error:
         catalog.recover(error)
         notice = f"search index unavailable: {error}"
@@ -303,12 +306,19 @@ def _search_text(
     scope: Sequence[Metadata],
     limit: int,
     cancelled: Callable[[], bool],
+    matches: TextMatches | None,
 ) -> SearchResult:
     prepared = _scope_of(scope, catalog.session_ids_by_key())
-    one_event, every_word = _text_matches(catalog, parsed)
-    candidates = set(prepared.keys if every_word is None else prepared.keys & every_word)
-    if parsed.excluded and candidates:
-        candidates -= _sessions_with_any(catalog, parsed.excluded)
+    if matches is None:
+        matches = _text_matches(catalog, parsed)
+    if matches is None:  # exclusions alone
+        candidates = set(prepared.keys)
+        if candidates:
+            candidates -= _sessions_with_any(catalog, parsed.excluded)
+        one_event: frozenset[int] = frozenset()
+    else:
+        candidates = set(prepared.keys & matches.keys)
+        one_event = matches.one_event
     if cancelled():
         return SearchResult([], 0, parsed.notices)
     # relevance: one event holds every word; then recency (the scope's order)
@@ -328,20 +338,31 @@ def _search_text(
 _SESSIONS_MATCHING = "SELECT DISTINCT rowid >> 32 FROM event_text WHERE event_text MATCH ?"
 
 
-def _text_matches(catalog: SessionCatalog, parsed: Query) -> tuple[set[int], set[int] | None]:
-    """The keys of the sessions with one event that holds every word, and of those with
-    every word somewhere (None: no words, every session)."""
+@dataclass(frozen=True, slots=True)
+class TextMatches:
+    """The sessions (their keys) whose text matches a query's words, whatever the scope."""
+
+    one_event: frozenset[int]  # one event holds every word
+    keys: frozenset[int]  # every word somewhere, and none of the excluded ones
+
+
+def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
+    """What the index says of the query's words; None when it has none (filters or
+    exclusions alone do not narrow the sessions)."""
     if not parsed.terms:
-        return set(), None
+        return None
     together = " AND ".join(term.fts() for term in parsed.terms)
     with catalog.lock:
         connection = catalog.connection
         one_event = set(map(itemgetter(0), connection.execute(_SESSIONS_MATCHING, (together,))))
-        if len(parsed.terms) == 1:
-            return one_event, one_event
-        sql = " INTERSECT ".join(_SESSIONS_MATCHING for _ in parsed.terms)
-        parameters = [term.fts() for term in parsed.terms]
-        return one_event, set(map(itemgetter(0), connection.execute(sql, parameters)))
+        every_word = one_event
+        if len(parsed.terms) > 1:
+            sql = " INTERSECT ".join(_SESSIONS_MATCHING for _ in parsed.terms)
+            parameters = [term.fts() for term in parsed.terms]
+            every_word = set(map(itemgetter(0), connection.execute(sql, parameters)))
+    if parsed.excluded and every_word:
+        every_word = every_word - _sessions_with_any(catalog, parsed.excluded)
+    return TextMatches(frozenset(one_event), frozenset(every_word))
 
 
 def _sessions_with_any(catalog: SessionCatalog, terms: Sequence[Term]) -> set[int]:
@@ -351,20 +372,15 @@ def _sessions_with_any(catalog: SessionCatalog, terms: Sequence[Term]) -> set[in
         return {row[0] for row in rows}
 
 
-def matching_sessions(catalog: SessionCatalog, query: Query) -> set[int] | None:
-    """The keys of the sessions whose text matches `query` (every word, no excluded one),
-    whatever the scope; None when the query's words do not narrow it (filters or
-    exclusions only). For a caller that loads only those sessions before `search`."""
+def matching_sessions(catalog: SessionCatalog, query: Query) -> TextMatches | None:
+    """The sessions whose text matches `query`, whatever the scope; None when its words do
+    not narrow them (filters or exclusions alone) or the index cannot say. For a caller
+    that loads only those sessions before `search` (given them back as `matches`)."""
     try:
-        _, every_word = _text_matches(catalog, query)
-        if every_word is None:
-            return None
-        if query.excluded and every_word:
-            every_word -= _sessions_with_any(catalog, query.excluded)
+        return _text_matches(catalog, query)
     except sqlite3.Error as error:
         catalog.recover(error)
         return None  # `search` says the index is unavailable
-    return every_word
 
 
 def _best_events(
