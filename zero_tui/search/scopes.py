@@ -26,6 +26,25 @@ ScopeKey = tuple[bool, bool]
 ALL_SCOPES: tuple[ScopeKey, ...] = ((False, False), (True, False), (False, True), (True, True))
 
 
+def filter_scope(
+    store: SessionStore,
+    workspace: str,
+    key: ScopeKey,
+    sessions: Sequence[Metadata],
+    content_check: Callable[[str], bool],
+) -> ResumeList:
+    """`filter_resumable` of `sessions` for the scope `key`."""
+    all_workspaces, include_empty = key
+    return filter_resumable(
+        store,
+        workspace,
+        all_workspaces=all_workspaces,
+        include_empty=include_empty,
+        sessions=sessions,
+        content_check=content_check,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class HiddenCounts:
     """What a scope hid, each under the key that would show it (see `filter_resumable`)."""
@@ -76,20 +95,12 @@ class ScopeScan:
     ) -> Iterator[ScopeChunk]:
         """The scope, `first` sessions filtered, then `rest` at a time; at least one chunk
         (empty for no sessions). Stops before the next chunk once `cancelled()`."""
-        all_workspaces, include_empty = self._key
         sessions = self._sessions
         start = 0
         size = first
         while not cancelled():
             part = sessions[start : start + size]
-            found = filter_resumable(
-                self._store,
-                self._workspace,
-                all_workspaces=all_workspaces,
-                include_empty=include_empty,
-                sessions=part,
-                content_check=self._content_check,
-            )
+            found = filter_scope(self._store, self._workspace, self._key, part, self._content_check)
             self.hidden = self.hidden.plus(found)
             room = HEAD_ROWS - len(self._kept)
             self._kept.extend(CachedSession.of(meta) for meta in found.sessions[:room])
@@ -137,7 +148,6 @@ def first_screen(
     """The newest sessions of scope `key` by their files' times (`recently_changed`), read
     `batch` at a time until `rows` are kept or `reads` files are read. None when none are
     kept, when the store cannot be read (the full scan says why), or once `cancelled()`."""
-    all_workspaces, include_empty = key
     recent = store.recently_changed()
     kept: list[Metadata] = []
     hidden = HiddenCounts()
@@ -150,14 +160,7 @@ def first_screen(
         if not part or cancelled():
             break
         read += len(part)
-        found = filter_resumable(
-            store,
-            workspace,
-            all_workspaces=all_workspaces,
-            include_empty=include_empty,
-            sessions=part,
-            content_check=content_check,
-        )
+        found = filter_scope(store, workspace, key, part, content_check)
         kept.extend(found.sessions)
         hidden = hidden.plus(found)
     if not kept or cancelled():
