@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.big_session import EVENT_COUNT, SESSION_ID, write_session
+from zero_tui.short_lived import gc_paused
 from zero_tui.store import SessionStore
-from zero_tui.transcript.export import export_session, gc_paused
+from zero_tui.transcript.export import export_session
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
 
 BUDGET = 1 / 3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 
 from zero_tui import cli
 from zero_tui.cli import main
+from zero_tui.search import query as query_module
+from zero_tui.search.query import SearchResult
 from zero_tui.store import SessionStore
 
 HERE = "/home/dev/here"
@@ -155,9 +158,9 @@ def test_an_unknown_filter_is_searched_as_text_with_a_notice(
     assert "modle: is not a filter" in err
 
 
-def full_path_hits(
-    store: SessionStore, query: str, workspace: str, all_workspaces: bool
-) -> list[dict[str, object]]:
+def full_path_search(
+    store: SessionStore, query: str, workspace: str, all_workspaces: bool, limit: int = 50
+) -> SearchResult:
     """What the search finds when every session is loaded first (the picker's way)."""
     from zero_tui.search.catalog import SessionCatalog
     from zero_tui.search.query import search
@@ -172,7 +175,13 @@ def full_path_hits(
             content_check=catalog.has_content,
         )
         catalog.update_content()
-        result = search(catalog, query, listing.sessions)
+        return search(catalog, query, listing.sessions, limit=limit)
+
+
+def full_path_hits(
+    store: SessionStore, query: str, workspace: str, all_workspaces: bool, limit: int = 50
+) -> list[dict[str, object]]:
+    result = full_path_search(store, query, workspace, all_workspaces, limit)
     return [hit.to_json() for hit in result.hits]
 
 
@@ -200,3 +209,73 @@ def test_loading_only_the_matches_finds_what_loading_everything_finds(
         expected = full_path_hits(store, query, HERE, all_workspaces)
         assert (json.loads(out) if code == 0 else []) == expected, query
         assert code == (0 if expected else 1)
+
+
+@pytest.fixture
+def crowded(tmp_path: Path) -> SessionStore:
+    """300 sessions in three workspaces, updated in an order that is not their ids', each
+    matching "alpha beta" in one event, in two, or not at all, with other models, empty
+    runs and sub-sessions among them."""
+    clock = datetime(2026, 7, 4, 9, 0, tzinfo=UTC)
+    moments = iter(clock + timedelta(seconds=(n * 7919) % 100_003) for n in range(99_999))
+    store = SessionStore(tmp_path / "sessions", clock=lambda: next(moments))
+    for number in range(300):
+        session_id = f"s{number:03d}"
+        kind = "subagent" if number % 23 == 0 else ""
+        model = "gpt-5" if number % 3 else "claude-sonnet"
+        cwd = (HERE, THERE, "/home/dev/elsewhere")[number % 3 if number % 5 else 0]
+        store.create(session_id, title=f"Session {number}", cwd=cwd, model_id=model)
+        if kind:
+            store.create(f"{session_id}-sub", title="sub", cwd=cwd, session_kind=kind)
+            store.append_events(
+                f"{session_id}-sub", [("message", {"role": "assistant", "content": "alpha beta"})]
+            )
+        if number % 17 == 0:
+            continue  # an empty run
+        if number % 4 == 0:
+            texts = ["alpha and beta together"]
+        elif number % 4 == 1:
+            texts = ["alpha alone", "and later beta"]
+        else:
+            texts = ["alpha only"]
+        store.append_events(
+            session_id,
+            [("message", {"role": "user", "content": text}) for text in texts]
+            + [("message", {"role": "assistant", "content": "noted"})],
+        )
+    return store
+
+
+@pytest.mark.parametrize("batch", [1, query_module.LOAD_BATCH])
+@pytest.mark.parametrize("limit", [1, 3, 50, 400])
+def test_loading_only_the_best_matches_finds_the_same_best_hits(
+    crowded: SessionStore,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    limit: int,
+    batch: int,
+) -> None:
+    """--json loads the matching sessions best first, a batch at a time, and stops once
+    it has enough; the text form loads them all for its count: both show what loading
+    everything shows, in a narrow scope or a wide one, with filters, after metadata
+    changed under the index."""
+    monkeypatch.setattr(query_module, "LOAD_BATCH", batch)
+    store = crowded
+    queries = ["alpha beta", "alpha", "beta -together", "model:claude alpha", '"alpha and"']
+    for query in queries:
+        run(store, capsys, query, "--json")
+    store.update_title("s250", "Renamed, and now updated last")  # to the top of the order
+    store.append_events("s012", [("message", {"role": "user", "content": "alpha beta again"})])
+    (Path(store.root) / "s101" / "metadata.json").write_text("{ not json")
+    for query in queries:
+        for flags in ([], ["--all"]):
+            expected = full_path_search(store, query, HERE, bool(flags), limit)
+            code, out, _ = run(store, capsys, query, "--json", "--limit", str(limit), *flags)
+            hits = [hit.to_json() for hit in expected.hits]
+            assert (json.loads(out) if code == 0 else []) == hits, (query, flags)
+            code, out, err = run(store, capsys, query, "--limit", str(limit), *flags)
+            assert code == (0 if hits else 1)
+            listed = re.findall(r"^.*?  (s\d{3}(?:-sub)?)  ", out, re.MULTILINE)
+            assert listed == [hit["sessionId"] for hit in hits], (query, flags)
+            if expected.matched > len(hits):
+                assert f"{len(hits)} of {expected.matched:,} shown" in err

@@ -33,7 +33,6 @@ from zero_tui.transcript.export import (
     default_export_name,
     export_session,
     export_to_stream,
-    gc_paused,
     json_event,
     load_export_events,
     md_code_span,
@@ -431,25 +430,6 @@ def test_sanitize_fast_path_agrees_with_the_plain_rule(text: str) -> None:
     expected = re.sub("[\x00-\x08\x0b-\x1f\x7f-\x9f]", "", text)
     assert sanitize_text(text) == expected
     assert sanitize_line(text) == expected.replace("\n", " ").replace("\t", " ")
-
-
-def test_gc_paused_restores_the_collector() -> None:
-    import gc
-
-    assert gc.isenabled()
-    with gc_paused():
-        assert not gc.isenabled()
-        with gc_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with gc_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # it was off before: it stays off
-    finally:
-        gc.enable()
 
 
 class _CollectorWatch(io.BytesIO):

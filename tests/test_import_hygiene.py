@@ -160,7 +160,7 @@ def test_the_module_lists_are_exact() -> None:
 def test_main_only_imports_checked_modules() -> None:
     source = (PACKAGE_DIR / "__main__.py").read_text(encoding="utf-8")
     imports = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
-    assert imports == ["from zero_tui.cli import main"]
+    assert imports == ["from zero_tui.cli import run"]
     assert "zero_tui.cli" in CHECKED
 
 

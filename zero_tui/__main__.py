@@ -1,3 +1,3 @@
-from zero_tui.cli import main
+from zero_tui.cli import run
 
-raise SystemExit(main())
+run()

@@ -18,6 +18,7 @@ from typing import Any, NoReturn, TextIO
 
 from zero_tui import __version__
 from zero_tui.search.catalog import SessionCatalog
+from zero_tui.short_lived import exit_at_once, gc_paused
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.models import Metadata
 from zero_tui.store.resumable import filter_resumable, resolve_session
@@ -287,7 +288,6 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ExportResult,
         export_session,
         export_to_stream,
-        gc_paused,
     )
     from zero_tui.transcript.export_formats import ExportFormatError
 
@@ -296,19 +296,18 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     to_stdout = args.output == "-"
     result: ExportResult
     try:
-        with gc_paused():  # this process does nothing else meanwhile
-            if to_stdout:
-                out.flush()
-                result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
-            else:
-                result = export_session(
-                    store,
-                    session_id,
-                    fmt=args.format,
-                    path=args.output,
-                    workspace=_workspace(args),
-                    now=datetime.now().astimezone(),
-                )
+        if to_stdout:
+            out.flush()
+            result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
+        else:
+            result = export_session(
+                store,
+                session_id,
+                fmt=args.format,
+                path=args.output,
+                workspace=_workspace(args),
+                now=datetime.now().astimezone(),
+            )
     except ExportFormatError as error:
         raise UsageError(str(error)) from None
     except AtomicWriteError as error:
@@ -408,6 +407,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.search.query import (
         DEFAULT_LIMIT,
         QueryError,
+        load_matching,
         matching_sessions,
         parse_query,
         search,
@@ -430,30 +430,33 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
     workspace = _workspace(args)
     with SessionCatalog(store) as catalog:
+
+        def in_scope(sessions: list[Metadata]) -> list[Metadata]:
+            listing = filter_resumable(
+                store,
+                workspace,
+                all_workspaces=args.all,
+                sessions=sessions,
+                content_check=catalog.has_content,
+            )
+            return [meta for meta in listing.sessions if query.keeps(meta)]
+
+        matches = None
         if query.terms:
-            # Index every changed log, then load only the sessions whose text matches.
+            # Index every changed log, then load only the sessions whose text matches:
+            # for --json, which has no count to give, only the best of them.
             catalog.revalidate()
             catalog.update_content(progress=_IndexProgress(err))
             matches = matching_sessions(catalog, query)
-            if matches is None:
-                sessions = catalog.refresh()
-            else:
-                sessions = catalog.sessions_with_keys(matches.keys)
+        if matches is not None:
+            scope = load_matching(catalog, matches, in_scope, enough=limit if args.json else None)
         else:
-            matches = None
-            sessions = catalog.refresh()
-        listing = filter_resumable(
-            store,
-            workspace,
-            all_workspaces=args.all,
-            sessions=sessions,
-            content_check=catalog.has_content,
-        )
+            scope = in_scope(catalog.refresh())
         if query.has_text and not query.terms:
             catalog.update_content(
-                [meta.session_id for meta in listing.sessions], progress=_IndexProgress(err)
+                [meta.session_id for meta in scope], progress=_IndexProgress(err)
             )
-        result = search(catalog, query, listing.sessions, limit=limit, matches=matches)
+        result = search(catalog, query, scope, limit=limit, matches=matches)
     for notice in result.notices[len(query.notices) :]:
         err.write(f"{PROG}: {sanitize_line(notice)}\n")
     if args.json:
@@ -473,8 +476,8 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     where += f", compacted (opens at the summary, #{hit.open_sequence})"
                 out.write(f"    {where}: {sanitize_line(hit.snippet.text)}\n")
     if not result.hits:
-        scope = "any workspace" if args.all else sanitize_line(workspace or "this workspace")
-        err.write(f"{PROG}: no sessions match in {scope}\n")
+        where = "any workspace" if args.all else sanitize_line(workspace or "this workspace")
+        err.write(f"{PROG}: no sessions match in {where}\n")
         return EXIT_DATA_ERROR
     if result.matched > len(result.hits) and not args.json:
         err.write(f"{PROG}: {len(result.hits)} of {result.matched:,} shown (--limit)\n")
@@ -505,32 +508,51 @@ def run_tui(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run zero-tui with `argv` (default: the command line's arguments); the exit code."""
+    return _main(argv)[0]
+
+
+def run() -> NoReturn:
+    """The `zero-tui` script: `main`, and then a scriptable command, a process that ran
+    nothing else, ends at once (`exit_at_once`); the app ends normally, its exit handlers
+    stopping any agent still running."""
+    code, scriptable = _main(None)
+    if scriptable:
+        exit_at_once(code)
+    sys.exit(code)
+
+
+def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
+    """The exit code, and whether it came from a scriptable command (not the app)."""
     out, err = sys.stdout, sys.stderr
     try:
         args = build_parser().parse_args(argv)
     except UsageError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
-        return EXIT_USAGE
-    handlers: dict[str | None, Callable[[], int]] = {
+        return EXIT_USAGE, True
+    handlers: dict[str, Callable[[], int]] = {
         "sessions": lambda: cmd_sessions(args, out, err),
         "show": lambda: cmd_show(args, out, err),
         "export": lambda: cmd_export(args, out, err),
         "check": lambda: cmd_check(args, out),
         "search": lambda: cmd_search(args, out, err),
-        None: lambda: run_tui(args),
     }
+    scriptable = args.command is not None
     try:
-        return handlers[args.command]()
+        if not scriptable:
+            return run_tui(args), False
+        with gc_paused():  # the process does nothing else meanwhile
+            return handlers[args.command](), True
     except UsageError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
-        return EXIT_USAGE
+        return EXIT_USAGE, scriptable
     except StoreError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))}\n")
-        return EXIT_DATA_ERROR
+        return EXIT_DATA_ERROR, scriptable
     except BrokenPipeError:
         # the reader (`| head`) went away: not an error worth a traceback
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+        return EXIT_OK, scriptable
     except KeyboardInterrupt:
-        return 130
+        return 130, scriptable

@@ -35,6 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -50,16 +51,18 @@ from zero_tui.store.store import (
     METADATA_FILE,
     UnreadableSession,
     read_regular,
+    sort_in_zero_order,
     sort_sessions,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 5000
 RACY_NS = 3_000_000_000  # coarser than any timestamp granularity we meet (FAT: 2 s)
 TAIL_CHECK_BYTES = 4096
 READ_CHUNK = 8 * 1024 * 1024
 FULL_CHECK_SECONDS = 60.0
 VERDICT_BATCH = 512
+VERDICTS_ONE_BY_ONE = 64
 PROGRESS_EVERY = 256
 STAT_REUSE_SECONDS = 1.0
 KEYS_PER_QUERY = 20_000
@@ -115,6 +118,10 @@ CREATE TABLE sessions (
     compaction TEXT
 );
 CREATE UNIQUE INDEX sessions_by_id ON sessions (session_id);
+CREATE INDEX sessions_log_check ON sessions (
+    session_id, log_identity, log_stat, log_checked_ns, log_offset, log_events
+);
+CREATE INDEX sessions_verdicts ON sessions (session_id, verdict, verdict_stat, verdict_checked_ns);
 CREATE VIRTUAL TABLE event_text USING fts5(
     body, sequence UNINDEXED, role UNINDEXED, event_id UNINDEXED,
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
@@ -164,6 +171,17 @@ def _is_racy(changed_ns: int, checked_ns: int) -> bool:
     return changed_ns >= checked_ns - RACY_NS
 
 
+def _same_file(info: os.stat_result | None, remembered: object, checked_ns: object) -> bool:
+    """The file (`info`: its stat) is the one remembered (`remembered`: its `_stat_key` as
+    taken at `checked_ns`), by the stat alone: never when it changed too close to that."""
+    return (
+        info is not None
+        and isinstance(checked_ns, int)
+        and remembered == _stat_key(info)
+        and not _is_racy(_changed_ns(info), checked_ns)
+    )
+
+
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
@@ -211,14 +229,17 @@ def _goal_from_json(text: str | None) -> Goal | None:
 
 @dataclass(slots=True)
 class _Known:
-    """What the database remembers of one session's metadata (`metadata` None: not loaded,
-    for a check that only needs to know whether it is still right)."""
+    """What the database remembers of one session's metadata."""
 
     key: int
-    metadata: Metadata | None
+    metadata: Metadata
     stat: str
     digest: bytes
     checked_ns: int
+
+
+_Upsert = tuple[Metadata, str, bytes, int]  # metadata, its file's stat key, digest, check time
+_LogCheck = tuple[object, object, object, object]  # a `_LOG_CHECK` row, without the session
 
 
 class LogState(NamedTuple):
@@ -265,6 +286,7 @@ class SessionCatalog:
         self._logs_to_check: set[str] = set()
         # content verdicts: remembered per instance, written in batches (`save`)
         self._verdicts: dict[str, tuple[object, object, object]] | None = None
+        self._verdicts_asked = 0  # one by one, before `_verdicts` is loaded
         self._pending_verdicts: list[tuple[int, str, int, str]] = []
         self._all_logs_checked_at: float | None = None
         # the logs' last stats (`_log_stat`): (monotonic time, wall time, stat)
@@ -445,17 +467,12 @@ class SessionCatalog:
 
     # --- the catalog -------------------------------------------------------------------
 
-    def _known(self, *, with_metadata: bool = True) -> dict[str, _Known]:
-        """The remembered sessions whose values are all well typed (others are re-read)."""
-        if not with_metadata:
-            rows = self._read(
-                "SELECT key, session_id, metadata_stat, metadata_digest, metadata_checked_ns "
-                f"FROM sessions WHERE {_VALID_ROW}"
-            )
-            return {row[1]: _Known(row[0], None, *row[2:]) for row in rows}
+    def _known(self, where: str = "") -> dict[str, _Known]:
+        """The remembered sessions (`where`: an SQL condition and AND, to pick some) whose
+        values are all well typed (others are re-read)."""
         rows = self._read(
             f"SELECT {', '.join(_ALL_FIELD_NAMES)}, key, metadata_stat, metadata_digest, "
-            f"metadata_checked_ns FROM sessions WHERE {_VALID_ROW}"
+            f"metadata_checked_ns FROM sessions WHERE {where}{_VALID_ROW}"
         )
         known: dict[str, _Known] = {}
         width = len(_ALL_FIELD_NAMES)
@@ -468,9 +485,7 @@ class SessionCatalog:
     def cached_sessions(self) -> list[Metadata]:
         """What the database remembers, in Zero's order, without touching the store."""
         try:
-            return sort_sessions(
-                [entry.metadata for entry in self._known().values() if entry.metadata]
-            )
+            return sort_sessions([entry.metadata for entry in self._known().values()])
         except sqlite3.Error:
             return []
 
@@ -493,107 +508,181 @@ class SessionCatalog:
     def refresh(self, progress: Progress | None = None) -> list[Metadata]:
         """Every valid session now in the store (Zero's List), re-reading only what changed;
         `progress(done, total)` is told of the sessions looked at, every few hundred."""
-        return sort_sessions(self._revalidate(progress, load=True))
+        return sort_sessions(self._revalidate(progress))
 
     def revalidate(self) -> None:
-        """Bring the catalog up to date with the store, as `refresh` does, without loading
-        the sessions that did not change.
+        """Bring the catalog's list of sessions up to date with the store's directories, as
+        `refresh` does, without looking again at the metadata of the sessions it knows: a
+        new session is read and catalogued, a gone one dropped.
 
-        For a text search, which then loads only the sessions that match
-        (`sessions_with_keys`): at 10,000 sessions, loading them all costs more than the
-        query."""
-        self._revalidate(None, load=False)
+        For a text search, which then loads only the sessions that match with
+        `sessions_with_keys`, which looks again at each of them: at 10,000 sessions, a look
+        at every metadata file costs more than the query. `unreadable` then lists the new
+        sessions that could not be read."""
+        self._log_stats.clear()  # a new look at the store: no stat from before it is reused
+        try:
+            rows = self._read("SELECT session_id, key FROM sessions")
+        except sqlite3.Error:
+            rows = []
+        known: dict[str, int] = dict(rows)  # an ill-typed row is re-read when it is loaded
+        names = list(self.store.iter_session_dirs())
+        unreadable: list[UnreadableSession] = []
+        upserts: list[_Upsert] = []
+        for name in names:
+            if name not in known:
+                _, upsert, _ = self._check_metadata(name, None, unreadable)
+                if upsert is not None:
+                    upserts.append(upsert)
+        listed = set(names)
+        dropped = [key for session_id, key in known.items() if session_id not in listed]
+        self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
+        keys = self._remember(upserts, dropped)
+        if keys is not None:  # what was read is the map of keys `session_ids_by_key` keeps
+            ids_by_key = {key: name for name, key in known.items() if name in listed}
+            self._ids_by_key = ids_by_key | {key: name for name, key in keys.items()}
 
     def sessions_with_keys(self, keys: Iterable[int]) -> list[Metadata]:
-        """The catalogued sessions with these keys (as of the last `revalidate`), in Zero's
-        order."""
+        """The catalogued sessions with these keys, in Zero's order, each looked at again
+        (its metadata.json re-read if it changed; dropped if it is gone or unreadable)."""
         wanted = sorted({int(key) for key in keys})
-        found: list[Metadata] = []
+        entries: dict[str, _Known] = {}
         for start in range(0, len(wanted), KEYS_PER_QUERY):
             listed = ",".join(map(str, wanted[start : start + KEYS_PER_QUERY]))
             try:
-                rows = self._read(
-                    f"SELECT {', '.join(_ALL_FIELD_NAMES)} FROM sessions "
-                    f"WHERE key IN ({listed}) AND {_VALID_ROW}"
+                entries.update(self._known(f"key IN ({listed}) AND "))
+            except sqlite3.Error:
+                return []
+        to_check: list[tuple[str, _Known | None]] = list(entries.items())
+        ill_typed = set(wanted) - {entry.key for entry in entries.values()}
+        if ill_typed:  # rows `_known` does not trust: read again from their files
+            ids_by_key = self.session_ids_by_key()
+            names = {ids_by_key[key] for key in ill_typed if key in ids_by_key}
+            to_check += [(name, None) for name in sorted(names - entries.keys())]
+        found: list[Metadata] = []
+        upserts: list[_Upsert] = []
+        dropped: list[int] = []
+        unreadable: list[UnreadableSession] = []
+        for name, entry in to_check:
+            meta, upsert, kept = self._check_metadata(name, entry, unreadable)
+            if meta is not None:
+                found.append(meta)
+            if upsert is not None:
+                upserts.append(upsert)
+            if entry is not None and not kept:
+                dropped.append(entry.key)
+        self._remember(upserts, dropped)
+        return sort_sessions(found)
+
+    def recency_order(self, keys: Iterable[int]) -> list[int]:
+        """These catalogued sessions' keys in Zero's order, by each one's metadata as it is
+        now, without loading them: every file is looked at (a stat), a changed one read
+        again and remembered, a gone or unreadable one dropped and left out."""
+        wanted = sorted({int(key) for key in keys})
+        rows: list[Any] = []
+        for start in range(0, len(wanted), KEYS_PER_QUERY):
+            listed = ",".join(map(str, wanted[start : start + KEYS_PER_QUERY]))
+            try:
+                rows += self._read(
+                    "SELECT key, session_id, updated_at, metadata_stat, metadata_checked_ns "
+                    f"FROM sessions WHERE key IN ({listed}) AND typeof(session_id) = 'text'"
                 )
             except sqlite3.Error:
                 return []
-            found.extend(filter(None, map(_metadata_of, rows)))
-        return sort_sessions(found)
+        order: list[tuple[str, str, int]] = []
+        upserts: list[_Upsert] = []
+        dropped: list[int] = []
+        unreadable: list[UnreadableSession] = []
+        for session_key, name, updated_at, remembered, checked_ns in rows:
+            looked = self._metadata_stat(name)
+            if isinstance(updated_at, str) and _same_file(looked[1], remembered, checked_ns):
+                order.append((updated_at, name, session_key))
+                continue
+            meta, upsert, kept = self._check_metadata(name, None, unreadable, looked)
+            if upsert is not None:
+                upserts.append(upsert)
+            if meta is not None and kept:
+                order.append((meta.updated_at, name, session_key))
+            elif not kept:
+                dropped.append(session_key)
+        self._remember(upserts, dropped)
+        sort_in_zero_order(order, itemgetter(0), itemgetter(1))
+        return [session_key for _, _, session_key in order]
 
-    def _revalidate(self, progress: Progress | None, *, load: bool) -> list[Metadata]:
+    def _metadata_stat(self, name: str) -> tuple[int, os.stat_result | None]:
+        """The wall time just before, and the stat of, a session's metadata.json."""
+        checked_ns = time.time_ns()
+        return checked_ns, _regular_stat(f"{self._prefix}{name}/{METADATA_FILE}")
+
+    def _check_metadata(
+        self,
+        name: str,
+        entry: _Known | None,
+        unreadable: list[UnreadableSession],
+        looked: tuple[int, os.stat_result | None] | None = None,
+    ) -> tuple[Metadata | None, _Upsert | None, bool]:
+        """One session's metadata.json against what the catalog remembers of it (`entry`):
+        (its metadata, None when unreadable; what to remember anew, if anything; whether
+        the catalog keeps the session). An unreadable one is added to `unreadable`, in the
+        store's words. `looked`: the file's `_metadata_stat`, when the caller took it."""
+        checked_ns, info = looked or self._metadata_stat(name)
+        meta = None
+        if info is not None:
+            if entry is not None and _same_file(info, entry.stat, entry.checked_ns):
+                return entry.metadata, None, True
+            path = f"{self._prefix}{name}/{METADATA_FILE}"
+            key = _stat_key(info)
+            try:
+                data = read_regular(path)
+            except OSError:
+                data = None
+            if data is not None:
+                digest = _digest(data)
+                if entry is not None and entry.digest == digest:
+                    meta = entry.metadata
+                else:
+                    with contextlib.suppress(GoJSONError, StoreError, ValueError, RecursionError):
+                        meta = Metadata.from_json(data)
+                if meta is not None and meta.session_id != name:
+                    # the catalog is keyed by directory: such a session is listed, not kept
+                    return meta, None, False
+                if meta is not None:
+                    # remember it (again): new, changed, or checked anew while racy
+                    self._logs_to_check.add(name)
+                    return meta, (meta, key, digest, checked_ns), True
+        found = self.store.read_session(name)  # the reason, in the store's words
+        if isinstance(found, UnreadableSession):
+            unreadable.append(found)
+        return None, None, False
+
+    def _revalidate(self, progress: Progress | None) -> list[Metadata]:
         self._log_stats.clear()  # a new look at the store: no stat from before it is reused
-        prefix = self._prefix
-        by_directory = self._known_cache if load else None
+        by_directory = self._known_cache
         if by_directory is None:
             try:
-                by_directory = self._known(with_metadata=load)
+                by_directory = self._known()
             except sqlite3.Error:
                 by_directory = {}
         sessions: list[Metadata] = []
-        upserts: list[tuple[Metadata, str, bytes, int]] = []
+        upserts: list[_Upsert] = []
         seen: set[str] = set()
         unreadable: list[UnreadableSession] = []
-
-        def cannot_read(name: str) -> None:
-            found = self.store.read_session(name)  # the reason, in the store's words
-            if isinstance(found, UnreadableSession):
-                unreadable.append(found)
-
         names = list(self.store.iter_session_dirs())
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0:
                 progress(done, len(names))
-            path = f"{prefix}{name}/{METADATA_FILE}"
-            checked_ns = time.time_ns()
-            info = _regular_stat(path)
-            if info is None:
-                cannot_read(name)
-                continue
-            key = _stat_key(info)
-            entry = by_directory.get(name)
-            if (
-                entry is not None
-                and entry.stat == key
-                and not _is_racy(_changed_ns(info), entry.checked_ns)
-            ):
-                if entry.metadata is not None:
-                    sessions.append(entry.metadata)
-                seen.add(name)
-                continue
-            try:
-                data = read_regular(path)
-            except OSError:
-                cannot_read(name)
-                continue
-            digest = _digest(data)
-            if entry is not None and entry.digest == digest and entry.metadata is not None:
-                meta = entry.metadata
-            else:
-                try:
-                    meta = Metadata.from_json(data)
-                except (GoJSONError, StoreError, ValueError, RecursionError):
-                    cannot_read(name)
-                    continue
-            if meta.session_id != name:
-                # the catalog is keyed by directory; such a session is listed, not remembered
+            meta, upsert, kept = self._check_metadata(name, by_directory.get(name), unreadable)
+            if meta is not None:
                 sessions.append(meta)
-                continue
-            sessions.append(meta)
-            seen.add(name)
-            # remember it (again): new, changed, or checked anew while racy
-            upserts.append((meta, key, digest, checked_ns))
-            self._logs_to_check.add(name)
+            if upsert is not None:
+                upserts.append(upsert)
+            if kept:
+                seen.add(name)
         if progress is not None:
             progress(len(names), len(names))
         self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
         dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
-        keys = self._store_metadata(upserts, dropped)
-        if keys is None or keys or dropped:
-            self._ids_by_key = None
-        if keys is None or not load:
-            self._known_cache = None
-        else:
+        keys = self._remember(upserts, dropped)
+        if keys is not None:
             cache = {name: entry for name, entry in by_directory.items() if name in seen}
             for meta, key, digest, checked_ns in upserts:
                 session_key = keys.get(meta.session_id)
@@ -604,9 +693,22 @@ class SessionCatalog:
             self._known_cache = cache
         return sessions
 
-    def _store_metadata(
-        self, upserts: list[tuple[Metadata, str, bytes, int]], dropped: list[int]
-    ) -> dict[str, int] | None:
+    def _remember(self, upserts: list[_Upsert], dropped: list[int]) -> dict[str, int] | None:
+        """Write what changed (`_store_metadata`) and forget the views of the rows it makes
+        stale; the keys of the upserted sessions, or None when not written."""
+        keys = self._store_metadata(upserts, dropped)
+        if keys is None or keys or dropped:
+            self._known_cache = None
+        known_ids = self._ids_by_key
+        if (
+            keys is None
+            or dropped
+            or (known_ids is not None and not known_ids.keys() >= set(keys.values()))
+        ):
+            self._ids_by_key = None  # a key came or went (an update keeps its session's key)
+        return keys
+
+    def _store_metadata(self, upserts: list[_Upsert], dropped: list[int]) -> dict[str, int] | None:
         """Write the changes; the keys of the upserted sessions, or None when not written."""
         if not upserts and not dropped:
             return {}
@@ -655,26 +757,11 @@ class SessionCatalog:
         # the verdict is dated by the stat it rests on: a reused stat must not look newer
         checked_ns, info = self._log_stat(session_id)
         key = _stat_key(info) if info is not None else None
-        if key is not None and info is not None:
-            with self._lock:
-                if self._verdicts is None:
-                    try:
-                        rows = self._read(
-                            "SELECT session_id, verdict, verdict_stat, verdict_checked_ns "
-                            "FROM sessions"
-                        )
-                    except sqlite3.Error:
-                        rows = []
-                    self._verdicts = {row[0]: (row[1], row[2], row[3]) for row in rows}
-                remembered = self._verdicts.get(session_id)
+        if key is not None:
+            remembered = self._remembered_verdict(session_id)
             if remembered is not None:
                 verdict, verdict_stat, verdict_checked = remembered
-                if (
-                    verdict in (0, 1)
-                    and verdict_stat == key
-                    and isinstance(verdict_checked, int)
-                    and not _is_racy(_changed_ns(info), verdict_checked)
-                ):
+                if verdict in (0, 1) and _same_file(info, verdict_stat, verdict_checked):
                     return bool(verdict)
         verdict_now = has_resumable_content(self.store, session_id)
         if key is not None:
@@ -686,6 +773,28 @@ class SessionCatalog:
             if flush:
                 self.save()
         return verdict_now
+
+    _VERDICT = "SELECT session_id, verdict, verdict_stat, verdict_checked_ns FROM sessions"
+
+    def _remembered_verdict(self, session_id: str) -> tuple[object, object, object] | None:
+        """(verdict, the log stat it rests on, when it was found) as the database has it:
+        the first few sessions asked of one by one, then every session's at once (a search
+        that matched a few sessions asks of those; the picker, of every session)."""
+        with self._lock:
+            if self._verdicts is None and self._verdicts_asked < VERDICTS_ONE_BY_ONE:
+                self._verdicts_asked += 1
+                try:
+                    rows = self._read(f"{self._VERDICT} WHERE session_id = ?", (session_id,))
+                except sqlite3.Error:
+                    rows = []
+                return (rows[0][1], rows[0][2], rows[0][3]) if rows else None
+            if self._verdicts is None:
+                try:
+                    rows = self._read(self._VERDICT)
+                except sqlite3.Error:
+                    rows = []
+                self._verdicts = {row[0]: (row[1], row[2], row[3]) for row in rows}
+            return self._verdicts.get(session_id)
 
     # --- the text index ----------------------------------------------------------------
 
@@ -706,12 +815,14 @@ class SessionCatalog:
                 self._ids_by_key = {key: str(session_id) for key, session_id in rows}
             return self._ids_by_key
 
-    def compactions(self) -> dict[int, str]:
-        """key -> the plan of the session's latest compaction (JSON), for the sessions that
-        have one."""
+    def compactions(self, keys: Iterable[int]) -> dict[int, str]:
+        """key -> the plan of the session's latest compaction (JSON), for those of these
+        sessions that have one."""
+        listed = ",".join(str(int(key)) for key in keys)
         try:
             rows = self._read(
-                "SELECT key, compaction FROM sessions WHERE typeof(compaction) = 'text'"
+                f"SELECT key, compaction FROM sessions WHERE key IN ({listed}) "
+                "AND typeof(compaction) = 'text'"
             )
         except sqlite3.Error:
             return {}
@@ -738,28 +849,21 @@ class SessionCatalog:
             or started - self._all_logs_checked_at > FULL_CHECK_SECONDS
         )
         try:
-            if full:
-                states = self._log_states()
-            else:
-                states = {}
-                for session_id in self._logs_to_check:
-                    with self._lock:
-                        state = self._log_state(session_id)
-                    if state is not None:
-                        states[session_id] = state
+            checks = self._log_checks(None if full else sorted(self._logs_to_check))
         except sqlite3.Error:
-            states = {}
-        wanted = list(states) if session_ids is None else [s for s in session_ids if s in states]
+            checks = {}
+        wanted = list(checks) if session_ids is None else [s for s in session_ids if s in checks]
         indexed = events = 0
         complete = True
         prefix = self._prefix
+        taken_at = (time.monotonic(), time.time_ns())  # one clock reading for every stat
         for done, session_id in enumerate(wanted):
             if cancelled():
                 complete = False
                 break
             if progress is not None and done % 64 == 0:
                 progress(done, len(wanted))
-            if _unchanged(self._log_stat(session_id)[1], states[session_id][1]):
+            if _log_unchanged(self._log_stat(session_id, taken_at)[1], checks[session_id]):
                 self._logs_to_check.discard(session_id)
                 continue
             self._logs_to_check.add(session_id)  # until its timestamps can be trusted
@@ -784,9 +888,9 @@ class SessionCatalog:
                 events += added
             else:
                 with self._lock:
-                    state = self._log_state(session_id)
-                if state is not None and _unchanged(
-                    _regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}"), state[1]
+                    check = self._log_checks([session_id]).get(session_id)
+                if check is not None and _log_unchanged(
+                    _regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}"), check
                 ):
                     self._logs_to_check.discard(session_id)  # settled
         if progress is not None and complete:
@@ -795,29 +899,45 @@ class SessionCatalog:
             self._all_logs_checked_at = started
         return UpdateReport(len(wanted), indexed, events, complete)
 
-    def _log_stat(self, session_id: str) -> tuple[int, os.stat_result | None]:
+    def _log_stat(
+        self, session_id: str, taken_at: tuple[float, int] | None = None
+    ) -> tuple[int, os.stat_result | None]:
         """The log's stat (None: not a regular file) and the wall time just before it was
         taken: one per log between two refreshes, if under a second old, so that a filter
-        and the update next to it see the same files for one stat each."""
-        now = time.monotonic()
+        and the update next to it see the same files for one stat each. `taken_at`: the
+        (monotonic, wall) times to record instead of reading the clocks (an earlier time
+        is a safe one: it makes an entry racy for longer)."""
+        now, checked_ns = taken_at or (time.monotonic(), 0)
         taken = self._log_stats.get(session_id)
         if taken is not None and now - taken[0] < STAT_REUSE_SECONDS:
             return taken[1], taken[2]
-        checked_ns = time.time_ns()
+        if taken_at is None:
+            checked_ns = time.time_ns()
         info = _regular_stat(f"{self._prefix}{session_id}/{EVENTS_FILE}")
         self._log_stats[session_id] = (now, checked_ns, info)
         return checked_ns, info
 
-    _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
+    # What `_log_unchanged` compares a log's stat with: its identity and stat as indexed,
+    # when they were taken, and whether the state is well typed (an ill-typed one, or one
+    # that counts events without a log, is never unchanged).
+    _LOG_CHECK = (
+        "SELECT session_id, log_identity, log_stat, log_checked_ns, "
+        "typeof(log_offset) = 'integer' AND typeof(log_events) = 'integer' "
+        "AND (log_identity IS NOT NULL OR log_events = 0) FROM sessions"
+    )
 
-    def _log_states(self) -> dict[str, tuple[int, LogState]]:
-        rows = self._read(f"SELECT session_id, {self._STATE_COLUMNS} FROM sessions")
-        states: dict[str, tuple[int, LogState]] = {}
-        for row in rows:
-            state = _state_of(row[1:])
-            if isinstance(row[0], str) and state is not None:
-                states[row[0]] = state
-        return states
+    def _log_checks(self, session_ids: Iterable[str] | None) -> dict[str, _LogCheck]:
+        """session id -> what its log was indexed as (`_LOG_CHECK`), for every catalogued
+        session (`session_ids` None) or for these."""
+        if session_ids is None:
+            rows = self._read(self._LOG_CHECK)
+        else:
+            rows = []
+            for session_id in session_ids:
+                rows += self._read(f"{self._LOG_CHECK} WHERE session_id = ?", (session_id,))
+        return {row[0]: row[1:] for row in rows if isinstance(row[0], str)}
+
+    _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
 
     def _log_state(self, session_id: str) -> tuple[int, LogState] | None:
         rows = self.connection.execute(
@@ -891,14 +1011,9 @@ class SessionCatalog:
         """(offset to read from, whether to start over), or None when nothing changed."""
         if info is None:
             return (0, True) if state.identity is not None or state.events else None
-        identity = f"{info.st_dev}:{info.st_ino}"
-        if state.identity != identity or info.st_size < state.offset:
+        if state.identity != _log_identity(info) or info.st_size < state.offset:
             return 0, True
-        if (
-            state.stat == _stat_key(info)
-            and state.checked_ns is not None
-            and not _is_racy(_changed_ns(info), state.checked_ns)
-        ):
+        if _same_file(info, state.stat, state.checked_ns):
             return None
         if state.offset:
             low = max(0, state.offset - TAIL_CHECK_BYTES)
@@ -939,7 +1054,7 @@ class SessionCatalog:
             values: tuple[Any, ...] = (None, None, None, 0, None, 0)
             if info is not None:
                 values = (
-                    f"{info.st_dev}:{info.st_ino}",
+                    _log_identity(info),
                     _stat_key(info),
                     chunk.checked_ns,
                     chunk.offset,
@@ -1017,14 +1132,16 @@ def _state_of(row: tuple[Any, ...]) -> tuple[int, LogState] | None:
     )
 
 
-def _unchanged(info: os.stat_result | None, state: LogState) -> bool:
-    """The log (`info`: its stat, None when it is not a regular file) is as indexed, by
-    the stat alone (never for a racy or missing state)."""
+def _log_identity(info: os.stat_result) -> str:
+    return f"{info.st_dev}:{info.st_ino}"
+
+
+def _log_unchanged(info: os.stat_result | None, check: _LogCheck) -> bool:
+    """The log (`info`: its stat, None when it is not a regular file) is as indexed
+    (`check`: from `_LOG_CHECK`), by the stat alone."""
+    identity, stat_key, indexed_ns, well_typed = check
+    if not well_typed:
+        return False
     if info is None:
-        return state.identity is None and not state.events
-    return (
-        state.stat == _stat_key(info)
-        and state.identity == f"{info.st_dev}:{info.st_ino}"
-        and state.checked_ns is not None
-        and not _is_racy(_changed_ns(info), state.checked_ns)
-    )
+        return identity is None
+    return identity == _log_identity(info) and _same_file(info, stat_key, indexed_ns)

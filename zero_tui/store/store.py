@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path
+from typing import TypeVar
 
 try:
     import fcntl
@@ -38,6 +40,7 @@ _TAIL_WINDOW = 64 * 1024
 DEFAULT_LOCK_TIMEOUT = 30.0
 
 Clock = Callable[[], datetime]
+_Item = TypeVar("_Item")
 EventInput = tuple[str, object]
 
 
@@ -822,9 +825,16 @@ def _soft_file_lock(path: Path, timeout: float | None, busy: SessionBusyError) -
 
 def sort_sessions(sessions: list[Metadata]) -> list[Metadata]:
     """Zero's List order: updatedAt descending (as strings), ties by session id ascending."""
-    sessions.sort(key=lambda meta: meta.session_id)
-    sessions.sort(key=lambda meta: meta.updated_at, reverse=True)
-    return sessions
+    return sort_in_zero_order(sessions, attrgetter("updated_at"), attrgetter("session_id"))
+
+
+def sort_in_zero_order(
+    items: list[_Item], updated_at: Callable[[_Item], str], session_id: Callable[[_Item], str]
+) -> list[_Item]:
+    """`items` (sessions, or what stands for them) sorted in place in Zero's List order."""
+    items.sort(key=session_id)
+    items.sort(key=updated_at, reverse=True)
+    return items
 
 
 def _read_tail(data: bytes, start: int, size: int, session_id: str) -> LogTail | None:

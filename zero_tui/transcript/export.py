@@ -33,7 +33,6 @@ No Textual or Rich import here.
 
 from __future__ import annotations
 
-import gc
 import itertools
 import json
 import math
@@ -180,26 +179,6 @@ def open_session(
 # --- text helpers ------------------------------------------------------------------------------
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a whole export, in a process that runs
-    nothing else: `zero-tui export`. Never in the app: the collector is the process's, and
-    its UI thread runs beside the export worker.
-
-    Building the rows of a 100,000-event session makes hundreds of thousands of long-lived
-    objects; with the collector on, every full collection walks them again (md and html
-    take about a quarter longer). Rows and rendered text hold no reference cycles, so
-    nothing is leaked meanwhile. The collector comes back afterwards if it was on.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def encode_utf8(text: str) -> bytes:
