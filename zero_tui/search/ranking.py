@@ -293,6 +293,10 @@ class _KeyedScores(Sequence[float]):
     def __len__(self) -> int:
         return len(self._keys)
 
+    def __iter__(self) -> Iterator[float]:
+        count, base = self._count, self._base  # one decode per key, not two calls
+        return (key // count + base for key in self._keys)
+
     @overload
     def __getitem__(self, position: int) -> float: ...
 
@@ -406,16 +410,16 @@ class RankedIndex:
         for run in entry.runs:
             rows = entry.indices[start : run.end]
             if run.tier is Tier.SUBSEQUENCE:
-                scores = run.scores
-                assert isinstance(scores, Sequence)
+                assert isinstance(run.scores, Sequence)
+                decoded = list(run.scores)  # once, read twice below
                 limit = GO_SCORES[Tier.SUBSEQUENCE] + len(query)  # gap <= the query's length
-                tight = [score <= limit for score in scores]
+                tight = [score <= limit for score in decoded]
                 blocks.append(
-                    (Tier.SUBSEQUENCE, list(compress(rows, tight)), list(compress(scores, tight)))
+                    (Tier.SUBSEQUENCE, list(compress(rows, tight)), list(compress(decoded, tight)))
                 )
                 loose = list(map(operator.not_, tight))
                 loose_rows = list(compress(rows, loose))
-                loose_scores = list(compress(scores, loose))
+                loose_scores = list(compress(decoded, loose))
             else:
                 blocks.append((run.tier, list(rows), run.scores))
             start = run.end
