@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -123,6 +124,55 @@ def test_content_verdicts_are_remembered_until_the_log_changes(
         store, "/w", sessions=reopened.refresh(), content_check=reopened.has_content
     )
     assert ids(listing.sessions) == ["quiet"]
+
+
+def test_many_verdicts_are_remembered_whether_asked_one_by_one_or_all_at_once(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """The first sessions asked of are looked up one by one, the rest read at once: both
+    give what the logs say, and both notice a log that changed."""
+    count = catalog_module.VERDICTS_ONE_BY_ONE + 40
+    for number in range(count):
+        make_session(store, f"s{number:03d}", answered=number % 3 != 0)
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        catalog.refresh()
+        expected = {f"s{n:03d}": n % 3 != 0 for n in range(count)}
+        assert {name: catalog.has_content(name) for name in expected} == expected
+    for number in (0, count - 1):  # one asked of early, one late
+        store.append_events(
+            f"s{number:03d}", [("message", {"role": "assistant", "content": "at last"})]
+        )
+        expected[f"s{number:03d}"] = True
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        catalog.refresh()
+        assert {name: catalog.has_content(name) for name in expected} == expected
+
+
+def test_a_text_search_looks_again_only_at_what_it_orders_or_loads(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """`revalidate` catalogues new sessions and drops gone ones without reading the
+    others; `recency_order` and `sessions_with_keys` see each session as its file is now."""
+    for name in ("a", "b", "c", "d"):
+        make_session(store, name)
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        catalog.refresh()
+    make_session(store, "e")  # new
+    shutil.rmtree(Path(store.root) / "b")  # gone
+    store.update_title("a", "a, renamed")  # changed: now updated last
+    (Path(store.root) / "c" / "metadata.json").write_text("{ not json")  # unreadable
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        catalog.revalidate()
+        keys = catalog.session_keys()
+        assert sorted(keys) == ["a", "c", "d", "e"]  # c is only looked at when asked for
+        in_order = ids(store.list())  # Zero's: a, renamed last, first; c unreadable
+        ordered = catalog.recency_order(keys.values())
+        assert [catalog.session_ids_by_key()[key] for key in ordered] == in_order
+        assert sorted(catalog.session_keys()) == ["a", "d", "e"]
+        loaded = catalog.sessions_with_keys(keys.values())
+        assert ids(loaded) == in_order
+        assert loaded[0].title == "a, renamed"
+        assert ids(catalog.refresh()) == ids(store.list())
 
 
 # --- a damaged, foreign, read-only or locked database ------------------------------------

@@ -9,7 +9,10 @@ named columns and a schema version. It is never the source of truth:
   few seconds of the file's last change is "racy" (as in git's index) and its content is
   compared again (a digest of metadata.json, the bytes before the indexed offset of a log)
   until it is old enough for any later change to show in the timestamps. The only
-  unvalidated read is `cached_sessions`, for a first paint.
+  unvalidated read is `cached_sessions`, for a first paint. A text search (`revalidate`)
+  lists the directories only, and looks again at the sessions it goes on to order or load
+  (`recency_order`, `sessions_with_keys`): at 10,000 sessions a look at every metadata
+  file costs more than the query.
 - A missing, corrupt, foreign, read-only or version-mismatched database is rebuilt, or
   bypassed with an in-memory one; wrong-typed values in it are ignored and re-read.
 - The store is only read. Two processes may share the database: writes are short
