@@ -214,16 +214,15 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     store = _store(args)
     workspace = _workspace(args)
-    catalog = SessionCatalog(store)
-    listing = filter_resumable(
-        store,
-        workspace,
-        all_workspaces=args.all,
-        include_empty=args.include_empty,
-        sessions=catalog.refresh(),
-        content_check=catalog.has_content,
-    )
-    catalog.save()
+    with SessionCatalog(store) as catalog:  # closing it writes the verdicts found
+        listing = filter_resumable(
+            store,
+            workspace,
+            all_workspaces=args.all,
+            include_empty=args.include_empty,
+            sessions=catalog.refresh(),
+            content_check=catalog.has_content,
+        )
     if catalog.unreadable:
         err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
     if args.json:
