@@ -279,3 +279,17 @@ def test_loading_only_the_best_matches_finds_the_same_best_hits(
             assert listed == [hit["sessionId"] for hit in hits], (query, flags)
             if expected.matched > len(hits):
                 assert f"{len(hits)} of {expected.matched:,} shown" in err
+
+
+@pytest.mark.parametrize("form", [[], ["--json"]])
+def test_a_matching_session_that_cannot_be_read_is_said_not_listed(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], form: list[str]
+) -> None:
+    run(store, capsys, "idempotent", "--json")  # catalogued and indexed
+    (Path(store.root) / "pay" / "metadata.json").write_text("{ not json")
+    code, out, err = run(store, capsys, "idempotent", "--all", *form)
+    assert code == 0
+    listed = [hit["sessionId"] for hit in json.loads(out)] if form else out.split()
+    assert "far" in listed
+    assert "pay" not in listed
+    assert err.splitlines() == ["zero-tui: 1 unreadable session not listed (see zero-tui check)"]

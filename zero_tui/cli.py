@@ -458,6 +458,8 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         result = search(catalog, query, scope, limit=limit, matches=matches)
     for notice in result.notices[len(query.notices) :]:
         err.write(f"{PROG}: {sanitize_line(notice)}\n")
+    if catalog.unreadable:
+        err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
     if args.json:
         _write_json_array([hit.to_json() for hit in result.hits], out)
     else:

@@ -282,7 +282,8 @@ class SessionCatalog:
         self._connection: sqlite3.Connection | None = None
         self.persistent = True  # False once bypassed to an in-memory database
         self._known_cache: dict[str, _Known] | None = None  # this instance's view of the rows
-        self.unreadable: list[UnreadableSession] = []  # as of the last `refresh`
+        # as of the last `refresh`; after `revalidate`, those a text search has looked at
+        self.unreadable: list[UnreadableSession] = []
         self._ids_by_key: dict[int, str] | None = None
         # Logs to look at on the next partial update: their metadata changed, or they were
         # indexed too recently for their timestamps to be trusted.
@@ -521,7 +522,8 @@ class SessionCatalog:
         For a text search, which then loads only the sessions that match with
         `sessions_with_keys`, which looks again at each of them: at 10,000 sessions, a look
         at every metadata file costs more than the query. `unreadable` then lists the new
-        sessions that could not be read."""
+        sessions that could not be read, and those `recency_order` and `sessions_with_keys`
+        find so."""
         self._log_stats.clear()  # a new look at the store: no stat from before it is reused
         try:
             rows = self._read("SELECT session_id, key FROM sessions")
@@ -574,6 +576,7 @@ class SessionCatalog:
             if entry is not None and not kept:
                 dropped.append(entry.key)
         self._remember(upserts, dropped)
+        self._add_unreadable(unreadable)
         return sort_sessions(found)
 
     def recency_order(self, keys: Iterable[int]) -> list[int]:
@@ -608,8 +611,14 @@ class SessionCatalog:
             elif not kept:
                 dropped.append(session_key)
         self._remember(upserts, dropped)
+        self._add_unreadable(unreadable)
         sort_in_zero_order(order, itemgetter(0), itemgetter(1))
         return [session_key for _, _, session_key in order]
+
+    def _add_unreadable(self, found: list[UnreadableSession]) -> None:
+        if found:
+            by_id = {item.session_id: item for item in [*self.unreadable, *found]}
+            self.unreadable = sorted(by_id.values(), key=lambda item: item.session_id)
 
     def _metadata_stat(self, name: str) -> tuple[int, os.stat_result | None]:
         """The wall time just before, and the stat of, a session's metadata.json."""
