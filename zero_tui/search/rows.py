@@ -235,23 +235,23 @@ def status_text(
     """
     parts: list[str] = []
     if query:
-        parts.append(f"{shown} of {total_in_scope} match")
+        parts.append(f"{shown:,} of {total_in_scope:,} match")
     else:
-        parts.append(f"{shown} shown")
+        parts.append(f"{shown:,} shown")
     if all_workspaces:
         parts.append("all workspaces (Tab: this workspace)")
     elif other_workspace:
-        parts.append(f"{other_workspace} in other workspaces (Tab: all)")
+        parts.append(f"{other_workspace:,} in other workspaces (Tab: all)")
     if include_empty:
         parts.append("empty runs shown (ctrl+e: hide)")
     elif empty_runs:
         noun = "empty run" if empty_runs == 1 else "empty runs"
-        parts.append(f"{empty_runs} {noun} (ctrl+e: show)")
+        parts.append(f"{empty_runs:,} {noun} (ctrl+e: show)")
     if not_resumable:
         noun = "sub-session" if not_resumable == 1 else "sub-sessions"
-        parts.append(f"{not_resumable} {noun} not resumable")
+        parts.append(f"{not_resumable:,} {noun} not resumable")
     if unreadable:
-        parts.append(f"{unreadable} unreadable (zero-tui check)")
+        parts.append(f"{unreadable:,} unreadable (zero-tui check)")
     if enclosing and shown == 0 and not query and not all_workspaces:
         folders = ", ".join(f"{one_line(folder)} ({count})" for folder, count in enclosing)
         parts.insert(1, f"in enclosing folders: {folders} (alt+up: go there)")
