@@ -185,6 +185,13 @@ def _same_file(info: os.stat_result | None, remembered: object, checked_ns: obje
     )
 
 
+def _sql_lists(keys: Iterable[int]) -> Iterator[str]:
+    """The distinct keys, ascending, as SQL lists of at most `KEYS_PER_QUERY`."""
+    wanted = sorted({int(key) for key in keys})
+    for start in range(0, len(wanted), KEYS_PER_QUERY):
+        yield ",".join(map(str, wanted[start : start + KEYS_PER_QUERY]))
+
+
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
@@ -549,16 +556,15 @@ class SessionCatalog:
     def sessions_with_keys(self, keys: Iterable[int]) -> list[Metadata]:
         """The catalogued sessions with these keys, in Zero's order, each looked at again
         (its metadata.json re-read if it changed; dropped if it is gone or unreadable)."""
-        wanted = sorted({int(key) for key in keys})
+        wanted = {int(key) for key in keys}
         entries: dict[str, _Known] = {}
-        for start in range(0, len(wanted), KEYS_PER_QUERY):
-            listed = ",".join(map(str, wanted[start : start + KEYS_PER_QUERY]))
+        for listed in _sql_lists(wanted):
             try:
                 entries.update(self._known(f"key IN ({listed}) AND "))
             except sqlite3.Error:
                 return []
         to_check: list[tuple[str, _Known | None]] = list(entries.items())
-        ill_typed = set(wanted) - {entry.key for entry in entries.values()}
+        ill_typed = wanted - {entry.key for entry in entries.values()}
         if ill_typed:  # rows `_known` does not trust: read again from their files
             ids_by_key = self.session_ids_by_key()
             names = {ids_by_key[key] for key in ill_typed if key in ids_by_key}
@@ -583,10 +589,8 @@ class SessionCatalog:
         """These catalogued sessions' keys in Zero's order, by each one's metadata as it is
         now, without loading them: every file is looked at (a stat), a changed one read
         again and remembered, a gone or unreadable one dropped and left out."""
-        wanted = sorted({int(key) for key in keys})
         rows: list[Any] = []
-        for start in range(0, len(wanted), KEYS_PER_QUERY):
-            listed = ",".join(map(str, wanted[start : start + KEYS_PER_QUERY]))
+        for listed in _sql_lists(keys):
             try:
                 rows += self._read(
                     "SELECT key, session_id, updated_at, metadata_stat, metadata_checked_ns "
@@ -608,7 +612,7 @@ class SessionCatalog:
                 upserts.append(upsert)
             if meta is not None and kept:
                 order.append((meta.updated_at, name, session_key))
-            elif not kept:
+            else:
                 dropped.append(session_key)
         self._remember(upserts, dropped)
         self._add_unreadable(unreadable)
@@ -830,15 +834,17 @@ class SessionCatalog:
     def compactions(self, keys: Iterable[int]) -> dict[int, str]:
         """key -> the plan of the session's latest compaction (JSON), for those of these
         sessions that have one."""
-        listed = ",".join(str(int(key)) for key in keys)
-        try:
-            rows = self._read(
-                f"SELECT key, compaction FROM sessions WHERE key IN ({listed}) "
-                "AND typeof(compaction) = 'text'"
-            )
-        except sqlite3.Error:
-            return {}
-        return dict(rows)
+        plans: dict[int, str] = {}
+        for listed in _sql_lists(keys):
+            try:
+                rows = self._read(
+                    f"SELECT key, compaction FROM sessions WHERE key IN ({listed}) "
+                    "AND typeof(compaction) = 'text'"
+                )
+            except sqlite3.Error:
+                return {}
+            plans.update(rows)
+        return plans
 
     def update_content(
         self,
