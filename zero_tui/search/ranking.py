@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from typing import overload
 
 from rapidfuzz import fuzz, process
@@ -423,7 +423,7 @@ class RankedIndex:
             else:
                 blocks.append((run.tier, list(rows), run.scores))
             start = run.end
-        taken = set(entry.indices) - set(loose_rows)
+        taken = set(chain.from_iterable(rows for _, rows, _ in blocks))  # not the loose
         words = [row for row in self._word_rows(query) if row not in taken]
         if words:
             blocks.append((Tier.WORDS, words, 0))
@@ -469,11 +469,11 @@ class RankedIndex:
             return []
         rows: Iterable[int] = range(self._count)
         hays: list[str] = self._word_hays
-        for word in words:
+        for word in words[:-1]:
             holds = list(map(operator.contains, hays, repeat(word)))
             rows = list(compress(rows, holds))
             hays = list(compress(hays, holds))
-        return list(rows)
+        return list(compress(rows, map(operator.contains, hays, repeat(words[-1]))))
 
     def _go_ranking(self, query: str) -> _Remembered:
         """The Go tiers for `query`, remembered, and continued from the longest remembered
