@@ -547,7 +547,8 @@ class SessionCatalog:
                     upserts.append(upsert)
         listed = set(names)
         dropped = [key for session_id, key in known.items() if session_id not in listed]
-        self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
+        self.unreadable = []
+        self._add_unreadable(unreadable)
         keys = self._remember(upserts, dropped)
         if keys is not None:  # what was read is the map of keys `session_ids_by_key` keeps
             ids_by_key = {key: name for name, key in known.items() if name in listed}
@@ -641,30 +642,33 @@ class SessionCatalog:
         the catalog keeps the session). An unreadable one is added to `unreadable`, in the
         store's words. `looked`: the file's `_metadata_stat`, when the caller took it."""
         checked_ns, info = looked or self._metadata_stat(name)
-        meta = None
-        if info is not None:
-            if entry is not None and _same_file(info, entry.stat, entry.checked_ns):
-                return entry.metadata, None, True
-            path = f"{self._prefix}{name}/{METADATA_FILE}"
-            key = _stat_key(info)
+        if info is None:
+            return self._cannot_read(name, unreadable)
+        if entry is not None and _same_file(info, entry.stat, entry.checked_ns):
+            return entry.metadata, None, True
+        try:
+            data = read_regular(f"{self._prefix}{name}/{METADATA_FILE}")
+        except OSError:
+            return self._cannot_read(name, unreadable)
+        digest = _digest(data)
+        if entry is not None and entry.digest == digest:
+            meta = entry.metadata
+        else:
             try:
-                data = read_regular(path)
-            except OSError:
-                data = None
-            if data is not None:
-                digest = _digest(data)
-                if entry is not None and entry.digest == digest:
-                    meta = entry.metadata
-                else:
-                    with contextlib.suppress(GoJSONError, StoreError, ValueError, RecursionError):
-                        meta = Metadata.from_json(data)
-                if meta is not None and meta.session_id != name:
-                    # the catalog is keyed by directory: such a session is listed, not kept
-                    return meta, None, False
-                if meta is not None:
-                    # remember it (again): new, changed, or checked anew while racy
-                    self._logs_to_check.add(name)
-                    return meta, (meta, key, digest, checked_ns), True
+                meta = Metadata.from_json(data)
+            except (GoJSONError, StoreError, ValueError, RecursionError):
+                return self._cannot_read(name, unreadable)
+        if meta.session_id != name:
+            # the catalog is keyed by directory: such a session is listed, not kept
+            return meta, None, False
+        # remember it (again): new, changed, or checked anew while racy
+        self._logs_to_check.add(name)
+        return meta, (meta, _stat_key(info), digest, checked_ns), True
+
+    def _cannot_read(
+        self, name: str, unreadable: list[UnreadableSession]
+    ) -> tuple[None, None, bool]:
+        """`_check_metadata`'s answer for a session it cannot read, noted in `unreadable`."""
         found = self.store.read_session(name)  # the reason, in the store's words
         if isinstance(found, UnreadableSession):
             unreadable.append(found)
@@ -695,7 +699,8 @@ class SessionCatalog:
                 seen.add(name)
         if progress is not None:
             progress(len(names), len(names))
-        self.unreadable = sorted(unreadable, key=lambda found: found.session_id)
+        self.unreadable = []
+        self._add_unreadable(unreadable)
         dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
         keys = self._remember(upserts, dropped)
         if keys is not None:
@@ -772,15 +777,15 @@ class SessionCatalog:
         """has_resumable_content, remembered until the log changes."""
         # the verdict is dated by the stat it rests on: a reused stat must not look newer
         checked_ns, info = self._log_stat(session_id)
-        key = _stat_key(info) if info is not None else None
-        if key is not None:
+        if info is not None:
             remembered = self._remembered_verdict(session_id)
             if remembered is not None:
                 verdict, verdict_stat, verdict_checked = remembered
                 if verdict in (0, 1) and _same_file(info, verdict_stat, verdict_checked):
                     return bool(verdict)
         verdict_now = has_resumable_content(self.store, session_id)
-        if key is not None:
+        if info is not None:
+            key = _stat_key(info)
             with self._lock:
                 if self._verdicts is not None:
                     self._verdicts[session_id] = (int(verdict_now), key, checked_ns)
@@ -874,14 +879,13 @@ class SessionCatalog:
         indexed = events = 0
         complete = True
         prefix = self._prefix
-        taken_at = (time.monotonic(), time.time_ns())  # one clock reading for every stat
         for done, session_id in enumerate(wanted):
             if cancelled():
                 complete = False
                 break
             if progress is not None and done % 64 == 0:
                 progress(done, len(wanted))
-            if _log_unchanged(self._log_stat(session_id, taken_at)[1], checks[session_id]):
+            if _log_unchanged(self._log_stat(session_id)[1], checks[session_id]):
                 self._logs_to_check.discard(session_id)
                 continue
             self._logs_to_check.add(session_id)  # until its timestamps can be trusted
@@ -917,20 +921,15 @@ class SessionCatalog:
             self._all_logs_checked_at = started
         return UpdateReport(len(wanted), indexed, events, complete)
 
-    def _log_stat(
-        self, session_id: str, taken_at: tuple[float, int] | None = None
-    ) -> tuple[int, os.stat_result | None]:
+    def _log_stat(self, session_id: str) -> tuple[int, os.stat_result | None]:
         """The log's stat (None: not a regular file) and the wall time just before it was
         taken: one per log between two refreshes, if under a second old, so that a filter
-        and the update next to it see the same files for one stat each. `taken_at`: the
-        (monotonic, wall) times to record instead of reading the clocks (an earlier time
-        is a safe one: it makes an entry racy for longer)."""
-        now, checked_ns = taken_at or (time.monotonic(), 0)
+        and the update next to it see the same files for one stat each."""
+        now = time.monotonic()
         taken = self._log_stats.get(session_id)
         if taken is not None and now - taken[0] < STAT_REUSE_SECONDS:
             return taken[1], taken[2]
-        if taken_at is None:
-            checked_ns = time.time_ns()
+        checked_ns = time.time_ns()
         info = _regular_stat(f"{self._prefix}{session_id}/{EVENTS_FILE}")
         self._log_stats[session_id] = (now, checked_ns, info)
         return checked_ns, info
