@@ -35,11 +35,11 @@ from textual.pilot import Pilot
 from textual.widgets import Markdown
 
 from zero_tui.agent import ExecEngine, ExecRun, RunRequest
-from zero_tui.agent.events import AgentEvent, RunEnd, TextDelta
-from zero_tui.app import css_paths
-from zero_tui.screens.transcript import TranscriptScreen
+from zero_tui.agent.stream import AgentEvent, RunEnd, TextDelta
 from zero_tui.store import SessionStore
-from zero_tui.widgets.live_turn import LiveTurn
+from zero_tui.ui.app import css_paths
+from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets.live_turn import LiveTurn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from agent_fixtures import write_fake_zero  # the tests' fake `zero`, found on the path above

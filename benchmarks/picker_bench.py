@@ -26,7 +26,7 @@ _PROBE = """
 import time
 started = time.perf_counter()
 import asyncio, sys
-from zero_tui.app import make_app
+from zero_tui.ui.app import make_app
 from zero_tui.store import SessionStore
 
 async def main() -> None:

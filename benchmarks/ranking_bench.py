@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from zero_tui.search.ranking import Match, PickerItem, RankedIndex, Tier
+from zero_tui.picker.ranking import Match, PickerItem, RankedIndex, Tier
 
 if TYPE_CHECKING:
     from textual.fuzzy import Matcher

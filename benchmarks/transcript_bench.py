@@ -25,11 +25,11 @@ from typing import Any, ClassVar
 from textual.app import App
 
 from benchmarks.big_session import EVENT_COUNT, SESSION_ID, write_session
-from zero_tui.app import css_paths
-from zero_tui.screens.transcript import TranscriptScreen
 from zero_tui.store import Event, SessionStore
 from zero_tui.transcript.log_index import LogIndex
-from zero_tui.widgets.transcript_view import TranscriptView
+from zero_tui.ui.app import css_paths
+from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 SIZE = (120, 40)
 PAGES = 20

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from zero_tui.agent.engine import ExecEngine, RunRequest, terminate_all
-from zero_tui.agent.events import AgentEvent
 from zero_tui.agent.outcome import RunOutcome
+from zero_tui.agent.stream import AgentEvent
 from zero_tui.store import SessionStore
 
 FAKE_ZERO = Path(__file__).resolve().with_name("fake_zero.py")

@@ -31,7 +31,15 @@ from zero_tui.agent.engine import (
     live_runs,
     terminate_all,
 )
-from zero_tui.agent.events import (
+from zero_tui.agent.outcome import (
+    HINTS,
+    Category,
+    RunOutcome,
+    classify,
+    describe_outcome,
+    provider_hint,
+)
+from zero_tui.agent.stream import (
     AgentError,
     FinalAnswer,
     ReasoningDelta,
@@ -41,14 +49,6 @@ from zero_tui.agent.events import (
     ToolCall,
     ToolResult,
     Unreadable,
-)
-from zero_tui.agent.outcome import (
-    HINTS,
-    Category,
-    RunOutcome,
-    classify,
-    describe_outcome,
-    provider_hint,
 )
 from zero_tui.agent.turn import TextBlock, TurnModel
 from zero_tui.store import SessionStore, default_root

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.agent.events import (
+from zero_tui.agent.stream import (
     UNREADABLE_TEXT_LIMIT,
     AgentError,
     AgentWarning,

@@ -20,7 +20,8 @@ from agent_fixtures import FAKE_ZERO, AgentSandbox, make_sandbox
 from model_server import Failure, ModelServer, Response, serve, stalled, text_answer, tool_call
 
 from zero_tui.agent.engine import AgentUnavailable, ExecEngine, find_agent
-from zero_tui.agent.events import (
+from zero_tui.agent.outcome import HINTS, Category, RunOutcome
+from zero_tui.agent.stream import (
     AgentError,
     AgentEvent,
     FinalAnswer,
@@ -30,7 +31,6 @@ from zero_tui.agent.events import (
     ToolCall,
     ToolResult,
 )
-from zero_tui.agent.outcome import HINTS, Category, RunOutcome
 from zero_tui.agent.turn import TextBlock, ToolBlock, TurnModel
 from zero_tui.store import SessionStore
 

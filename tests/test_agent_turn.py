@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zero_tui.agent.events import (
+from zero_tui.agent.stream import (
     AgentError,
     AgentEvent,
     AgentWarning,

@@ -22,8 +22,8 @@ from textual.widgets import Static
 
 from zero_tui.agent import ExecEngine
 from zero_tui.agent.settings import RunSettings
-from zero_tui.app import css_paths
-from zero_tui.screens.transcript import TranscriptScreen
+from zero_tui.ui.app import css_paths
+from zero_tui.ui.screens.transcript import TranscriptScreen
 
 SIZE = (110, 40)
 

@@ -24,7 +24,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from zero_tui.agent.outcome import HINTS, Category
-from zero_tui.screens.transcript import TranscriptScreen
+from zero_tui.ui.screens.transcript import TranscriptScreen
 
 pytestmark = pytest.mark.agent
 

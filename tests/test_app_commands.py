@@ -17,13 +17,13 @@ from conftest import EventSpec, StoreBuilder, assistant, fixed_clock, user
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
-from zero_tui.app import ZeroApp, make_app
 from zero_tui.clipboard import CopyResult
-from zero_tui.screens.dialogs import CodeBlockPicker, ExportDialog, HelpScreen, LineEditor
-from zero_tui.screens.picker import PickerScreen
-from zero_tui.screens.transcript import TranscriptScreen
-from zero_tui.widgets.composer import Composer, PromptEditor, SlashComplete
-from zero_tui.widgets.transcript_view import TranscriptView
+from zero_tui.ui.app import ZeroApp, make_app
+from zero_tui.ui.screens.dialogs import CodeBlockPicker, ExportDialog, HelpScreen, LineEditor
+from zero_tui.ui.screens.picker import PickerScreen
+from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets.composer import Composer, PromptEditor, SlashComplete
+from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 SIZE = (110, 40)
 ANSWER = "Here is **the fix**:\n\n```python\nprint('one')\n```\n\nand\n\n```sh\nls -la\n```\n"

@@ -11,8 +11,8 @@ from test_app_picker import SIZE, W, picker, picker_app, settle, shown_ids, stat
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from zero_tui.screens.transcript import TranscriptScreen
-from zero_tui.widgets.transcript_view import TranscriptView
+from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 
 @pytest.fixture

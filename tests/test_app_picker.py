@@ -14,13 +14,13 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 from textual.worker import WorkerState
 
-from zero_tui.app import ZeroApp, css_paths, make_app
-from zero_tui.screens.picker import PickerScreen
-from zero_tui.screens.transcript import TranscriptScreen
-from zero_tui.search.ranking import Tier
+from zero_tui.picker.ranking import Tier
 from zero_tui.store import SessionStore
-from zero_tui.widgets.preview import SessionPreview
-from zero_tui.widgets.session_list import SessionList
+from zero_tui.ui.app import ZeroApp, css_paths, make_app
+from zero_tui.ui.screens.picker import PickerScreen
+from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets.preview import SessionPreview
+from zero_tui.ui.widgets.session_list import SessionList
 
 W = "/home/u/proj"
 SIZE = (120, 36)
@@ -735,7 +735,7 @@ async def test_ctrl_r_says_what_the_rescan_found(make_store: Callable[..., Store
 
 
 def test_rescan_summary() -> None:
-    from zero_tui.search.rows import rescan_summary
+    from zero_tui.picker.session_rows import rescan_summary
 
     assert rescan_summary(["a", "b"], ["b", "c", "d"], 40) == (
         "3 shown · 2 new · 1 gone · 40 sessions in the store"
@@ -900,8 +900,8 @@ async def test_a_cold_start_shows_the_newest_sessions_before_reading_every_one(
 ) -> None:
     """Nothing remembered: a first screen of the newest sessions (by their files' times)
     comes before the whole store has been read, and the full scan then replaces it."""
-    from zero_tui import messages
-    from zero_tui.screens import picker as picker_module
+    from zero_tui.ui import messages
+    from zero_tui.ui.screens import picker as picker_module
 
     builder = make_store()
     count = picker_module.FIRST_SCREEN_ROWS + 40

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from zero_tui.atomic import write_atomic
-from zero_tui.search.rows import CachedSession, ScopeHead, head_path, load_head, save_head
+from zero_tui.picker.head_cache import CachedSession, ScopeHead, head_path, load_head, save_head
 
 
 def count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -176,8 +176,8 @@ def missing_handlers(screen: type, context: Context) -> list[str]:
 
 def test_every_command_has_a_handler_on_every_screen_that_offers_it() -> None:
     """A missing `command_<name>` would only fail when someone types the command."""
-    from zero_tui.screens.picker import PickerScreen
-    from zero_tui.screens.transcript import TranscriptScreen
+    from zero_tui.ui.screens.picker import PickerScreen
+    from zero_tui.ui.screens.transcript import TranscriptScreen
 
     assert missing_handlers(PickerScreen, Context.PICKER) == []
     assert missing_handlers(TranscriptScreen, Context.TRANSCRIPT) == []
@@ -185,7 +185,7 @@ def test_every_command_has_a_handler_on_every_screen_that_offers_it() -> None:
 
 def test_the_handler_check_sees_a_missing_handler() -> None:
     """The check itself works: a screen short of one command and one action is reported."""
-    from zero_tui.screens.picker import PickerScreen
+    from zero_tui.ui.screens.picker import PickerScreen
 
     command = REGISTRY.in_context(Context.PICKER)[0].name
     actions = [action.action for action in REGISTRY.actions(Context.PICKER)]

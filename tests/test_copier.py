@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App
 from textual.driver import Driver
 
-from zero_tui.copier import app_driver, terminal_copier
+from zero_tui.ui.copier import app_driver, terminal_copier
 
 
 async def test_the_private_driver_attribute_is_still_there() -> None:

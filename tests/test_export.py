@@ -29,6 +29,7 @@ from markdown_it import MarkdownIt
 from zero_tui.atomic import AtomicWriteError, write_atomic
 from zero_tui.cli import main
 from zero_tui.store import Event, SessionStore
+from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.export import (
     default_export_name,
     export_session,
@@ -43,7 +44,6 @@ from zero_tui.transcript.export import (
     resolve_export_path,
 )
 from zero_tui.transcript.export_formats import ExportFormat, ExportFormatError, format_for_path
-from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE_GOLDEN = os.environ.get("ZERO_TUI_UPDATE_GOLDEN") == "1"

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from zero_tui.cli import main
-from zero_tui.search.rows import clean_text, display_title
 from zero_tui.store import Event, SessionStore
+from zero_tui.text.labels import clean_text, display_title
+from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.export import export_session
-from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 
 UPDATED = "2026-07-04T10:00:00Z"
 HOSTILE = "\x1b]0;pwned\x07\x1b]52;c;cm0gLXJmIC8=\x07\x1b[2J\x9b31m\x7f"

@@ -1,11 +1,11 @@
 """The non-UI layers import without Textual or Rich (design §1).
 
 Every module of `zero_tui` is found on disk (nothing to list by hand: a new module is
-checked the day it is added) and is either UI — the modules under `UI_PACKAGES` (less
-`UI_FREE_IN_UI_PACKAGES`) and those in `UI_MODULES` — or must import without Textual or
-Rich. One fresh interpreter imports them all with Textual and Rich blocked: a non-UI module
-that as much as tries to import either is reported, and so is a UI module that needs
-neither (it belongs with the checked ones).
+checked the day it is added) and is either UI — a module of the `zero_tui.ui` package — or
+must import without Textual or Rich. One fresh interpreter imports them all with Textual
+and Rich blocked: a non-UI module that as much as tries to import either is reported, and
+so is a UI module that needs neither (it belongs in a lower layer). The order between the
+layers is import-linter's contract in pyproject.toml (`test_layers.py` runs it).
 """
 
 from __future__ import annotations
@@ -23,15 +23,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = REPO / "zero_tui"
 
-UI_PACKAGES = ("zero_tui.screens", "zero_tui.widgets")
-"""Every module under these packages is UI (their `__init__` is not: it stays checked)."""
-
-UI_MODULES = ("zero_tui.app", "zero_tui.copier", "zero_tui.messages")
-"""The UI modules outside `UI_PACKAGES`: the app, its tty access, its Textual messages."""
-
-UI_FREE_IN_UI_PACKAGES = ("zero_tui.widgets.transcript_geometry",)
-"""Modules under `UI_PACKAGES` that need no UI (the transcript's line arithmetic): checked
-as the layers are, so that they stay so."""
+UI_PACKAGE = "zero_tui.ui"
+"""Every module under this package is UI (its `__init__`s are not: they stay checked)."""
 
 NOT_IMPORTED = {"zero_tui.__main__": "importing it runs the command line"}
 """Modules the probe cannot import; `test_main_only_imports_checked_modules` covers them."""
@@ -84,14 +77,12 @@ def walk_modules(directory: Path, package: str) -> list[str]:
     return sorted(names)
 
 
-def in_ui_packages(module: str) -> bool:
-    return module.startswith(tuple(f"{name}." for name in UI_PACKAGES))
+def is_package(module: str) -> bool:
+    return (REPO / module.replace(".", "/") / "__init__.py").is_file()
 
 
 def is_ui(module: str) -> bool:
-    if module in UI_FREE_IN_UI_PACKAGES:
-        return False
-    return module in UI_MODULES or in_ui_packages(module)
+    return module.startswith(f"{UI_PACKAGE}.") and not is_package(module)
 
 
 def probe(modules: list[str], path: Path = REPO) -> dict[str, ProbeReport]:
@@ -137,24 +128,21 @@ def test_ui_module_really_needs_the_ui(module: str, reports: dict[str, ProbeRepo
     report = reports[module]
     assert report["error"] is None, f"importing {module} failed:\n{report['error']}"
     assert report["ui"], (
-        f"{module} imports neither Textual nor Rich: take it off UI_MODULES (or name it in "
-        "UI_FREE_IN_UI_PACKAGES) so that this test keeps it that way"
+        f"{module} imports neither Textual nor Rich: move it out of {UI_PACKAGE} to the "
+        "layer it belongs to, so that this test keeps it that way"
     )
 
 
 def test_the_module_lists_are_exact() -> None:
     """The lists name modules that exist, and the walk finds the layers and the UI."""
-    assert set(UI_MODULES) <= set(ALL_MODULES)
-    assert set(UI_PACKAGES) <= set(ALL_MODULES)
+    assert UI_PACKAGE in ALL_MODULES
     assert set(NOT_IMPORTED) <= set(ALL_MODULES)
-    assert set(UI_FREE_IN_UI_PACKAGES) <= set(CHECKED)
-    assert all(in_ui_packages(module) for module in UI_FREE_IN_UI_PACKAGES)
-    for layer in ("store", "transcript", "search", "agent"):
+    for layer in ("store", "text", "transcript", "search", "picker", "agent", "demo"):
         assert any(name.startswith(f"zero_tui.{layer}.") for name in CHECKED), layer
     for module in ("zero_tui.clipboard", "zero_tui.atomic", "zero_tui.commands", "zero_tui.cli"):
         assert module in CHECKED
-    assert "zero_tui.screens.picker" in UI
-    assert "zero_tui.widgets.session_list" in UI
+    assert "zero_tui.ui.screens.picker" in UI
+    assert "zero_tui.ui.widgets.session_list" in UI
 
 
 def test_main_only_imports_checked_modules() -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zero_tui.search.rows import build_preview
+from zero_tui.picker.preview_data import build_preview
 from zero_tui.store import SessionStore
 from zero_tui.transcript.log_index import LogIndex, index_facts, log_problems
 from zero_tui.transcript.rows import resume_card
-from zero_tui.widgets.preview import preview_content
+from zero_tui.ui.widgets.preview import preview_content
 
 
 def session(root: Path) -> SessionStore:

@@ -19,8 +19,8 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from zero_tui.widgets.find_bar import FindBar
-from zero_tui.widgets.ordered_keys import run_key_binding
+from zero_tui.ui.widgets.find_bar import FindBar
+from zero_tui.ui.widgets.ordered_keys import run_key_binding
 
 SIZE = (110, 40)
 

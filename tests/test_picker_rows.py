@@ -7,18 +7,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from zero_tui.search.rows import (
-    build_preview,
-    parse_rfc3339,
-    picker_label,
-    picker_row,
-    scanning_text,
-    shorten_path,
-    status_text,
-    time_label,
-)
+from zero_tui.picker.preview_data import build_preview
+from zero_tui.picker.session_rows import picker_label, picker_row, scanning_text, status_text
 from zero_tui.store.gojson import marshal
 from zero_tui.store.models import Event, Metadata
+from zero_tui.text.labels import parse_rfc3339, shorten_path, time_label
 
 NOW = datetime(2026, 7, 4, 12, 0, 0, tzinfo=UTC)
 

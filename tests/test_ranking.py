@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from zero_tui.search.ranking import (
+from zero_tui.picker.ranking import (
     GO_SCORES,
     Match,
     PickerItem,
@@ -455,7 +455,7 @@ def test_highlights_map_item_index_to_positions() -> None:
 
 def test_ranking_module_does_not_import_textual_or_rich() -> None:
     code = (
-        "import sys, zero_tui.search.ranking\n"
+        "import sys, zero_tui.picker.ranking\n"
         "print(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))"
     )
     result = subprocess.run(
@@ -472,7 +472,7 @@ def demo_rows(tmp_path_factory: pytest.TempPathFactory) -> list[PickerItem]:
     from datetime import datetime
 
     from zero_tui.demo import build_demo_store
-    from zero_tui.search.rows import picker_rows
+    from zero_tui.picker.session_rows import picker_rows
     from zero_tui.store import SessionStore
     from zero_tui.store.resumable import filter_resumable
 

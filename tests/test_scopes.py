@@ -8,9 +8,8 @@ from collections.abc import Callable
 
 from conftest import NOW, StoreBuilder
 
-from zero_tui.search.query import SearchHit, highlight_term
-from zero_tui.search.rows import HEAD_ROWS, picker_rows
-from zero_tui.search.scopes import (
+from zero_tui.picker.head_cache import HEAD_ROWS
+from zero_tui.picker.scopes import (
     ALL_SCOPES,
     HiddenCounts,
     RowRanker,
@@ -20,6 +19,8 @@ from zero_tui.search.scopes import (
     first_screen,
     hits_in_rows,
 )
+from zero_tui.picker.session_rows import picker_rows
+from zero_tui.search.query import SearchHit, highlight_term
 from zero_tui.store import Metadata
 from zero_tui.store.resumable import filter_resumable
 from zero_tui.store.store import METADATA_FILE

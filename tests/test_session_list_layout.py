@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from zero_tui.search.rows import TIME_COLUMN_WIDTH, PickerRow
-from zero_tui.widgets.session_list import (
+from zero_tui.picker.session_rows import PickerRow
+from zero_tui.text.labels import TIME_COLUMN_WIDTH
+from zero_tui.ui.widgets.session_list import (
     FORK_MARK,
     MIN_TITLE,
     MODEL_COLUMN_MAX,

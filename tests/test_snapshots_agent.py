@@ -16,8 +16,8 @@ from test_app_agent import AgentApp, finished, ready, send
 from test_transcript_screen import wait_until
 from textual.pilot import Pilot
 
-from zero_tui.screens import transcript
 from zero_tui.store import SessionStore
+from zero_tui.ui.screens import transcript
 
 SnapCompare = Callable[..., bool]
 SIZE = (100, 36)

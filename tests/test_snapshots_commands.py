@@ -10,8 +10,8 @@ from test_transcript_screen import TranscriptApp, build, opened
 from textual.pilot import Pilot
 from textual.worker import WorkerState
 
-from zero_tui.app import make_app
-from zero_tui.screens.dialogs import HelpScreen
+from zero_tui.ui.app import make_app
+from zero_tui.ui.screens.dialogs import HelpScreen
 
 SnapCompare = Callable[..., bool]
 W = "/home/u/proj"

@@ -11,8 +11,8 @@ from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, user
 from textual.pilot import Pilot
 from textual.worker import WorkerState
 
-from zero_tui.app import make_app
 from zero_tui.store import SessionStore
+from zero_tui.ui.app import make_app
 
 W = "/home/u/proj"
 SIZE = (120, 32)

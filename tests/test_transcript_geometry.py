@@ -5,14 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from zero_tui.transcript.log_index import CHUNK_EVENTS
-from zero_tui.transcript.rows import Row, RowKind, ToolInfo
-from zero_tui.widgets.transcript_geometry import (
+from zero_tui.transcript.geometry import (
     GUTTER,
     PRELUDE_POSITION,
     TranscriptGeometry,
     estimate_height,
 )
+from zero_tui.transcript.log_index import CHUNK_EVENTS
+from zero_tui.transcript.rows import Row, RowKind, ToolInfo
 
 WIDTH = 40
 
@@ -122,7 +122,7 @@ def test_a_built_chunk_teaches_the_estimate_for_unbuilt_ones() -> None:
 def test_the_geometry_loads_neither_textual_nor_rich() -> None:
     code = (
         "import sys\n"
-        "import zero_tui.widgets.transcript_geometry\n"
+        "import zero_tui.transcript.geometry\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))\n"
     )
     result = subprocess.run(

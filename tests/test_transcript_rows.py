@@ -11,6 +11,7 @@ import pytest
 from zero_tui.store import Event, Goal, Metadata
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import marshal
+from zero_tui.text.sanitize import sanitize_text
 from zero_tui.transcript.render_text import render_transcript_text
 from zero_tui.transcript.rows import (
     Row,
@@ -22,7 +23,6 @@ from zero_tui.transcript.rows import (
     turn_start_indices,
     visible_row_indices,
 )
-from zero_tui.transcript.sanitize import sanitize_text
 
 
 def make_events(*specs: tuple[str, Any]) -> list[Event]:

@@ -17,14 +17,14 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from zero_tui.app import css_paths
-from zero_tui.messages import TranscriptLoaded
-from zero_tui.screens.transcript import TranscriptScreen
 from zero_tui.store import SessionStore
 from zero_tui.transcript import log_index
 from zero_tui.transcript.log_index import CHUNK_EVENTS, CONTEXT_EVENTS, LogIndex
-from zero_tui.widgets.find_bar import FindBar
-from zero_tui.widgets.transcript_view import USER_MARKER, TranscriptView
+from zero_tui.ui.app import css_paths
+from zero_tui.ui.messages import TranscriptLoaded
+from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets.find_bar import FindBar
+from zero_tui.ui.widgets.transcript_view import USER_MARKER, TranscriptView
 
 SIZE = (110, 60)
 CURSOR = "\u258c "  # the highlighted row's gutter

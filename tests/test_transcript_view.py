@@ -10,10 +10,10 @@ from conftest import EventSpec, StoreBuilder, assistant, user
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from zero_tui.app import css_paths
 from zero_tui.store import SessionStore
 from zero_tui.transcript.log_index import LogIndex
-from zero_tui.widgets.transcript_view import TranscriptView
+from zero_tui.ui.app import css_paths
+from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 SIZE = (100, 40)
 

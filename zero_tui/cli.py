@@ -23,8 +23,8 @@ from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.models import Metadata
 from zero_tui.store.resumable import filter_resumable, resolve_session
 from zero_tui.store.workspace import resolve_workspace
+from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
-from zero_tui.transcript.sanitize import escape_json_controls, sanitize_line
 
 PROG = "zero-tui"
 EXIT_OK = 0
@@ -210,7 +210,7 @@ def _table(
 
 
 def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.search.rows import display_title, time_label
+    from zero_tui.text.labels import display_title, time_label
 
     store = _store(args)
     workspace = _workspace(args)
@@ -411,8 +411,8 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         parse_query,
         search,
     )
-    from zero_tui.search.rows import display_title, time_label
-    from zero_tui.transcript.sanitize import sanitize_line
+    from zero_tui.text.labels import display_title, time_label
+    from zero_tui.text.sanitize import sanitize_line
 
     text = " ".join(args.query)
     limit = DEFAULT_LIMIT if args.limit is None else args.limit
@@ -486,7 +486,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    from zero_tui.app import run_app
+    from zero_tui.ui.app import run_app
 
     if args.demo:
         from zero_tui.demo import demo_environment

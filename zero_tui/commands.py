@@ -22,7 +22,7 @@ from enum import StrEnum
 
 from zero_tui.agent.settings import AUTONOMY_LEVELS
 from zero_tui.atomic import AtomicWriteError
-from zero_tui.search.ranking import PickerItem, RankedIndex
+from zero_tui.picker.ranking import PickerItem, RankedIndex
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.gotext import trim_space, truncate_utf8
 from zero_tui.transcript.export_formats import (

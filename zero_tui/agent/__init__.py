@@ -14,8 +14,8 @@ from zero_tui.agent.engine import (
     live_runs,
     terminate_all,
 )
-from zero_tui.agent.events import AgentEvent, parse_line
 from zero_tui.agent.outcome import RunOutcome, describe_outcome, provider_hint
+from zero_tui.agent.stream import AgentEvent, parse_line
 from zero_tui.agent.turn import Block, NoticeBlock, ReasoningBlock, TextBlock, ToolBlock, TurnModel
 
 __all__ = [

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from zero_tui.agent.events import AgentError, AgentEvent, RunEnd, parse_line
 from zero_tui.agent.outcome import RunOutcome, describe_outcome
 from zero_tui.agent.settings import AUTONOMY_LEVELS
+from zero_tui.agent.stream import AgentError, AgentEvent, RunEnd, parse_line
 from zero_tui.store import SessionStore, StoreError, default_root, gojson
 from zero_tui.store.gotext import clean_path, trim_space
 

@@ -12,7 +12,7 @@ import signal
 from dataclasses import dataclass
 from enum import Enum
 
-from zero_tui.agent.events import AgentError, RunEnd
+from zero_tui.agent.stream import AgentError, RunEnd
 
 EXIT_SUCCESS = 0
 EXIT_CRASH = 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from zero_tui.agent.events import (
+from zero_tui.agent.stream import (
     AgentError,
     AgentEvent,
     AgentWarning,

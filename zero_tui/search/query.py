@@ -30,9 +30,9 @@ from datetime import datetime, tzinfo
 from operator import itemgetter
 
 from zero_tui.search.catalog import EVENT_BITS, SessionCatalog
-from zero_tui.search.rows import parse_rfc3339
 from zero_tui.store import Metadata
 from zero_tui.store.store import sort_sessions
+from zero_tui.text.labels import parse_rfc3339
 
 LOAD_BATCH = 128
 DEFAULT_LIMIT = 50

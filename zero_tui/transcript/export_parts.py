@@ -11,11 +11,11 @@ import json
 import re
 from dataclasses import dataclass
 
-from zero_tui.search.rows import event_count_label
 from zero_tui.store import Metadata
 from zero_tui.store.gotext import collapse_space, trim_space
+from zero_tui.text.labels import event_count_label
+from zero_tui.text.sanitize import sanitize_text
 from zero_tui.transcript.rows import Row, RowKind, ToolInfo
-from zero_tui.transcript.sanitize import sanitize_text
 
 
 @dataclass(frozen=True, slots=True)

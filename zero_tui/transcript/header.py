@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from zero_tui.search.rows import event_count_label, time_label
 from zero_tui.store import Metadata
-from zero_tui.transcript.sanitize import home_relative, sanitize_line
+from zero_tui.text.labels import event_count_label, time_label
+from zero_tui.text.sanitize import home_relative, sanitize_line
 
 FACT_SEPARATOR = "  ·  "
 

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from typing import assert_never
 
 from zero_tui.store.models import Metadata
+from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.rows import Row, RowKind
-from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
 
 TOOL_OUTPUT_PREVIEW_LINES = 6
 _INDENT = "    "

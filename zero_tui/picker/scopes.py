@@ -13,9 +13,10 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from zero_tui.picker.head_cache import HEAD_ROWS, CachedSession, ScopeHead
+from zero_tui.picker.ranking import PickerItem, RankedIndex, Ranking
+from zero_tui.picker.session_rows import PickerRow
 from zero_tui.search.query import SearchHit
-from zero_tui.search.ranking import PickerItem, RankedIndex, Ranking
-from zero_tui.search.rows import HEAD_ROWS, CachedSession, PickerRow, ScopeHead
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import ResumeList, filter_resumable
 from zero_tui.store.store import sort_sessions

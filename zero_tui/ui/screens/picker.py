@@ -1,6 +1,6 @@
 """The resume picker: the sessions of this workspace, fuzzy-filtered as you type.
 
-All store IO runs in thread workers that post messages (`zero_tui.messages`); the handlers
+All store IO runs in thread workers that post messages (`zero_tui.ui.messages`); the handlers
 here own every widget change. The scan serves the current scope first, in chunks, so the first
 rows appear before a big store is fully read; the other scopes follow in the same worker.
 """
@@ -24,7 +24,34 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import REGISTRY, CommandError, Context
-from zero_tui.messages import (
+from zero_tui.paths import default_cache_dir
+from zero_tui.picker.head_cache import ScopeHead, head_path, load_head, save_head
+from zero_tui.picker.preview_data import build_preview, missing_preview
+from zero_tui.picker.ranking import Ranking
+from zero_tui.picker.scopes import (
+    ALL_SCOPES,
+    HiddenCounts,
+    RowRanker,
+    ScopeKey,
+    ScopeScan,
+    empty_list_message,
+    first_screen,
+    hits_in_rows,
+)
+from zero_tui.picker.session_rows import (
+    PickerRow,
+    picker_rows,
+    rescan_summary,
+    scanning_text,
+    status_text,
+)
+from zero_tui.search.catalog import SessionCatalog
+from zero_tui.search.query import QueryError, SearchHit, highlight_term, parse_query, search
+from zero_tui.store import Metadata, SessionStore, StoreError
+from zero_tui.store.resumable import enclosing_workspaces
+from zero_tui.store.store import UnreadableSession
+from zero_tui.text.sanitize import sanitize_line
+from zero_tui.ui.messages import (
     ContentResults,
     EnclosingFolders,
     IndexProgress,
@@ -38,42 +65,11 @@ from zero_tui.messages import (
     ScopeLoaded,
     UnreadableFound,
 )
-from zero_tui.paths import default_cache_dir
-from zero_tui.screens.command_screen import CommandScreen, screen_bindings
-from zero_tui.screens.dialogs import UnreadableScreen
-from zero_tui.search.catalog import SessionCatalog
-from zero_tui.search.query import QueryError, SearchHit, highlight_term, parse_query, search
-from zero_tui.search.ranking import Ranking
-from zero_tui.search.rows import (
-    PickerRow,
-    ScopeHead,
-    build_preview,
-    head_path,
-    load_head,
-    missing_preview,
-    picker_rows,
-    rescan_summary,
-    save_head,
-    scanning_text,
-    status_text,
-)
-from zero_tui.search.scopes import (
-    ALL_SCOPES,
-    HiddenCounts,
-    RowRanker,
-    ScopeKey,
-    ScopeScan,
-    empty_list_message,
-    first_screen,
-    hits_in_rows,
-)
-from zero_tui.store import Metadata, SessionStore, StoreError
-from zero_tui.store.resumable import enclosing_workspaces
-from zero_tui.store.store import UnreadableSession
-from zero_tui.transcript.sanitize import sanitize_line
-from zero_tui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
-from zero_tui.widgets.preview import SessionPreview
-from zero_tui.widgets.session_list import SessionList, SnippetLine
+from zero_tui.ui.screens.command_screen import CommandScreen, screen_bindings
+from zero_tui.ui.screens.dialogs import UnreadableScreen
+from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
+from zero_tui.ui.widgets.preview import SessionPreview
+from zero_tui.ui.widgets.session_list import SessionList, SnippetLine
 
 FIRST_CHUNK = 64  # sessions filtered before the first rows are posted
 FIRST_SCREEN_ROWS = 60  # rows a cold start shows before every metadata file is read

@@ -35,18 +35,18 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zero_tui.transcript.log_index import LogIndex, chunk_rows
-from zero_tui.transcript.markdown_parser import markdown_parser
-from zero_tui.transcript.rows import LogFacts, Row, RowKind
-from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
-from zero_tui.widgets.ordered_keys import OrderedKeys, hand_over
-from zero_tui.widgets.transcript_geometry import (
+from zero_tui.text.sanitize import sanitize_line, sanitize_text
+from zero_tui.transcript.geometry import (
     GUTTER,
     PRELUDE_POSITION,
     Chunk,
     TranscriptGeometry,
     is_tool_card,
 )
+from zero_tui.transcript.log_index import LogIndex, chunk_rows
+from zero_tui.transcript.markdown_parser import markdown_parser
+from zero_tui.transcript.rows import LogFacts, Row, RowKind
+from zero_tui.ui.widgets.ordered_keys import OrderedKeys, hand_over
 
 LIVE_CHUNKS = 48
 """Chunks that keep their rows and strips; others keep only their height."""

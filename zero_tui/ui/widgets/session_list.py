@@ -24,7 +24,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zero_tui.search.rows import TIME_COLUMN_WIDTH, PickerRow, shorten_path
+from zero_tui.picker.session_rows import PickerRow
+from zero_tui.text.labels import TIME_COLUMN_WIDTH, shorten_path
 
 MODEL_COLUMN_MAX = 18
 MODEL_COLUMN_MIN = 8

@@ -28,8 +28,8 @@ from zero_tui.commands import (
     parse_no_args,
     rename_session,
 )
-from zero_tui.messages import CommandDone, NewConversation
 from zero_tui.store import Metadata, SessionStore
+from zero_tui.ui.messages import CommandDone, NewConversation
 
 
 def screen_bindings(context: Context) -> list[BindingType]:
@@ -91,7 +91,7 @@ class CommandScreen(Screen[None]):
         self.run_text(f"/{name}")
 
     def command_help(self, args: str) -> None:
-        from zero_tui.screens.dialogs import HelpScreen
+        from zero_tui.ui.screens.dialogs import HelpScreen
 
         parse_no_args("help", args)
         self.app.push_screen(HelpScreen(self.COMMAND_CONTEXT))
@@ -172,7 +172,7 @@ class CommandScreen(Screen[None]):
 
     def action_export_dialog(self) -> None:
         """ctrl+s: the export dialog for the session commands act on."""
-        from zero_tui.screens.dialogs import ExportDialog
+        from zero_tui.ui.screens.dialogs import ExportDialog
 
         try:
             session_id = self.command_session()
@@ -200,7 +200,7 @@ class CommandScreen(Screen[None]):
         if args:
             self._rename(session_id, clean_title(args))
             return
-        from zero_tui.screens.dialogs import LineEditor
+        from zero_tui.ui.screens.dialogs import LineEditor
 
         self.app.push_screen(
             LineEditor(

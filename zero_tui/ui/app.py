@@ -17,18 +17,19 @@ from textual.worker import get_current_worker
 
 from zero_tui.agent import ExecEngine, terminate_all
 from zero_tui.agent.settings import RunSettings
-from zero_tui.copier import Copier, terminal_copier
-from zero_tui.messages import NewConversation, OpenSession, ResumeRequest, ResumeResolved
-from zero_tui.screens.picker import PickerScreen
 from zero_tui.store import SessionStore, StoreError
+from zero_tui.ui.copier import Copier, terminal_copier
+from zero_tui.ui.messages import NewConversation, OpenSession, ResumeRequest, ResumeResolved
+from zero_tui.ui.screens.picker import PickerScreen
 
 
 def styles_dir() -> Path:
     """`zero_tui/styles` in a wheel, else the repository's `styles/` (editable installs)."""
-    packaged = Path(__file__).parent / "styles"
+    package = Path(__file__).parents[1]
+    packaged = package / "styles"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).parent.parent / "styles"
+    return package.parent / "styles"
 
 
 def css_paths() -> list[Path]:
@@ -109,7 +110,7 @@ class ZeroApp(App[None]):
 
     def on_resume_resolved(self, message: ResumeResolved) -> None:
         if message.session_id is not None and message.read_only:
-            from zero_tui.screens.transcript import READ_ONLY_NOTICE
+            from zero_tui.ui.screens.transcript import READ_ONLY_NOTICE
 
             self.post_message(OpenSession(message.session_id, READ_ONLY_NOTICE, above=True))
         elif message.session_id is not None:
@@ -124,7 +125,7 @@ class ZeroApp(App[None]):
         self._resolve_resume(message.argument)
 
     def on_open_session(self, message: OpenSession) -> None:
-        from zero_tui.screens.transcript import TranscriptScreen
+        from zero_tui.ui.screens.transcript import TranscriptScreen
 
         current = self.screen
         if isinstance(current, TranscriptScreen) and current.session_id == message.session_id:
@@ -152,7 +153,7 @@ class ZeroApp(App[None]):
     ) -> None:
         """A transcript in place of the current one, or `above` it (Esc comes back);
         `at_sequence`: opened at that event, with `mark` highlighted (a search hit)."""
-        from zero_tui.screens.transcript import TranscriptScreen
+        from zero_tui.ui.screens.transcript import TranscriptScreen
 
         screen = TranscriptScreen(
             self.store,

@@ -1,282 +1,28 @@
-"""A realistic sample store for demos, screenshots and tests.
-
-Everything is written through `SessionStore` (create, append_events, update_title) with a
-clock that the builder moves, so sessions spread over the last months and today, and the
-result is deterministic for a given `now`. The workspaces are real directories under
-`root.parent / "projects"` so workspace identity (same directory) works on them.
-
-No Textual or Rich import.
-"""
+"""The demo store's sessions: each function writes one kind of session Zero writes."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from zero_tui.paths import CACHE_DIR_VARIABLE
-from zero_tui.store import Event, Metadata, SessionStore
-from zero_tui.store.gojson import encode_string, marshal
+from zero_tui.demo.builder import (
+    DEMO_MODEL,
+    HOSTILE_ANSWER,
+    HOSTILE_TITLE,
+    NO_PROGRESS_ANSWER,
+    DemoBuilder,
+    RawJSON,
+    RunWriter,
+    SessionWriter,
+    struct_json,
+    tool_arguments,
+)
+from zero_tui.store import Event
 from zero_tui.store.models import Goal
 
-WORKSPACE_NAMES = ("webapp", "cli-tool", "infra")
-MISSING_WORKSPACE_NAME = "legacy-api"  # recorded in one session, never created on disk
-HOSTILE_TITLE = "[bold]not markup[/bold]"
-DEMO_MODEL = ("claude-sonnet-4-5", "anthropic")  # (model id, provider) unless a session says
-HOSTILE_ANSWER = (
-    "Here is the colour code you asked about: \x1b[31mred text\x1b[0m.\n\n"
-    "And the snippet from the bug report, verbatim: <script>alert(1)</script>\n\n"
-    "Rich markup such as [bold red]this[/bold red] and [link=https://example.com]links[/link] "
-    "is plain text here."
-)
-NO_PROGRESS_ANSWER = (
-    "Agent stopped after 3 turns with no output (no visible text and no tool calls) to avoid "
-    "consuming tokens without making progress."
-)
 
-
-@dataclass(frozen=True, slots=True)
-class DemoStore:
-    """What `build_demo_store` wrote. `workspaces[0]` is the default workspace."""
-
-    root: Path
-    workspaces: tuple[Path, ...]
-    session_ids: tuple[str, ...]
-    compacted_session_id: str
-    fork_parent_session_id: str
-    fork_session_id: str
-    specialist_parent_session_id: str
-    child_session_id: str
-    hostile_session_id: str
-    empty_run_session_ids: tuple[str, ...]
-
-    @property
-    def default_workspace(self) -> Path:
-        return self.workspaces[0]
-
-
-class _DemoClock:
-    """Returns the current demo time and moves it on a few seconds per reading."""
-
-    def __init__(self, start: datetime, step_seconds: int = 4) -> None:
-        self.current = start
-        self.step = timedelta(seconds=step_seconds)
-
-    def __call__(self) -> datetime:
-        moment = self.current
-        self.current += self.step
-        return moment
-
-
-class RawJSON:
-    """Already-encoded JSON nested inside `_struct` (kept byte for byte)."""
-
-    def __init__(self, raw: bytes) -> None:
-        self.raw = raw
-
-
-def _struct(*pairs: tuple[str, object]) -> bytes:
-    """A JSON object in the given key order (Go struct payloads are not key-sorted)."""
-    members = [encode_string(key) + ":" + _encode(value) for key, value in pairs]
-    return ("{" + ",".join(members) + "}").encode("utf-8")
-
-
-def _encode(value: object) -> str:
-    if isinstance(value, RawJSON):
-        return value.raw.decode("utf-8")
-    if isinstance(value, list) and any(isinstance(item, RawJSON) for item in value):
-        return "[" + ",".join(_encode(item) for item in value) + "]"
-    return marshal(value).decode("utf-8")
-
-
-def _arguments(**arguments: object) -> str:
-    return marshal(arguments).decode("utf-8")
-
-
-@dataclass
-class _Run:
-    """Buffers one run's events like Zero's TUI: the user message goes first, alone."""
-
-    writer: _SessionWriter
-    pending: list[tuple[str, object]] = field(default_factory=list)
-
-    def usage(self, prompt: int, completion: int, cached: int = 0) -> _Run:
-        payload: dict[str, object] = {
-            "completionTokens": completion,
-            "promptTokens": prompt,
-            "totalTokens": prompt + completion,
-        }
-        if cached:
-            payload["cachedInputTokens"] = cached
-        self.pending.append(("provider_usage", payload))
-        return self
-
-    def tool(
-        self,
-        name: str,
-        arguments: str,
-        output: str,
-        *,
-        status: str = "ok",
-        preview: str = "",
-        changed_files: Sequence[str] = (),
-        meta: dict[str, str] | None = None,
-        permission: str = "",
-    ) -> _Run:
-        call_id = self.writer.next_call_id()
-        self.pending.append(("tool_call", {"arguments": arguments, "id": call_id, "name": name}))
-        if permission:
-            self.pending.extend(self.writer.permission_events(call_id, name, permission))
-        result: dict[str, object] = {
-            "name": name,
-            "output": output,
-            "status": status,
-            "toolCallId": call_id,
-        }
-        if preview:
-            result["displayPreview"] = preview
-        if changed_files:
-            result["changedFiles"] = list(changed_files)
-        if meta:
-            result["meta"] = meta
-        self.pending.append(("tool_result", result))
-        return self
-
-    def event(self, event_type: str, payload: object) -> _Run:
-        self.pending.append((event_type, payload))
-        return self
-
-    def answer(self, text: str) -> list[Event]:
-        self.pending.append(("message", {"content": text, "role": "assistant"}))
-        return self.finish()
-
-    def fail(self, message: str) -> list[Event]:
-        self.pending.append(("error", {"message": message}))
-        return self.finish()
-
-    def finish(self) -> list[Event]:
-        events = self.writer.append(self.pending)
-        self.pending = []
-        return events
-
-
-class _SessionWriter:
-    def __init__(self, demo: _DemoBuilder, meta: Metadata, index: int) -> None:
-        self.demo = demo
-        self.meta = meta
-        self.index = index
-        self.call_count = 0
-        self.events: list[Event] = []
-
-    @property
-    def session_id(self) -> str:
-        return self.meta.session_id
-
-    def next_call_id(self) -> str:
-        self.call_count += 1
-        return f"toolu_{self.index:02d}{self.call_count:02d}"
-
-    def append(self, events: Sequence[tuple[str, object]]) -> list[Event]:
-        if not events:
-            return []
-        written = self.demo.store.append_events(self.session_id, list(events))
-        self.events.extend(written)
-        return written
-
-    def user(self, text: str, *, attachments: dict[str, int] | None = None) -> _Run:
-        payload: dict[str, object] = {"content": text, "role": "user"}
-        if attachments:
-            payload["attachments"] = attachments
-        self.append([("message", payload)])
-        self.demo.clock.current += timedelta(seconds=20)
-        return _Run(self)
-
-    def wait(self, minutes: float) -> None:
-        self.demo.clock.current += timedelta(minutes=minutes)
-
-    def permission_events(self, call_id: str, name: str, action: str) -> list[tuple[str, object]]:
-        scope = {"bash": "rm -rf build/ .cache/", "edit_file": "src/server.ts"}.get(name, ".")
-        side_effect = "shell" if name == "bash" else "write"
-        level = "high" if name == "bash" else "medium"
-        risk = _struct(
-            ("level", level),
-            ("categories", [side_effect]),
-            ("reason", f"{level} risk: {side_effect}"),
-        )
-        reason = "Runs a shell command" if name == "bash" else "Edits a workspace file"
-        request = _struct(
-            ("toolCallId", call_id),
-            ("name", name),
-            ("action", "prompt"),
-            ("permission", "prompt"),
-            ("permissionMode", "ask"),
-            ("sideEffect", side_effect),
-            ("reason", reason),
-            ("scope", scope),
-            ("risk", RawJSON(risk)),
-            ("availableDecisions", ["allow", "allow_for_session", "always_allow", "deny"]),
-        )
-        decision_pairs: list[tuple[str, object]] = [
-            ("toolCallId", call_id),
-            ("name", name),
-            ("action", action),
-            ("decisionAction", action),
-            ("permission", "prompt"),
-        ]
-        if action == "allow":
-            decision_pairs.append(("permissionGranted", True))
-        decision_pairs += [
-            ("permissionMode", "ask"),
-            ("sideEffect", side_effect),
-            ("reason", reason),
-            ("scope", scope),
-            ("decisionReason", "approved in TUI" if action == "allow" else "denied in TUI"),
-            ("risk", RawJSON(risk)),
-        ]
-        return [
-            ("permission_request", request),
-            ("permission_decision", _struct(*decision_pairs)),
-        ]
-
-
-class _DemoBuilder:
-    def __init__(self, root: Path, now: datetime) -> None:
-        self.now = now
-        self.clock = _DemoClock(now)
-        self.store = SessionStore(root, clock=self.clock)
-        self.session_ids: list[str] = []
-        self.writers: list[_SessionWriter] = []
-
-    def session(
-        self,
-        started: datetime,
-        title: str,
-        cwd: Path | str,
-        *,
-        model_id: str = DEMO_MODEL[0],
-        provider: str = DEMO_MODEL[1],
-        goal: Goal | None = None,
-    ) -> _SessionWriter:
-        self.clock.current = started
-        meta = self.store.create(
-            title=title, cwd=str(cwd), model_id=model_id, provider=provider, goal=goal
-        )
-        return self.writer(meta)
-
-    def writer(self, meta: Metadata) -> _SessionWriter:
-        """The writer of a session just created in the demo store."""
-        writer = _SessionWriter(self, meta, len(self.writers) + 1)
-        self.session_ids.append(meta.session_id)
-        self.writers.append(writer)
-        return writer
-
-
-def _long_markdown_answer() -> str:
+def long_markdown_answer() -> str:
     return """I added a token-bucket rate limiter as Express middleware. Summary first, details
 below.
 
@@ -365,7 +111,7 @@ AssertionError: expected 429 to be 200 // Object.is equality
       Tests  2 failed | 19 passed (21)
    Duration  1.21s"""
 
-_FILLER_TOPICS: tuple[tuple[str, str, str, str, str], ...] = (
+FILLER_TOPICS: tuple[tuple[str, str, str, str, str], ...] = (
     # (workspace, prompt, tool, tool argument, answer)
     (
         "webapp",
@@ -537,119 +283,42 @@ _FILLER_TOPICS: tuple[tuple[str, str, str, str, str], ...] = (
 )
 
 
-def demo_sessions_root(directory: Path) -> Path:
-    """Where the demo's store goes in its temp dir: Zero's own layout, `<data>/zero/sessions`,
-    so that the agent can continue a demo session (run with XDG_DATA_HOME=`directory`)."""
-    return directory / "zero" / "sessions"
-
-
-def build_demo_store(root: Path, *, now: datetime | None = None) -> DemoStore:
-    """Write the sample store under `root` (its workspaces under `root.parent/"projects"`)."""
-    moment = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
-    projects = root.parent / "projects"
-    workspaces = tuple(projects / name for name in WORKSPACE_NAMES)
-    for directory in workspaces:
-        directory.mkdir(parents=True, exist_ok=True)
-    by_name = dict(zip(WORKSPACE_NAMES, workspaces, strict=True))
-    webapp, cli_tool, infra = workspaces
-    demo = _DemoBuilder(root, moment)
-
-    def ago(days: float = 0, hours: float = 0, minutes: float = 0) -> datetime:
-        return moment - timedelta(days=days, hours=hours, minutes=minutes)
-
-    # Filler sessions, oldest first: one per topic, spread over the last three months.
-    for index, (workspace_name, prompt, tool, argument, answer) in enumerate(_FILLER_TOPICS):
-        started = ago(days=95 - index * 4, hours=(index * 5) % 9)
-        model = ("gpt-5", "openai") if index % 3 == 0 else DEMO_MODEL
-        writer = demo.session(
-            started, prompt, by_name[workspace_name], model_id=model[0], provider=model[1]
-        )
-        _filler_run(writer, prompt, tool, argument, answer)
-
-    compacted = _compacted_session(demo, ago(days=12, hours=3), webapp)
-    fork_parent = _rate_limit_session(demo, ago(days=6, hours=2), webapp)
-    fork = _fork_session(demo, ago(days=5, hours=1), fork_parent)
-    specialist_parent, child = _specialist_sessions(demo, ago(days=3, hours=4), webapp)
-    _ask_user_session(demo, ago(days=2, hours=6), cli_tool)
-    _goal_session(demo, ago(days=2, hours=1), infra)
-    _permission_denied_session(demo, ago(days=1, hours=5), webapp)
-    _provider_error_session(demo, ago(days=1, hours=2), cli_tool)
-    hostile = _hostile_session(demo, ago(hours=9), webapp)
-    _peer_session(demo, ago(days=20), projects / MISSING_WORKSPACE_NAME)
-    empty_runs = _empty_runs(demo, moment, webapp, infra)
-    _date_parser_session(demo, ago(minutes=25), webapp)
-
-    return DemoStore(
-        root=root,
-        workspaces=workspaces,
-        session_ids=tuple(demo.session_ids),
-        compacted_session_id=compacted,
-        fork_parent_session_id=fork_parent.session_id,
-        fork_session_id=fork,
-        specialist_parent_session_id=specialist_parent,
-        child_session_id=child,
-        hostile_session_id=hostile,
-        empty_run_session_ids=empty_runs,
-    )
-
-
-@contextmanager
-def demo_environment(*, now: datetime | None = None) -> Iterator[DemoStore]:
-    """The sample store in a private temp dir, for as long as the `with` block runs.
-
-    The temp dir holds the store, its workspaces and zero-tui's cache (the catalog and the
-    picker's remembered first rows: `ZERO_TUI_CACHE_DIR` points there meanwhile), so the
-    demo leaves nothing behind in the user's cache pointing at a deleted directory.
-    """
-    directory = Path(tempfile.mkdtemp(prefix="zero-tui-demo-"))
-    previous = os.environ.get(CACHE_DIR_VARIABLE)
-    os.environ[CACHE_DIR_VARIABLE] = str(directory / "cache")
-    try:
-        yield build_demo_store(demo_sessions_root(directory), now=now)
-    finally:
-        if previous is None:
-            os.environ.pop(CACHE_DIR_VARIABLE, None)
-        else:
-            os.environ[CACHE_DIR_VARIABLE] = previous
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def _filler_run(writer: _SessionWriter, prompt: str, tool: str, argument: str, answer: str) -> None:
+def filler_run(writer: SessionWriter, prompt: str, tool: str, argument: str, answer: str) -> None:
     run = writer.user(prompt).usage(5200, 140, cached=4096)
     if tool == "bash":
         output = f"$ {argument}\n" + "\n".join(f"  step {n}: ok" for n in range(1, 9))
-        run.tool(tool, _arguments(command=argument), output, meta={"exit_code": "0"})
+        run.tool(tool, tool_arguments(command=argument), output, meta={"exit_code": "0"})
     elif tool == "grep":
         output = "\n".join(f"src/file{n}.ts:{n * 7}: {argument}" for n in range(1, 4))
-        run.tool(tool, _arguments(path="src", pattern=argument), output)
+        run.tool(tool, tool_arguments(path="src", pattern=argument), output)
     elif tool == "edit_file":
         preview = f"--- a/{argument}\n+++ b/{argument}\n@@ -1,3 +1,3 @@\n-old line\n+new line"
         run.tool(
             tool,
-            _arguments(path=argument, old_string="old line", new_string="new line"),
+            tool_arguments(path=argument, old_string="old line", new_string="new line"),
             f"Successfully edited {argument} (replaced 1 occurrence).",
             preview=preview,
             changed_files=[argument],
         )
     else:
-        run.tool(tool, _arguments(path=argument), f"// {argument}\nexport {{}};\n")
+        run.tool(tool, tool_arguments(path=argument), f"// {argument}\nexport {{}};\n")
     run.usage(5600, 260, cached=5120).answer(answer)
 
 
-def _date_parser_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
+def date_parser_session(demo: DemoBuilder, started: datetime, cwd: Path) -> str:
     writer = demo.session(started, "Fix the date parser test", cwd)
     run = writer.user("The date parser test in src/utils/date.test.ts is failing, can you fix it?")
     run.usage(6120, 142, cached=5888)
     run.tool(
         "read_file",
-        _arguments(path="src/utils/date.ts"),
+        tool_arguments(path="src/utils/date.ts"),
         "export function parseDate(s: string): Date {\n"
         '  return parse(s, "yyyy-dd-MM", new Date());\n}\n',
     )
     run.usage(6410, 188, cached=6016)
     run.tool(
         "edit_file",
-        _arguments(path="src/utils/date.ts", old_string="yyyy-dd-MM", new_string="yyyy-MM-dd"),
+        tool_arguments(path="src/utils/date.ts", old_string="yyyy-dd-MM", new_string="yyyy-MM-dd"),
         "Successfully edited src/utils/date.ts (replaced 1 occurrence).",
         preview="--- a/src/utils/date.ts\n+++ b/src/utils/date.ts\n@@ -2,1 +2,1 @@\n"
         '-  return parse(s, "yyyy-dd-MM", new Date());\n'
@@ -659,7 +328,7 @@ def _date_parser_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> st
     )
     run.tool(
         "bash",
-        _arguments(command="npm test -- date"),
+        tool_arguments(command="npm test -- date"),
         " ✓ test/date.test.ts (4 tests) 12ms\n\n"
         " Test Files  1 passed (1)\n      Tests  4 passed (4)",
         meta={"exit_code": "0"},
@@ -671,24 +340,24 @@ def _date_parser_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> st
     return writer.session_id
 
 
-def _rate_limit_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> _SessionWriter:
+def rate_limit_session(demo: DemoBuilder, started: datetime, cwd: Path) -> SessionWriter:
     writer = demo.session(started, "Add rate limiting middleware to the API", cwd)
     run = writer.user(
         "Add rate limiting middleware to the API: 5 requests per second per API key, "
         "burst of 10. Tests too."
     )
     run.usage(7021, 233, cached=6784)
-    run.tool("grep", _arguments(path="src", pattern="getSession\\(req\\)"), _GREP_OUTPUT)
-    run.tool("read_file", _arguments(path="src/server.ts"), _SERVER_TS)
+    run.tool("grep", tool_arguments(path="src", pattern="getSession\\(req\\)"), _GREP_OUTPUT)
+    run.tool("read_file", tool_arguments(path="src/server.ts"), _SERVER_TS)
     run.tool(
         "write_file",
-        _arguments(path="src/middleware/rateLimit.ts", content="…"),
+        tool_arguments(path="src/middleware/rateLimit.ts", content="…"),
         "Created src/middleware/rateLimit.ts (41 lines).",
         changed_files=["src/middleware/rateLimit.ts"],
     )
     run.tool(
         "bash",
-        _arguments(command="npm test"),
+        tool_arguments(command="npm test"),
         _FAILING_TEST_OUTPUT,
         status="error",
         meta={"exit_code": "1"},
@@ -696,7 +365,7 @@ def _rate_limit_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> _Se
     run.usage(8120, 310, cached=7168)
     run.tool(
         "edit_file",
-        _arguments(path="src/middleware/rateLimit.ts", old_string="<", new_string="<="),
+        tool_arguments(path="src/middleware/rateLimit.ts", old_string="<", new_string="<="),
         "Successfully edited src/middleware/rateLimit.ts (replaced 1 occurrence).",
         preview="--- a/src/middleware/rateLimit.ts\n+++ b/src/middleware/rateLimit.ts\n"
         "@@ -18,1 +18,1 @@\n-    if (bucket.tokens <= 0) {\n+    if (bucket.tokens < 1) {",
@@ -704,11 +373,11 @@ def _rate_limit_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> _Se
     )
     run.tool(
         "bash",
-        _arguments(command="npm test"),
+        tool_arguments(command="npm test"),
         " Test Files  3 passed (3)\n      Tests  48 passed (48)\n   Duration  1.18s",
         meta={"exit_code": "0"},
     )
-    run.usage(8600, 720, cached=8064).answer(_long_markdown_answer())
+    run.usage(8600, 720, cached=8064).answer(long_markdown_answer())
     writer.wait(6)
     run = writer.user("Should the limit apply to /healthz too?").usage(9100, 80, cached=8960)
     run.answer("No — health checks are exempt, so load balancers never see a 429.")
@@ -733,7 +402,7 @@ _SERVER_TS = "\n".join(
 )
 
 
-def _compacted_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
+def compacted_session(demo: DemoBuilder, started: datetime, cwd: Path) -> str:
     writer = demo.session(
         started, "Refactor the auth module", cwd, model_id="gpt-5", provider="openai"
     )
@@ -762,7 +431,7 @@ def _compacted_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
         run = writer.user(prompt).usage(4000, 200, cached=3072)
         run.tool(
             "read_file",
-            _arguments(path="src/middleware/auth.ts"),
+            tool_arguments(path="src/middleware/auth.ts"),
             "export async function requireUser() {}\n",
         )
         run.answer(answer)
@@ -774,7 +443,7 @@ def _compacted_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     def refs(events: Sequence[Event]) -> list[RawJSON]:
         return [
             RawJSON(
-                _struct(
+                struct_json(
                     ("id", event.id),
                     ("sequence", event.sequence),
                     ("type", event.type),
@@ -789,7 +458,7 @@ def _compacted_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
         "middleware), split token parsing into `parseSessionToken` with tests, and converted "
         "the callback-style Redis calls to async/await."
     )
-    payload = _struct(
+    payload = struct_json(
         ("summary", summary),
         ("preserveLast", preserve_last),
         ("compactableCount", len(compactable)),
@@ -810,7 +479,7 @@ def _compacted_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     return writer.session_id
 
 
-def _fork_session(demo: _DemoBuilder, started: datetime, parent: _SessionWriter) -> str:
+def fork_session(demo: DemoBuilder, started: datetime, parent: SessionWriter) -> str:
     demo.clock.current = started
     parent_meta = demo.store.get(parent.session_id)
     assert parent_meta is not None
@@ -845,7 +514,9 @@ def _fork_session(demo: _DemoBuilder, started: datetime, parent: _SessionWriter)
     run.usage(9800, 420, cached=9216)
     run.tool(
         "edit_file",
-        _arguments(path="src/middleware/rateLimit.ts", old_string="new Map", new_string="redis"),
+        tool_arguments(
+            path="src/middleware/rateLimit.ts", old_string="new Map", new_string="redis"
+        ),
         "Successfully edited src/middleware/rateLimit.ts (replaced 1 occurrence).",
         changed_files=["src/middleware/rateLimit.ts"],
     )
@@ -856,7 +527,7 @@ def _fork_session(demo: _DemoBuilder, started: datetime, parent: _SessionWriter)
     return meta.session_id
 
 
-def _specialist_sessions(demo: _DemoBuilder, started: datetime, cwd: Path) -> tuple[str, str]:
+def specialist_sessions(demo: DemoBuilder, started: datetime, cwd: Path) -> tuple[str, str]:
     parent = demo.session(started, "Explain the payment flow end to end", cwd)
     parent.user("Explain the payment flow end to end. Use the explorer agent.")
     task_call_id = parent.next_call_id()
@@ -881,13 +552,13 @@ def _specialist_sessions(demo: _DemoBuilder, started: datetime, cwd: Path) -> tu
     run.usage(3000, 120)
     run.tool(
         "grep",
-        _arguments(path="src", pattern="stripe\\."),
+        tool_arguments(path="src", pattern="stripe\\."),
         "src/payments/charge.ts:12: stripe.paymentIntents.create(\n"
         "src/payments/webhook.ts:8: stripe.webhooks.constructEvent(",
     )
     run.tool(
         "read_file",
-        _arguments(path="src/payments/webhook.ts"),
+        tool_arguments(path="src/payments/webhook.ts"),
         "export async function handleWebhook(req, res) { /* … */ }\n",
     )
     run.usage(3900, 480).answer(
@@ -912,11 +583,11 @@ def _specialist_sessions(demo: _DemoBuilder, started: datetime, cwd: Path) -> tu
     rollup = dict(common, completionTokens=600, promptTokens=6900, totalTokens=7500, usageEvents=2)
     stop = dict(common, exitCode=0, runId="run-1", status="success", usageRolledUp=True)
     parent.append([("provider_usage", rollup), ("specialist_stop", stop)])
-    run = _Run(parent).usage(5000, 90)
+    run = RunWriter(parent).usage(5000, 90)
     run.event(
         "tool_call",
         {
-            "arguments": _arguments(
+            "arguments": tool_arguments(
                 agent="explorer",
                 description="Map the payment flow",
                 prompt="Map the payment flow: entry points, provider calls, webhooks.",
@@ -942,7 +613,7 @@ def _specialist_sessions(demo: _DemoBuilder, started: datetime, cwd: Path) -> tu
     return parent.session_id, child.session_id
 
 
-def _ask_user_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
+def ask_user_session(demo: DemoBuilder, started: datetime, cwd: Path) -> str:
     writer = demo.session(started, "Add persistent storage", cwd)
     run = writer.user("Add persistent storage for the sync state.").usage(3100, 90)
     question_id = writer.next_call_id()
@@ -964,7 +635,7 @@ def _ask_user_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     )
     run.tool(
         "edit_file",
-        _arguments(
+        tool_arguments(
             path="internal/state/store.go", old_string="map[string]Entry", new_string="*sql.DB"
         ),
         "Successfully edited internal/state/store.go (replaced 1 occurrence).",
@@ -978,7 +649,7 @@ def _ask_user_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     return writer.session_id
 
 
-def _goal_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
+def goal_session(demo: DemoBuilder, started: datetime, cwd: Path) -> str:
     stamp = started.strftime("%Y-%m-%dT%H:%M:%SZ")
     goal = Goal(
         objective="Get the staging cluster to zero failing health checks",
@@ -988,7 +659,7 @@ def _goal_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
         updated_at=stamp,
     )
     writer = demo.session(started, "Fix failing staging health checks", cwd, goal=goal)
-    goal_payload = _struct(
+    goal_payload = struct_json(
         ("objective", goal.objective),
         ("status", goal.status),
         ("continuationLimit", goal.continuation_limit),
@@ -999,7 +670,7 @@ def _goal_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     run = writer.user("/goal Get the staging cluster to zero failing health checks")
     run.tool(
         "bash",
-        _arguments(command="kubectl -n staging get pods"),
+        tool_arguments(command="kubectl -n staging get pods"),
         "NAME                   READY   STATUS             RESTARTS\n"
         "api-7d9f8c6b5-x2k4q    0/1     CrashLoopBackOff   12\n"
         "web-5f6d7c8b9-p9r2s    1/1     Running            0",
@@ -1007,7 +678,7 @@ def _goal_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     )
     run.usage(3500, 150).answer("The api pod crash-loops: it cannot reach Redis (`ECONNREFUSED`).")
     writer.wait(1)
-    run = _Run(writer).event(
+    run = RunWriter(writer).event(
         "message",
         {
             "content": "Continue working toward the goal: "
@@ -1017,7 +688,7 @@ def _goal_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     )
     run.tool(
         "edit_file",
-        _arguments(
+        tool_arguments(
             path="k8s/staging/api.yaml", old_string="redis:6379", new_string="redis-master:6379"
         ),
         "Successfully edited k8s/staging/api.yaml (replaced 1 occurrence).",
@@ -1029,13 +700,13 @@ def _goal_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     return writer.session_id
 
 
-def _permission_denied_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
+def permission_denied_session(demo: DemoBuilder, started: datetime, cwd: Path) -> str:
     writer = demo.session(started, "Clean up the build cache", cwd)
     run = writer.user("The build is picking up stale files. Clean up the build cache.")
     run.usage(2900, 60)
     run.tool(
         "bash",
-        _arguments(command="rm -rf build/ .cache/"),
+        tool_arguments(command="rm -rf build/ .cache/"),
         "permission denied: the user declined to run this command",
         status="error",
         permission="deny",
@@ -1047,7 +718,7 @@ def _permission_denied_session(demo: _DemoBuilder, started: datetime, cwd: Path)
     return writer.session_id
 
 
-def _provider_error_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
+def provider_error_session(demo: DemoBuilder, started: datetime, cwd: Path) -> str:
     writer = demo.session(
         started, "Profile the sync command", cwd, model_id="gpt-5", provider="openai"
     )
@@ -1057,7 +728,7 @@ def _provider_error_session(demo: _DemoBuilder, started: datetime, cwd: Path) ->
     run = writer.user("Try again please.").usage(2100, 90)
     run.tool(
         "bash",
-        _arguments(command="go test -run XXX -bench Sync -cpuprofile cpu.out ./internal/sync"),
+        tool_arguments(command="go test -run XXX -bench Sync -cpuprofile cpu.out ./internal/sync"),
         "BenchmarkSync-8   \t      12\t  98231455 ns/op\nPASS\n"
         "ok  \texample.com/tool/internal/sync\t2.391s",
         meta={"exit_code": "0"},
@@ -1069,7 +740,7 @@ def _provider_error_session(demo: _DemoBuilder, started: datetime, cwd: Path) ->
     return writer.session_id
 
 
-def _hostile_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
+def hostile_session(demo: DemoBuilder, started: datetime, cwd: Path) -> str:
     writer = demo.session(started, "placeholder", cwd)
     run = writer.user("Show me what [red]this[/red] looks like\x07 and print \x1b]0;pwned\x07.")
     run.usage(1200, 80).answer(HOSTILE_ANSWER)
@@ -1077,7 +748,7 @@ def _hostile_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
     return writer.session_id
 
 
-def _peer_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
+def peer_session(demo: DemoBuilder, started: datetime, cwd: Path) -> str:
     writer = demo.session(started, "Migrate the legacy API to v2 routes", cwd)
     run = writer.user("Migrate the legacy /v1 routes to /v2.").usage(2000, 100)
     run.answer("Added `/v2` aliases for all 23 routes; `/v1` now sends a `Deprecation` header.")
@@ -1097,12 +768,14 @@ def _peer_session(demo: _DemoBuilder, started: datetime, cwd: Path) -> str:
             )
         ]
     )
-    run = _Run(writer).usage(2300, 60)
+    run = RunWriter(writer).usage(2300, 60)
     run.answer("Noted — `/v1/status` stays without the deprecation header.")
     return writer.session_id
 
 
-def _empty_runs(demo: _DemoBuilder, now: datetime, webapp: Path, infra: Path) -> tuple[str, ...]:
+def empty_run_sessions(
+    demo: DemoBuilder, now: datetime, webapp: Path, infra: Path
+) -> tuple[str, ...]:
     ids: list[str] = []
     only_prompt = demo.session(now - timedelta(days=4), "Explain the Makefile", webapp)
     only_prompt.user("Explain the Makefile")

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Label
 
-from zero_tui.widgets.composer import TextLine
+from zero_tui.ui.widgets.composer import TextLine
 
 
 class FindBar(Horizontal):

@@ -28,7 +28,7 @@ from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from zero_tui.commands import REGISTRY, Command, Context, Registry
-from zero_tui.widgets.ordered_keys import OrderedKeys
+from zero_tui.ui.widgets.ordered_keys import OrderedKeys
 
 MAX_VISIBLE = 8
 

@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from zero_tui.search.rows import PreviewData, PreviewExchange
+from zero_tui.picker.preview_data import PreviewData, PreviewExchange
 
 MAX_EXCHANGE_LINES = 12
 MAX_EXCHANGE_CHARS = 1200

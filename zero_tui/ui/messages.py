@@ -14,10 +14,12 @@ from textual.message import Message
 from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import Outcome
+from zero_tui.picker.head_cache import ScopeHead
+from zero_tui.picker.preview_data import PreviewData
+from zero_tui.picker.ranking import Ranking
+from zero_tui.picker.scopes import ScopeKey
+from zero_tui.picker.session_rows import PickerRow
 from zero_tui.search.query import SearchHit
-from zero_tui.search.ranking import Ranking
-from zero_tui.search.rows import PickerRow, PreviewData, ScopeHead
-from zero_tui.search.scopes import ScopeKey
 from zero_tui.store import Metadata
 from zero_tui.store.store import UnreadableSession
 from zero_tui.transcript.answers import CodeBlock

@@ -29,8 +29,8 @@ from zero_tui.agent import (
     TurnModel,
     choose_cwd,
 )
-from zero_tui.agent.events import RunStart
 from zero_tui.agent.settings import RunSettings
+from zero_tui.agent.stream import RunStart
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import (
     NOTHING_TO_EXPORT,
@@ -40,8 +40,24 @@ from zero_tui.commands import (
     parse_copy_args,
     parse_no_args,
 )
-from zero_tui.copier import Copier, terminal_copier
-from zero_tui.messages import (
+from zero_tui.store import Metadata, SessionStore, StoreError
+from zero_tui.store.gotext import trim_space
+from zero_tui.text.sanitize import home_relative, sanitize_line
+from zero_tui.transcript.answers import NO_ANSWER, code_blocks, log_answers, log_last_prompt
+from zero_tui.transcript.geometry import PRELUDE_POSITION, is_tool_card
+from zero_tui.transcript.header import header_facts
+from zero_tui.transcript.log_index import (
+    LogChange,
+    LogIndex,
+    extend_facts,
+    index_facts,
+    log_problems,
+    matching_positions,
+    next_match,
+)
+from zero_tui.transcript.rows import LogFacts, Row, card_row, resume_card
+from zero_tui.ui.copier import Copier, terminal_copier
+from zero_tui.ui.messages import (
     AgentEventArrived,
     CodeBlocksFound,
     CopyDone,
@@ -56,28 +72,12 @@ from zero_tui.messages import (
     TranscriptFailed,
     TranscriptLoaded,
 )
-from zero_tui.screens.command_screen import CommandScreen, screen_bindings
-from zero_tui.screens.dialogs import CodeBlockPicker
-from zero_tui.store import Metadata, SessionStore, StoreError
-from zero_tui.store.gotext import trim_space
-from zero_tui.transcript.answers import NO_ANSWER, code_blocks, log_answers, log_last_prompt
-from zero_tui.transcript.header import header_facts
-from zero_tui.transcript.log_index import (
-    LogChange,
-    LogIndex,
-    extend_facts,
-    index_facts,
-    log_problems,
-    matching_positions,
-    next_match,
-)
-from zero_tui.transcript.rows import LogFacts, Row, card_row, resume_card
-from zero_tui.transcript.sanitize import home_relative, sanitize_line
-from zero_tui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
-from zero_tui.widgets.find_bar import FindBar
-from zero_tui.widgets.live_turn import LiveTurn
-from zero_tui.widgets.transcript_geometry import PRELUDE_POSITION, is_tool_card
-from zero_tui.widgets.transcript_view import TranscriptView
+from zero_tui.ui.screens.command_screen import CommandScreen, screen_bindings
+from zero_tui.ui.screens.dialogs import CodeBlockPicker
+from zero_tui.ui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
+from zero_tui.ui.widgets.find_bar import FindBar
+from zero_tui.ui.widgets.live_turn import LiveTurn
+from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 POLL_SECONDS = 0.5
 STATUS_SECONDS = 0.1

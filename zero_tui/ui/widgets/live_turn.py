@@ -21,9 +21,9 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from zero_tui.agent import Block, NoticeBlock, ReasoningBlock, TextBlock, ToolBlock, TurnModel
+from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.markdown_parser import markdown_parser
-from zero_tui.transcript.sanitize import sanitize_line, sanitize_text
-from zero_tui.widgets.transcript_view import USER_MARKER
+from zero_tui.ui.widgets.transcript_view import USER_MARKER
 
 TOOL_OUTPUT_LINES = 4
 ARGS_PREVIEW_CHARS = 120

@@ -17,10 +17,10 @@ from textual.widgets.option_list import Option
 
 from zero_tui.commands import REGISTRY, Context, ExportRequest
 from zero_tui.store.store import UnreadableSession
+from zero_tui.text.sanitize import sanitize_line
 from zero_tui.transcript.answers import CodeBlock
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
-from zero_tui.transcript.sanitize import sanitize_line
-from zero_tui.widgets.composer import TextLine
+from zero_tui.ui.widgets.composer import TextLine
 
 
 class LineEditor(ModalScreen[str | None]):

@@ -1,0 +1,151 @@
+"""The picker's first screen, remembered between runs.
+
+The catalog has to load every session before it can answer; a picker only needs its first
+screenful to paint. This small file keeps, per store and workspace, the first rows of each
+scope and the scope's counts as the last completed scan saw them. It is derived data: it is
+shown only until the revalidating scan of the store replaces it, and a bad file is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from zero_tui.atomic import AtomicWriteError, write_atomic
+from zero_tui.store.models import Metadata
+
+HEAD_ROWS = 120
+HEAD_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class CachedSession:
+    """The `Metadata` fields a picker row needs, as the remembered head keeps them."""
+
+    session_id: str
+    title: str
+    cwd: str
+    model_id: str
+    provider: str
+    session_kind: str
+    created_at: str
+    updated_at: str
+    event_count: int
+
+    @classmethod
+    def of(cls, meta: Metadata) -> CachedSession:
+        return cls(
+            meta.session_id,
+            meta.title,
+            meta.cwd,
+            meta.model_id,
+            meta.provider,
+            meta.session_kind,
+            meta.created_at,
+            meta.updated_at,
+            meta.event_count,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeHead:
+    """The first rows of one picker scope and what the scope hid, from the last scan."""
+
+    sessions: tuple[CachedSession, ...]
+    other_workspace: int
+    empty_runs: int
+    not_resumable: int
+    store_total: int
+
+
+def head_path(cache_dir: Path, store_root: Path, workspace: str) -> Path:
+    identity = os.fsencode(os.path.abspath(store_root)) + b"\0" + os.fsencode(workspace)
+    return cache_dir / f"picker-head-{hashlib.sha256(identity).hexdigest()[:20]}.json"
+
+
+def _scope_name(all_workspaces: bool, include_empty: bool) -> str:
+    return f"{int(all_workspaces)}{int(include_empty)}"
+
+
+def load_head(path: Path, store_root: Path, workspace: str) -> dict[tuple[bool, bool], ScopeHead]:
+    """The remembered scopes; empty when the file is missing, foreign or damaged."""
+    try:
+        document = json.loads(path.read_bytes())
+        if (
+            document.get("version") != HEAD_VERSION
+            or document.get("root") != str(store_root)
+            or document.get("workspace") != workspace
+        ):
+            return {}
+        heads: dict[tuple[bool, bool], ScopeHead] = {}
+        for all_workspaces in (False, True):
+            for include_empty in (False, True):
+                scope = document["scopes"].get(_scope_name(all_workspaces, include_empty))
+                if scope is None:
+                    continue
+                sessions = tuple(
+                    CachedSession(
+                        str(s[0]),
+                        str(s[1]),
+                        str(s[2]),
+                        str(s[3]),
+                        str(s[4]),
+                        str(s[5]),
+                        str(s[6]),
+                        str(s[7]),
+                        int(s[8]),
+                    )
+                    for s in scope["sessions"]
+                )
+                heads[(all_workspaces, include_empty)] = ScopeHead(
+                    sessions,
+                    int(scope["otherWorkspace"]),
+                    int(scope["emptyRuns"]),
+                    int(scope["notResumable"]),
+                    int(scope["storeTotal"]),
+                )
+        return heads
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return {}
+
+
+def save_head(
+    path: Path, store_root: Path, workspace: str, heads: dict[tuple[bool, bool], ScopeHead]
+) -> None:
+    """Write atomically; a cache that cannot be written is skipped."""
+    document = {
+        "version": HEAD_VERSION,
+        "root": str(store_root),
+        "workspace": workspace,
+        "scopes": {
+            _scope_name(*key): {
+                "sessions": [
+                    [
+                        s.session_id,
+                        s.title,
+                        s.cwd,
+                        s.model_id,
+                        s.provider,
+                        s.session_kind,
+                        s.created_at,
+                        s.updated_at,
+                        s.event_count,
+                    ]
+                    for s in head.sessions
+                ],
+                "otherWorkspace": head.other_workspace,
+                "emptyRuns": head.empty_runs,
+                "notResumable": head.not_resumable,
+                "storeTotal": head.store_total,
+            }
+            for key, head in heads.items()
+        },
+    }
+    data = json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogateescape")
+    with contextlib.suppress(OSError, AtomicWriteError):
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_atomic(str(path), data, durable=False)  # a cache: the next scan rewrites it

@@ -1,0 +1,139 @@
+"""Resume-picker rows and the status line that says what the picker hides (no Textual, no Rich)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from zero_tui.picker.head_cache import CachedSession
+from zero_tui.store.models import Metadata
+from zero_tui.text.labels import TIME_COLUMN_WIDTH, display_title, one_line, time_label
+
+
+def picker_label(updated_at: str, title: str, now: datetime, tz: tzinfo | None = None) -> str:
+    """Go's row label: `<when padded to 12>  <title>`, or the bare title without a time."""
+    when = time_label(updated_at, now, tz)
+    shown_title = display_title(title)
+    if when is None:
+        return shown_title
+    return f"{when:<{TIME_COLUMN_WIDTH}}  {shown_title}"
+
+
+@dataclass(frozen=True, slots=True)
+class PickerRow:
+    """One session as the picker shows it. `label` is what ranking matches and highlights."""
+
+    session_id: str
+    label: str
+    when: str
+    title: str
+    model: str
+    provider: str
+    event_count: int
+    is_fork: bool
+    workspace: str
+
+    @property
+    def title_offset(self) -> int:
+        """Where the title starts inside `label` (after the time column and two spaces)."""
+        return TIME_COLUMN_WIDTH + 2 if self.when else 0
+
+
+def picker_row(
+    meta: Metadata | CachedSession, now: datetime, tz: tzinfo | None = None
+) -> PickerRow:
+    when = time_label(meta.updated_at, now, tz) or ""
+    title = display_title(meta.title)
+    label = f"{when:<{TIME_COLUMN_WIDTH}}  {title}" if when else title
+    return PickerRow(
+        session_id=meta.session_id,
+        label=label,
+        when=when,
+        title=title,
+        model=one_line(meta.model_id.strip()),
+        provider=one_line(meta.provider.strip()),
+        event_count=meta.event_count,
+        is_fork=meta.session_kind == "fork",
+        workspace=one_line(meta.cwd),
+    )
+
+
+def picker_rows(
+    metas: Iterable[Metadata | CachedSession], now: datetime, tz: tzinfo | None = None
+) -> list[PickerRow]:
+    return [picker_row(meta, now, tz) for meta in metas]
+
+
+def rescan_summary(before: Iterable[str], after: Iterable[str], store_total: int) -> str:
+    """What a rescan (ctrl+r) found: `12 shown · 2 new · 1 gone · 340 in the store`."""
+    old, new = set(before), set(after)
+    parts = [f"{len(new):,} shown"]
+    added, removed = len(new - old), len(old - new)
+    if added or removed:
+        if added:
+            parts.append(f"{added:,} new")
+        if removed:
+            parts.append(f"{removed:,} gone")
+    else:
+        parts.append("no change")
+    noun = "session" if store_total == 1 else "sessions"
+    parts.append(f"{store_total:,} {noun} in the store")
+    return " · ".join(parts)
+
+
+# --- status line -------------------------------------------------------------------------
+
+
+def status_text(
+    *,
+    shown: int,
+    total_in_scope: int,
+    query: str,
+    all_workspaces: bool,
+    include_empty: bool,
+    other_workspace: int,
+    empty_runs: int,
+    not_resumable: int,
+    unreadable: int = 0,
+    loading: bool = False,
+    scanned: tuple[int, int] | None = None,
+    enclosing: Sequence[tuple[str, int]] = (),
+) -> str:
+    """The line that always says what the picker hides and why (design §3.2, §3.9).
+
+    `enclosing`: folders above the workspace with sessions, named when none is shown here.
+    """
+    parts: list[str] = []
+    if query:
+        parts.append(f"{shown:,} of {total_in_scope:,} match")
+    else:
+        parts.append(f"{shown:,} shown")
+    if all_workspaces:
+        parts.append("all workspaces (Tab: this workspace)")
+    elif other_workspace:
+        parts.append(f"{other_workspace:,} in other workspaces (Tab: all)")
+    if include_empty:
+        parts.append("empty runs shown (ctrl+e: hide)")
+    elif empty_runs:
+        noun = "empty run" if empty_runs == 1 else "empty runs"
+        parts.append(f"{empty_runs:,} {noun} (ctrl+e: show)")
+    if not_resumable:
+        noun = "sub-session" if not_resumable == 1 else "sub-sessions"
+        parts.append(f"{not_resumable:,} {noun} not resumable")
+    if unreadable:
+        parts.append(f"{unreadable:,} unreadable (zero-tui check)")
+    if enclosing and shown == 0 and not query and not all_workspaces:
+        folders = ", ".join(f"{one_line(folder)} ({count})" for folder, count in enclosing)
+        parts.insert(1, f"in enclosing folders: {folders} (alt+up: go there)")
+    if loading:
+        parts.append(scanning_text(scanned))
+    return " · ".join(parts)
+
+
+def scanning_text(scanned: tuple[int, int] | None) -> str:
+    """What the status line says while the store is read: how far, when it is known."""
+    if scanned is None:
+        return "scanning…"
+    done, total = scanned
+    return f"scanning {done:,}/{total:,}…"

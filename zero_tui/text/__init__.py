@@ -1,0 +1,1 @@
+"""Text shared by every layer above the store: labels, time formatting, sanitising."""

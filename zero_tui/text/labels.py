@@ -1,0 +1,151 @@
+"""Labels every layer shows: Go's time column, titles and text on one line, sizes, paths.
+
+The time column follows Zero's Go picker (spec tui-behaviour §1.3): local time,
+`HH:MM:SS` today, `Mon DD HH:MM` this year, `YYYY-MM-DD` before, padded to 12 columns.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+
+from zero_tui.text.sanitize import BIDI_CONTROLS, visible_codepoint
+
+TIME_COLUMN_WIDTH = 12  # len("Jan 02 15:04")
+UNTITLED = "untitled"
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+# Go's time.Parse(time.RFC3339, ...): optional fractional seconds, `Z` or a numeric offset.
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))"
+)
+
+
+def parse_rfc3339(text: str) -> datetime | None:
+    """Parse like Go's `time.Parse(time.RFC3339, text)`; None when Go would fail."""
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
+    fraction = match.group(7) or ""
+    microsecond = int((fraction + "000000")[:6]) if fraction else 0
+    if match.group(8):
+        zone: tzinfo = UTC
+    else:
+        sign = -1 if match.group(9) == "-" else 1
+        hours, minutes = int(match.group(10)), int(match.group(11))
+        if hours > 23 or minutes > 59:
+            return None
+        zone = timezone(sign * timedelta(hours=hours, minutes=minutes))
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    try:
+        return datetime(year, month, day, hour, minute, second, microsecond, tzinfo=zone)
+    except ValueError:
+        return None
+
+
+def to_local(moment: datetime, tz: tzinfo | None) -> datetime:
+    """Convert to `tz`, or to the system's local zone (with its DST rules) when None."""
+    return moment.astimezone(tz) if tz is not None else moment.astimezone()
+
+
+def time_label(updated_at: str, now: datetime, tz: tzinfo | None = None) -> str | None:
+    """The picker's time column, unpadded; None when `updated_at` is not RFC3339."""
+    moment = parse_rfc3339(updated_at)
+    if moment is None:
+        return None
+    local = to_local(moment, tz)
+    local_now = to_local(now, tz)
+    if local.year == local_now.year and local.timetuple().tm_yday == local_now.timetuple().tm_yday:
+        return f"{local.hour:02d}:{local.minute:02d}:{local.second:02d}"
+    if local.year == local_now.year:
+        return f"{_MONTHS[local.month - 1]} {local.day:2d} {local.hour:02d}:{local.minute:02d}"
+    return f"{local.year:04d}-{local.month:02d}-{local.day:02d}"
+
+
+def display_title(title: str) -> str:
+    """The title on one line: control characters become spaces; empty -> `untitled`."""
+    flat = one_line(title)
+    return flat if flat.strip() else UNTITLED
+
+
+def one_line(text: str) -> str:
+    """Replace every non-printable character (newlines, tabs, escapes) with a space; a bidi
+    control is shown as `⟨U+202E⟩` (the sanitiser's rule)."""
+    if text.isprintable():
+        return text
+    return "".join(
+        char if char.isprintable() else visible_codepoint(char) if char in BIDI_CONTROLS else " "
+        for char in text
+    )
+
+
+def event_count_label(shown: int | None, in_log: int) -> str:
+    """The one wording of a session's size, wherever it is shown (preview, header, exports).
+
+    `shown`: the events of the compaction-aware view; `in_log`: the metadata's count of
+    every event ever appended. `24 events` when they agree, `14 shown · 24 in the log` when
+    a compaction folded some away, `24 in the log` when the view is not known (yet).
+    """
+    noun = "event" if in_log == 1 else "events"
+    if shown is None:
+        return f"{in_log:,} in the log"
+    if shown == in_log:
+        return f"{in_log:,} {noun}"
+    return f"{shown:,} shown · {in_log:,} in the log"
+
+
+def middle_cut(text: str, width: int) -> str:
+    """`text` in `width` characters, its middle replaced by `…` when it does not fit."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
+def shorten_path(path: str, home: str, width: int) -> str:
+    """`~` for the home directory; too long, the last folders kept whole: `…/src/project`.
+
+    A last folder longer than the room is cut in its middle (`…/very-l…name` keeps both
+    ends of a name, where its differences usually are).
+    """
+    if home and (path == home or path.startswith(home.rstrip("/") + "/")):
+        path = "~" + path[len(home.rstrip("/")) :]
+    if len(path) <= width:
+        return path
+    parts = [part for part in path.split("/") if part]
+    if not parts:
+        return middle_cut(path, width)
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(part) + 1 + len(kept) + 2 > width:
+            break
+        kept = part + "/" + kept
+    if len(kept) + 2 <= width:
+        return "…/" + kept
+    return middle_cut(parts[-1], width)
+
+
+def clean_text(text: str) -> str:
+    """Multi-line text with control characters removed (tabs become spaces)."""
+    text = text.replace("\r\n", "\n").replace("\t", "    ")
+    if all(char.isprintable() or char == "\n" for char in text):
+        return text
+    return "".join(
+        char if char.isprintable() or char == "\n" else visible_codepoint(char)
+        for char in text
+        if char.isprintable() or char == "\n" or char in BIDI_CONTROLS
+    )
+
+
+def format_timestamp(value: str, tz: tzinfo | None = None) -> str:
+    """`2026-07-04 12:00:00` in local time, or the raw value when it does not parse."""
+    moment = parse_rfc3339(value)
+    if moment is None:
+        return one_line(value)
+    return to_local(moment, tz).strftime("%Y-%m-%d %H:%M:%S")
