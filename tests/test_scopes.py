@@ -262,3 +262,32 @@ def test_the_ranker_reuses_an_index_until_the_rows_change(
     assert ranker._cached is not cached
     ranker.forget()
     assert ranker._cached is None
+
+
+def test_the_picker_filter_matches_the_model_and_the_provider(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """What the README promises: `gpt-5` finds the sessions run on it, and `model:` and
+    `provider:` filter by them, though neither is in the row's label."""
+    builder = make_store()
+    builder.add("a", cwd="/w", title="Fix the parser", model_id="gpt-5", provider="openai")
+    builder.add(
+        "b",
+        cwd="/w",
+        title="Add a flag",
+        model_id="claude-sonnet-4-5",
+        provider="anthropic",
+        updated_at="2026-07-04T11:00:00Z",
+    )
+    rows = picker_rows(builder.store.list(), NOW)
+    ranker = RowRanker()
+
+    def found(query: str) -> list[str]:
+        ranking = ranker.rank((False, False), rows, query, with_workspace=False)
+        return [rows[index].session_id for index in ranking.indices]
+
+    assert found("gpt-5") == ["a"]
+    assert found("anthropic") == ["b"]
+    assert found("model:sonnet") == ["b"]
+    assert found("provider:openai") == ["a"]
+    assert found("provider:openai flag") == []

@@ -225,6 +225,8 @@ class RowRanker:
                         label=row.label,
                         value=row.session_id,
                         meta=row.workspace if with_workspace else "",
+                        model=row.model,
+                        provider=row.provider,
                     )
                     for row in rows
                 ]
