@@ -21,7 +21,7 @@ from zero_tui.search.catalog import SessionCatalog
 from zero_tui.short_lived import exit_at_once, gc_paused
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.models import Metadata
-from zero_tui.store.resumable import filter_resumable, resolve_session
+from zero_tui.store.resumable import filter_resumable, resolve_session, resolve_session_dir
 from zero_tui.store.workspace import resolve_workspace
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
@@ -110,7 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="a health report of the store (or one session); --repair fixes the safe"
     )
     _common_options(check, at_top=False)
-    check.add_argument("session_id", metavar="ID", nargs="?", help="only this session")
+    check.add_argument(
+        "session_id",
+        metavar="ID",
+        nargs="?",
+        help="only this session: an id, a unique prefix of one, or latest",
+    )
     check.add_argument(
         "--repair",
         action="store_true",
@@ -323,7 +328,10 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     from zero_tui.store.check import check_store, repair_store
 
     store = _store(args)
-    report = (repair_store if args.repair else check_store)(store, args.session_id)
+    session_id = None
+    if args.session_id is not None:
+        session_id = resolve_session_dir(store, args.session_id, _workspace(args))
+    report = (repair_store if args.repair else check_store)(store, session_id)
     if args.json:
         document = {
             "root": str(report.root),

@@ -214,33 +214,58 @@ def resolve_session(store: SessionStore, argument: str, workspace: str) -> tuple
     """
     target = trim_space(argument)
     if equal_fold(target, "latest"):
-        listed = filter_resumable(store, workspace).sessions
-        if not listed:
-            raise StoreError("no zero sessions available to resume")
-        return listed[0].session_id, listed[0]
+        return _latest(store, workspace)
     meta = store.get(target)
     if meta is not None:
         return target, meta
     candidates: list[tuple[str, Metadata]] = []
-    for name in sorted(store.iter_session_dirs()):
-        if name.startswith(target):
-            try:
-                found = store.get(name)
-            except StoreError:
-                continue
-            if found is not None:
-                candidates.append((name, found))
-    if not candidates:
-        raise StoreError(f"zero session not found: {target}")
-    if len(candidates) > 1:
-        names = ", ".join(name for name, _meta in candidates[:AMBIGUOUS_LISTED])
-        more = len(candidates) - AMBIGUOUS_LISTED
-        if more > 0:
-            names += f" and {more} more"
-        raise StoreError(
-            f"ambiguous session id {target!r}: {len(candidates)} sessions start with it: {names}"
-        )
+    for name in _prefixed(store, target):
+        try:
+            found = store.get(name)
+        except StoreError:
+            continue
+        if found is not None:
+            candidates.append((name, found))
+    _one_or_refuse(target, [name for name, _meta in candidates])
     return candidates[0]
+
+
+def resolve_session_dir(store: SessionStore, argument: str, workspace: str) -> str:
+    """The session directory a user names, as `resolve_session` finds it, but also when its
+    metadata cannot be read (what `check` is for): an exact name, then a unique prefix."""
+    target = trim_space(argument)
+    if equal_fold(target, "latest"):
+        return _latest(store, workspace)[0]
+    names = _prefixed(store, target)
+    if target in names:
+        return target
+    _one_or_refuse(target, names)
+    return names[0]
+
+
+def _latest(store: SessionStore, workspace: str) -> tuple[str, Metadata]:
+    listed = filter_resumable(store, workspace).sessions
+    if not listed:
+        raise StoreError("no zero sessions available to resume")
+    return listed[0].session_id, listed[0]
+
+
+def _prefixed(store: SessionStore, prefix: str) -> list[str]:
+    return sorted(name for name in store.iter_session_dirs() if name.startswith(prefix))
+
+
+def _one_or_refuse(target: str, names: list[str]) -> None:
+    """StoreError unless exactly one session directory matched `target`."""
+    if not names:
+        raise StoreError(f"zero session not found: {target}")
+    if len(names) > 1:
+        listed = ", ".join(names[:AMBIGUOUS_LISTED])
+        more = len(names) - AMBIGUOUS_LISTED
+        if more > 0:
+            listed += f" and {more} more"
+        raise StoreError(
+            f"ambiguous session id {target!r}: {len(names)} sessions start with it: {listed}"
+        )
 
 
 def resolve_resume_target(
