@@ -126,7 +126,7 @@ def test_sessions_table_says_what_it_hides(
     assert "here" in lines[1]
     assert "Visible [bold]title[/bold]" in lines[1]
     assert "\x1b" not in out
-    assert err == "1 shown · 1 in other workspaces (--all) · 1 empty runs (--include-empty)\n"
+    assert err == "1 shown · 1 in other workspaces (--all) · 1 empty run (--include-empty)\n"
 
 
 def test_sessions_table_columns_line_up_whatever_the_id_lengths(

@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common_options(search, at_top=False)
     search.add_argument("query", metavar="QUERY", nargs="+", help="the query (words are joined)")
     search.add_argument("--all", action="store_true", help="every workspace")
+    search.add_argument(
+        "--include-empty", action="store_true", help="also sessions with no answer or tool use"
+    )
     search.add_argument("--limit", metavar="N", type=int, default=None, help="at most N (50)")
     search.add_argument("--json", action="store_true", help="print a JSON array, best first")
     return parser
@@ -185,8 +188,13 @@ def hidden_summary(shown: int, other_workspace: int, empty_runs: int) -> str:
     if other_workspace:
         parts.append(f"{other_workspace:,} in other workspaces (--all)")
     if empty_runs:
-        parts.append(f"{empty_runs:,} empty runs (--include-empty)")
+        noun = "empty run" if empty_runs == 1 else "empty runs"
+        parts.append(f"{empty_runs:,} {noun} (--include-empty)")
     return " · ".join(parts)
+
+
+def _hidden_matches(other_workspace: int, empty_runs: int) -> str:
+    return hidden_summary(0, other_workspace, empty_runs).partition(" · ")[2]
 
 
 def unreadable_notice(count: int) -> str:
@@ -436,6 +444,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{PROG}: {sanitize_line(notice)}\n")
     store = _store(args)
     workspace = _workspace(args)
+    hidden = [0, 0]  # matching sessions in other workspaces, matching empty runs
     with SessionCatalog(store) as catalog:
 
         def in_scope(sessions: list[Metadata]) -> list[Metadata]:
@@ -443,10 +452,13 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 store,
                 workspace,
                 all_workspaces=args.all,
-                sessions=sessions,
+                include_empty=args.include_empty,
+                sessions=[meta for meta in sessions if query.keeps(meta)],
                 content_check=catalog.has_content,
             )
-            return [meta for meta in listing.sessions if query.keeps(meta)]
+            hidden[0] += listing.other_workspace
+            hidden[1] += listing.empty_runs
+            return listing.sessions
 
         matches = None
         if query.terms:
@@ -454,6 +466,14 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             # for --json, which has no count to give, only the best of them.
             catalog.revalidate()
             catalog.update_content(progress=_IndexProgress(err))
+            if catalog.busy:
+                err.write(
+                    f"{PROG}: the search index is busy (another process is writing it): "
+                    "searching every log instead, which takes longer\n"
+                )
+                catalog.use_private_index()
+                catalog.revalidate()
+                catalog.update_content(progress=_IndexProgress(err))
             matches = matching_sessions(catalog, query)
         if matches is not None:
             scope = load_matching(catalog, matches, in_scope, enough=limit if args.json else None)
@@ -484,6 +504,9 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if hit.compacted:
                     where += f", compacted (opens at the summary, #{hit.open_sequence})"
                 out.write(f"    {where}: {sanitize_line(hit.snippet.text)}\n")
+    counted = not (args.json and matches is not None)  # --json loads only the best
+    if counted and (hidden[0] or hidden[1]):
+        err.write(f"{PROG}: matching but not listed: {_hidden_matches(*hidden)}\n")
     if not result.hits:
         where = "any workspace" if args.all else sanitize_line(workspace or "this workspace")
         err.write(f"{PROG}: no sessions match in {where}\n")

@@ -58,7 +58,7 @@ from zero_tui.store.store import (
     sort_sessions,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 5000
 RACY_NS = 3_000_000_000  # coarser than any timestamp granularity we meet (FAT: 2 s)
 TAIL_CHECK_BYTES = 4096
@@ -96,8 +96,9 @@ def _delete_event_text(connection: sqlite3.Connection, session_key: int) -> None
 
 
 def _column(name: str) -> str:
-    kind = "INTEGER" if name in _INT_FIELDS else "TEXT"
-    return f"{name} {kind} NOT NULL"
+    # No declared type, so no affinity: a value of the wrong type stays so (sqlite would
+    # turn 5 into '5' in a TEXT column), and `_VALID_ROW` sees it and re-reads the file.
+    return f"{name} NOT NULL"
 
 
 _SCHEMA = f"""
@@ -105,20 +106,20 @@ CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE sessions (
     key INTEGER PRIMARY KEY AUTOINCREMENT,
     {", ".join(_column(name) for name in _FIELD_NAMES)},
-    goal TEXT,
-    metadata_stat TEXT NOT NULL,
-    metadata_digest BLOB NOT NULL,
-    metadata_checked_ns INTEGER NOT NULL,
-    verdict INTEGER,
-    verdict_stat TEXT,
-    verdict_checked_ns INTEGER,
-    log_identity TEXT,
-    log_stat TEXT,
-    log_checked_ns INTEGER,
+    goal,
+    metadata_stat NOT NULL,
+    metadata_digest NOT NULL,
+    metadata_checked_ns NOT NULL,
+    verdict,
+    verdict_stat,
+    verdict_checked_ns,
+    log_identity,
+    log_stat,
+    log_checked_ns,
     log_offset INTEGER NOT NULL DEFAULT 0,
-    log_tail BLOB,
+    log_tail,
     log_events INTEGER NOT NULL DEFAULT 0,
-    compaction TEXT
+    compaction
 );
 CREATE UNIQUE INDEX sessions_by_id ON sessions (session_id);
 CREATE INDEX sessions_log_check ON sessions (
@@ -299,6 +300,7 @@ class SessionCatalog:
         self._verdicts: dict[str, tuple[object, object, object]] | None = None
         self._verdicts_asked = 0  # one by one, before `_verdicts` is loaded
         self._pending_verdicts: list[tuple[int, str, int, str]] = []
+        self.busy = False  # a write waited out the busy timeout: another process holds it
         self._all_logs_checked_at: float | None = None
         # the logs' last stats (`_log_stat`): (monotonic time, wall time, stat)
         self._log_stats: dict[str, tuple[float, int, os.stat_result | None]] = {}
@@ -446,6 +448,7 @@ class SessionCatalog:
                 connection.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as error:
                 if "locked" in str(error) or "busy" in str(error):
+                    self.busy = True
                     raise
                 self._bypass(error)
                 raise _Bypass(str(error)) from None
@@ -455,11 +458,12 @@ class SessionCatalog:
             except BaseException as error:
                 with contextlib.suppress(sqlite3.Error):
                     connection.execute("ROLLBACK")
-                if isinstance(error, sqlite3.DatabaseError) and not (
-                    "locked" in str(error) or "busy" in str(error)
-                ):
-                    self._bypass(error)
-                    raise _Bypass(str(error)) from None
+                if isinstance(error, sqlite3.DatabaseError):
+                    if "locked" in str(error) or "busy" in str(error):
+                        self.busy = True
+                    else:
+                        self._bypass(error)
+                        raise _Bypass(str(error)) from None
                 raise
 
     def _read(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
@@ -469,6 +473,13 @@ class SessionCatalog:
             except sqlite3.DatabaseError as error:
                 self._bypass(error)
                 return self.connection.execute(sql, parameters).fetchall()
+
+    def use_private_index(self) -> None:
+        """Go on with an index of this process's own, in memory: for a caller that must not
+        answer from a shared database another process keeps busy (`busy`). Complete but
+        slower, as every log is read again; the shared one is left as it is."""
+        self._bypass()
+        self.busy = False
 
     def recover(self, error: sqlite3.Error) -> None:
         """After a query failed on `error`: a damaged database is rebuilt (empty, to be
@@ -892,8 +903,8 @@ class SessionCatalog:
             try:
                 added = self._index_session(session_id, cancelled)
             except sqlite3.OperationalError:
-                complete = False  # busy beyond the timeout: next time
-                continue
+                complete = False  # busy beyond the timeout: each of the rest would wait as long
+                break
             except _Bypass:
                 if not retry:
                     return UpdateReport(len(wanted), indexed, events, False)

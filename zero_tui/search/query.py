@@ -122,8 +122,11 @@ def _read_quoted(text: str, start: int) -> tuple[str, int]:
 
 
 def parse_query(text: str, *, tz: tzinfo | None = None) -> Query:
-    """Parse the query language; raises QueryError only for a bad date."""
-    text = _CONTROL.sub(" ", text)
+    """Parse the query language; raises QueryError only for a bad date.
+
+    Bytes that are not UTF-8 (a command line's surrogate escapes) are searched as U+FFFD,
+    the character Zero's JSON writer stores in their place."""
+    text = _CONTROL.sub(" ", text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
     terms: list[Term] = []
     excluded: list[Term] = []
     filters: list[Filter] = []
@@ -338,6 +341,7 @@ def _search_text(
 
 
 _SESSIONS_MATCHING = "SELECT DISTINCT rowid >> 32 FROM event_text WHERE event_text MATCH ?"
+_EVENTS_MATCHING = "SELECT rowid FROM event_text WHERE event_text MATCH ?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,25 +357,55 @@ def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
     exclusions alone do not narrow the sessions)."""
     if not parsed.terms:
         return None
-    together = " AND ".join(term.fts() for term in parsed.terms)
     with catalog.lock:
         connection = catalog.connection
-        one_event = set(map(itemgetter(0), connection.execute(_SESSIONS_MATCHING, (together,))))
+        if len(parsed.terms) <= MATCH_TERMS:
+            together = " AND ".join(term.fts() for term in parsed.terms)
+            one_event = _sessions_with(connection, together)
+        else:
+            events: set[int] | None = None
+            for batch in _batched(parsed.terms):
+                found = _events_with(connection, " AND ".join(term.fts() for term in batch))
+                events = found if events is None else events & found
+                if not events:
+                    break
+            one_event = {rowid >> EVENT_BITS for rowid in events or ()}
         every_word = one_event
         if len(parsed.terms) > 1:
-            sql = " INTERSECT ".join(_SESSIONS_MATCHING for _ in parsed.terms)
-            parameters = [term.fts() for term in parsed.terms]
-            every_word = set(map(itemgetter(0), connection.execute(sql, parameters)))
+            every_word = _sessions_with(connection, parsed.terms[0].fts())
+            for term in parsed.terms[1:]:
+                if not every_word:
+                    break
+                every_word &= _sessions_with(connection, term.fts())
     if parsed.excluded and every_word:
         every_word = every_word - _sessions_with_any(catalog, parsed.excluded)
     return TextMatches(frozenset(one_event), frozenset(every_word))
 
 
+MATCH_TERMS = 64
+"""The most words one MATCH expression is given: a longer query is asked in batches (one
+query per word for the sessions, OR-ed batches for the exclusions), never as one compound
+SELECT, which sqlite caps at 500 terms."""
+
+
+def _batched(terms: Sequence[Term]) -> list[Sequence[Term]]:
+    return [terms[start : start + MATCH_TERMS] for start in range(0, len(terms), MATCH_TERMS)]
+
+
+def _sessions_with(connection: sqlite3.Connection, expression: str) -> set[int]:
+    return set(map(itemgetter(0), connection.execute(_SESSIONS_MATCHING, (expression,))))
+
+
+def _events_with(connection: sqlite3.Connection, expression: str) -> set[int]:
+    return set(map(itemgetter(0), connection.execute(_EVENTS_MATCHING, (expression,))))
+
+
 def _sessions_with_any(catalog: SessionCatalog, terms: Sequence[Term]) -> set[int]:
-    sql = " UNION ".join(_SESSIONS_MATCHING for _ in terms)
+    found: set[int] = set()
     with catalog.lock:
-        rows = catalog.connection.execute(sql, [term.fts() for term in terms])
-        return {row[0] for row in rows}
+        for batch in _batched(terms):
+            found |= _sessions_with(catalog.connection, _or_expression(batch))
+    return found
 
 
 def matching_sessions(catalog: SessionCatalog, query: Query) -> TextMatches | None:
