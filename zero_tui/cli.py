@@ -166,7 +166,7 @@ def _write_json_array(items: Sequence[object], out: TextIO) -> None:
     out.write("]\n")
 
 
-def session_summary(meta: Metadata) -> dict[str, Any]:
+def session_summary(meta: Metadata, *, running: bool = False) -> dict[str, Any]:
     """The stable JSON shape of one session for scripts (`sessions --json`)."""
     return {
         "sessionId": meta.session_id,
@@ -180,6 +180,7 @@ def session_summary(meta: Metadata) -> dict[str, Any]:
         "provider": meta.provider,
         "sessionKind": meta.session_kind,
         "parentSessionId": meta.parent_session_id,
+        "running": running,
     }
 
 
@@ -223,6 +224,7 @@ def _table(
 
 
 def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.agent.running import running_sessions
     from zero_tui.text.labels import display_title, time_label
 
     store = _store(args)
@@ -238,8 +240,12 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     if catalog.unreadable:
         err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
+    running = running_sessions(store, listing.sessions)
     if args.json:
-        _write_json_array([session_summary(meta) for meta in listing.sessions], out)
+        summaries = [
+            session_summary(meta, running=meta.session_id in running) for meta in listing.sessions
+        ]
+        _write_json_array(summaries, out)
         return EXIT_OK
     if not store.root.is_dir():
         err.write(f"no sessions yet (Zero's store {store.root} does not exist yet)\n")
@@ -251,7 +257,8 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         model = sanitize_line(meta.model_id) or "-"
         if len(model) > MODEL_COLUMN_LIMIT:
             model = model[: MODEL_COLUMN_LIMIT - 1] + "…"
-        marker = "⑂ " if meta.session_kind == "fork" else ""
+        marker = "● " if meta.session_id in running else ""
+        marker += "⑂ " if meta.session_kind == "fork" else ""
         row = [
             time_label(meta.updated_at, now) or "-",
             str(meta.event_count),
@@ -266,8 +273,10 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not listing.sessions:
         where = sanitize_line(workspace) or "this workspace"
         err.write(f"no sessions for {where} in {sanitize_line(str(store.root))}\n")
-    err.write(hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs))
-    err.write("\n")
+    summary = hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs)
+    if running:
+        summary += f" · {len(running):,} running (●)"
+    err.write(summary + "\n")
     return EXIT_OK
 
 

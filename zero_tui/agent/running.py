@@ -1,0 +1,424 @@
+"""Which sessions an agent is writing right now, and one run per session across zero-tuis.
+
+Zero leaves no lock, pid file or marker in the store while it runs (`zero exec` takes
+`session.lock` only for each append, and the store has no run_start/run_end events), so a
+run is seen by combining what each writer does leave:
+
+1. **zero-tui's own run registry.** Each zero-tui that runs an agent holds an exclusive
+   `flock` on `<runtime>/runs/<store>/<session id>.run` for as long as the run lasts and
+   writes its pid there. The kernel drops the lock when that zero-tui exits, even by
+   SIGKILL, so a crashed zero-tui leaves no false mark. Taking that lock is also how a
+   second zero-tui is refused (`claim_run`).
+2. **`zero` processes whose arguments name the session**: `zero exec --resume ID` (either
+   spelling), `--init-session-id ID`, and `zero -p … --resume ID`. Found in `/proc`
+   (Linux; elsewhere this signal is absent).
+3. **A Zero TUI with the session open while its last event is the user's prompt.** Zero's
+   TUI publishes `<peers>/registry/<pid>-<nonce>.json` naming its session; it writes the
+   prompt alone and the rest of the turn in one batch at the end, so a prompt as the last
+   event of a session open there means a turn in flight.
+4. **A log written in the last seconds that does not end a run**: the last event is not an
+   answer or an error (a run that `zero exec` writes live, started by something that
+   does not name the session, e.g. a bare `--resume`).
+
+Limits: a `zero` that was SIGKILLed mid-run leaves a log that looks like (4) for
+`RECENT_SECONDS`; a Zero TUI that was SIGKILLed leaves its peer record, so (3) holds until
+its pid is gone; a run on another machine sharing the store is seen only by (4).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from zero_tui.paths import default_cache_dir
+from zero_tui.store import Metadata, SessionStore, StoreError
+from zero_tui.store.events import decode_line
+from zero_tui.store.store import EVENTS_FILE, open_regular
+from zero_tui.text.labels import parse_rfc3339
+
+RECENT_SECONDS = 20.0
+"""How long after its last write a log that does not end a run still counts as running."""
+
+TAIL_BYTES = 64 * 1024
+PROCESS_SCAN_SECONDS = 1.0  # a scan of /proc is reused for this long
+
+_SESSION_FLAGS = ("--resume", "--init-session-id")
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    """Where a session's run is: `kind` is `zero-tui` (a zero-tui's registry entry, `own`
+    when it is this process), `zero-process` (a `zero` process naming it), `zero-ui` (Zero's
+    own TUI with a turn in flight) or `recent` (its log, written just now)."""
+
+    session_id: str
+    kind: str
+    pid: int | None = None
+    own: bool = False
+
+    def describe(self) -> str:
+        """Where it runs, in one line: `in this zero-tui`, `in another zero-tui (pid 12)`…"""
+        if self.kind == "zero-tui":
+            return "in this zero-tui" if self.own else f"in another zero-tui (pid {self.pid})"
+        if self.kind == "zero-process":
+            return f"in a `zero` process (pid {self.pid})"
+        if self.kind == "zero-ui":
+            return f"in Zero's TUI (pid {self.pid})"
+        return "by an agent that wrote to it in the last seconds"
+
+
+class RunBusy(Exception):
+    """Another run holds the session; `running` says where."""
+
+    def __init__(self, running: Running) -> None:
+        super().__init__(f"this session is running {running.describe()}")
+        self.running = running
+
+
+def runtime_dir(env: Mapping[str, str] | None = None) -> Path:
+    """zero-tui's runtime directory: `$XDG_RUNTIME_DIR/zero-tui`, else the cache's `runtime`."""
+    environ = os.environ if env is None else env
+    base = environ.get("XDG_RUNTIME_DIR", "").strip()
+    if base and os.path.isabs(base) and os.path.isdir(base):
+        return Path(base) / "zero-tui"
+    return default_cache_dir() / "runtime"
+
+
+def _registry_dir(store: SessionStore) -> Path:
+    identity = os.fsencode(os.path.abspath(store.root))
+    return runtime_dir() / "runs" / hashlib.sha256(identity).hexdigest()[:20]
+
+
+# --- 1. zero-tui's run registry -------------------------------------------------------------
+
+
+class RunClaim:
+    """This process's hold on a session's run: released by `release` (or at exit)."""
+
+    def __init__(self, session_id: str, fd: int) -> None:
+        self.session_id = session_id
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+            os.close(fd)  # drops the lock
+
+    def __enter__(self) -> RunClaim:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+
+_own_claims: dict[tuple[str, str], RunClaim] = {}
+
+
+def claim_run(store: SessionStore, session_id: str) -> RunClaim:
+    """Hold `session_id`'s run for this process, or raise RunBusy naming where it runs
+    (another zero-tui, a `zero` process, a Zero TUI turn, a log written just now)."""
+    elsewhere = running_elsewhere(store, session_id)
+    if elsewhere is not None:
+        raise RunBusy(elsewhere)
+    directory = _registry_dir(store)
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = directory / f"{session_id}.run"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as error:
+        os.close(fd)
+        if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise RunBusy(Running(session_id, "zero-tui", _pid_in(path))) from None
+        raise
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps({"pid": os.getpid(), "sessionId": session_id}).encode(), 0)
+    claim = RunClaim(session_id, fd)
+    _own_claims[(str(store.root), session_id)] = claim
+    return claim
+
+
+def running_elsewhere(store: SessionStore, session_id: str) -> Running | None:
+    """The run of `session_id` that is not this process's own, if any."""
+    try:
+        meta = store.get(session_id)
+    except StoreError:
+        meta = None
+    listed = [meta] if meta is not None else []
+    for running in running_sessions(store, listed).values():
+        if not running.own:
+            return running
+    return None
+
+
+def _pid_in(path: Path) -> int | None:
+    try:
+        value = json.loads(path.read_bytes() or b"{}").get("pid")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+def _registry_runs(store: SessionStore) -> dict[str, Running]:
+    directory = _registry_dir(store)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return {}
+    found: dict[str, Running] = {}
+    root = str(store.root)
+    for name in names:
+        if not name.endswith(".run"):
+            continue
+        session_id = name[: -len(".run")]
+        own = (root, session_id) in _own_claims and _own_claims[(root, session_id)]._fd is not None
+        if own:
+            found[session_id] = Running(session_id, "zero-tui", os.getpid(), own=True)
+        elif _held(directory / name):
+            found[session_id] = Running(session_id, "zero-tui", _pid_in(directory / name))
+    return found
+
+
+def _held(path: Path) -> bool:
+    """Whether a live process holds the lock on `path` (a shared lock cannot be had)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # also drops the shared lock when it was had
+    return False
+
+
+# --- 2. zero processes ------------------------------------------------------------------------
+
+
+def session_named_by(argv: list[str]) -> str | None:
+    """The session a `zero` command line continues or creates, if it names one."""
+    if not argv or not _is_zero(argv):
+        return None
+    for index, arg in enumerate(argv):
+        if arg == "--":
+            break
+        for flag in _SESSION_FLAGS:
+            if arg == flag and index + 1 < len(argv):
+                value = argv[index + 1]
+                return value if value and not value.startswith("-") else None
+            if arg.startswith(flag + "="):
+                return arg[len(flag) + 1 :] or None
+    return None
+
+
+def _is_zero(argv: list[str]) -> bool:
+    """argv[0] is a `zero`, or an interpreter running a script called `zero` (or what
+    `$ZERO_BIN` names)."""
+    names = {"zero"}
+    configured = os.environ.get("ZERO_BIN", "").strip()
+    if configured:
+        names.add(os.path.basename(configured))
+    return any(os.path.basename(arg) in names for arg in argv[:2])
+
+
+_process_scan: tuple[float, dict[str, Running]] | None = None
+
+
+def zero_processes(now: float | None = None) -> dict[str, Running]:
+    """session id -> the `zero` process whose arguments name it (Linux's /proc)."""
+    global _process_scan
+    moment = time.monotonic() if now is None else now
+    if _process_scan is not None and moment - _process_scan[0] < PROCESS_SCAN_SECONDS:
+        return _process_scan[1]
+    found: dict[str, Running] = {}
+    for pid, argv in _command_lines():
+        session_id = session_named_by(argv)
+        if session_id is not None and session_id not in found:
+            found[session_id] = Running(session_id, "zero-process", pid)
+    _process_scan = (moment, found)
+    return found
+
+
+def _command_lines() -> Iterator[tuple[int, list[str]]]:
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    own = os.getpid()
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == own:
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                raw = handle.read(64 * 1024)
+        except OSError:
+            continue
+        if b"zero" not in raw:
+            continue
+        argv = [os.fsdecode(part) for part in raw.split(b"\0") if part]
+        yield int(entry), argv
+
+
+# --- 3. Zero's own TUI ------------------------------------------------------------------------
+
+
+def zero_tui_peers(env: Mapping[str, str] | None = None) -> dict[str, int]:
+    """session id -> pid of a live Zero TUI that has it open (Zero's peer registry)."""
+    environ = os.environ if env is None else env
+    runtime = environ.get("XDG_RUNTIME_DIR", "").strip()
+    if runtime:
+        root = Path(runtime) / "zero" / "peers"
+    else:
+        cache = environ.get("XDG_CACHE_HOME", "").strip()
+        root = (Path(cache) if cache else Path.home() / ".cache") / "zero" / "peers"
+    try:
+        names = os.listdir(root / "registry")
+    except OSError:
+        return {}
+    found: dict[str, int] = {}
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        try:
+            record = json.loads((root / "registry" / name).read_bytes())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        session_id, pid = record.get("sessionId"), record.get("pid")
+        if isinstance(session_id, str) and isinstance(pid, int) and _alive(pid):
+            found[session_id] = pid
+    return found
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# --- 4. the log -------------------------------------------------------------------------------
+
+
+def _log_ends_a_run(store: SessionStore, session_id: str) -> bool | None:
+    """Whether the log's last complete event closes a run (an answer or an error); None
+    when it cannot be read. A prompt, a tool call or result, usage: a run is in flight."""
+    try:
+        fd = open_regular(store.root / session_id / EVENTS_FILE)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - TAIL_BYTES)
+        data = os.pread(fd, size - start, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    lines = [line.strip() for line in data.split(b"\n")]
+    complete = lines[:-1] if data and not data.endswith(b"\n") else lines
+    for line in reversed(complete if start == 0 else complete[1:]):
+        if not line:
+            continue
+        try:
+            event = decode_line(line, session_id, 0)
+        except StoreError:
+            return None
+        if event.type == "error":
+            return True
+        if event.type == "message":
+            payload = event.payload
+            role = payload.get("role") if isinstance(payload, dict) else None
+            return role not in ("user", "goal")
+        return False
+    return True  # an empty log: nothing in flight
+
+
+def _written_recently(store: SessionStore, session_id: str, now: float) -> bool:
+    try:
+        modified = os.stat(store.root / session_id / EVENTS_FILE).st_mtime
+    except OSError:
+        return False
+    return now - modified < RECENT_SECONDS
+
+
+# --- all together ---------------------------------------------------------------------------
+
+
+def running_sessions(
+    store: SessionStore, sessions: Iterable[Metadata] | None = None, *, now: float | None = None
+) -> dict[str, Running]:
+    """The sessions of `store` (of `sessions`, when given) that an agent is writing now,
+    each with where; the strongest signal wins (the module docstring's order).
+
+    Signals 1-3 cost the same whatever the store's size; for 4, given `sessions`, only the
+    logs of those updated in the last `RECENT_SECONDS` are looked at, else every
+    session's metadata is stat-ed."""
+    wall = time.time() if now is None else now
+    listed = None if sessions is None else list(sessions)
+    wanted = None if listed is None else {meta.session_id for meta in listed}
+    found: dict[str, Running] = {}
+
+    def add(running: Running) -> None:
+        session_id = running.session_id
+        if (
+            (wanted is None or session_id in wanted)
+            and session_id not in found
+            and (store.root / session_id).is_dir()
+        ):
+            found[session_id] = running
+
+    for running in _registry_runs(store).values():
+        add(running)
+    for running in zero_processes().values():
+        add(running)
+    for session_id, pid in zero_tui_peers().items():
+        if session_id not in found and _log_ends_a_run(store, session_id) is False:
+            add(Running(session_id, "zero-ui", pid))
+    if listed is None:
+        candidates = _recently_written(store, wall)
+    else:
+        candidates = [meta.session_id for meta in listed if _updated_since(meta, wall)]
+    for session_id in candidates:
+        if session_id in found or not _written_recently(store, session_id, wall):
+            continue
+        if _log_ends_a_run(store, session_id) is False:
+            add(Running(session_id, "recent"))
+    return found
+
+
+def _updated_since(meta: Metadata, now: float) -> bool:
+    updated = parse_rfc3339(meta.updated_at)
+    return updated is not None and now - updated.timestamp() < RECENT_SECONDS + 2
+
+
+def _recently_written(store: SessionStore, now: float) -> list[str]:
+    """The sessions whose metadata changed in the last `RECENT_SECONDS` (Zero rewrites it
+    after every append): a stat each, no log read."""
+    found: list[str] = []
+    for name in store.iter_session_dirs():
+        try:
+            modified = os.stat(store.metadata_path(name)).st_mtime
+        except OSError:
+            continue
+        if now - modified < RECENT_SECONDS:
+            found.append(name)
+    return found
