@@ -19,7 +19,13 @@ from textual.widgets import Input, OptionList, Static
 
 from zero_tui.clipboard import CopyResult
 from zero_tui.ui.app import ZeroApp, make_app
-from zero_tui.ui.screens.dialogs import CodeBlockPicker, ExportDialog, HelpScreen, LineEditor
+from zero_tui.ui.screens.dialogs import (
+    CodeBlockPicker,
+    ConfirmDialog,
+    ExportDialog,
+    HelpScreen,
+    LineEditor,
+)
 from zero_tui.ui.screens.picker import PickerScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets.composer import Composer, PromptEditor, SlashComplete
@@ -558,3 +564,40 @@ async def test_picker_keys_export_and_rename_the_highlighted_session(
         await type_text(pilot, "/export --format md")
         await pilot.press("enter")
         await wait_note(pilot, "zero-transcript-20260704-120000.md")
+
+
+async def test_an_existing_file_is_replaced_only_when_the_user_says_so(
+    session: StoreBuilder, workspace: Path
+) -> None:
+    target = workspace / "notes.md"
+    target.write_text("my own notes", encoding="utf-8")
+    app = app_for(session, workspace, Recorder(), resume="s1")
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await command(pilot, "/export notes.md")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
+        await pilot.press("n")
+        await wait_note(pilot, "nothing written")
+        assert target.read_text(encoding="utf-8") == "my own notes"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        await type_text(pilot, "notes.md")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_note(pilot, f"wrote transcript to {target}")
+        assert "the fix" in target.read_text(encoding="utf-8")
+
+
+async def test_default_names_never_collide(session: StoreBuilder, workspace: Path) -> None:
+    app = app_for(session, workspace, Recorder(), resume="s1")
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await command(pilot, "/export")
+        await wait_note(
+            pilot, f"wrote transcript to {workspace / 'zero-transcript-20260704-120000.txt'}"
+        )
+        await command(pilot, "/export")
+        await wait_note(
+            pilot, f"wrote transcript to {workspace / 'zero-transcript-20260704-120000-2.txt'}"
+        )

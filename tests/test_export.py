@@ -26,7 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from zero_tui.atomic import AtomicWriteError, write_atomic
+from zero_tui.atomic import AtomicWriteError, DestinationExists, write_atomic
 from zero_tui.cli import main
 from zero_tui.store import Event, SessionStore
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
@@ -659,8 +659,14 @@ def test_symlink_at_destination_is_replaced_not_followed(
     dangling = Path(workspace) / "dangling.md"
     dangling.symlink_to(tmp_path / "nowhere.md")
 
-    export_session(store, hostile, path="out.txt", workspace=workspace, now=NOW)
-    export_session(store, hostile, path="dangling.md", workspace=workspace, now=NOW)
+    for name in ("out.txt", "dangling.md"):  # a name taken, even by a link: asked first
+        with pytest.raises(DestinationExists):
+            export_session(store, hostile, path=name, workspace=workspace, now=NOW)
+    assert link.is_symlink()
+    assert dangling.is_symlink()
+
+    export_session(store, hostile, path="out.txt", workspace=workspace, now=NOW, force=True)
+    export_session(store, hostile, path="dangling.md", workspace=workspace, now=NOW, force=True)
 
     assert not link.is_symlink()
     assert link.read_text().startswith("· Resumed Zero session")
@@ -675,7 +681,7 @@ def test_missing_parent_directory(store: SessionStore, hostile: str, workspace: 
     with pytest.raises(AtomicWriteError) as caught:
         export_session(store, hostile, path="missing-dir/out.txt", workspace=workspace, now=NOW)
     assert str(caught.value) == (
-        f"failed to write {target}: open {target}: no such file or directory"
+        f"failed to write {target}: the folder {workspace}/missing-dir does not exist"
     )
     assert not Path(workspace, "missing-dir").exists()
 
@@ -809,7 +815,9 @@ def test_cli_export_errors(
     code, out, err = run_cli(["export", hostile, "-o", "missing/x.txt", *base], capsys)
     target = f"{workspace}/missing/x.txt"
     assert (code, out) == (1, "")
-    assert err == f"zero-tui: failed to write {target}: open {target}: no such file or directory\n"
+    assert err == (
+        f"zero-tui: failed to write {target}: the folder {workspace}/missing does not exist\n"
+    )
 
     code, out, err = run_cli(["export", hostile, "--format", "pdf", *base], capsys)
     assert (code, out) == (2, "")
@@ -990,3 +998,36 @@ def test_the_fast_markdown_renderer_matches_markdown_it_py_on_real_answers(
             assert (
                 '<a class="image-link" href="https://example.com/c.png">[image: chart 1]</a>' in got
             )
+
+
+def test_the_cli_never_replaces_a_file_unless_forced(
+    store: SessionStore, hostile: str, workspace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["--store", str(store.root), "--cwd", workspace]
+    notes = Path(workspace, "notes.md")
+    notes.write_text("mine")
+    code, out, err = run_cli(["export", hostile, "-o", "notes.md", *base], capsys)
+    assert (code, out) == (1, "")
+    assert err == f"zero-tui: {notes} already exists; --force replaces it\n"
+    assert notes.read_text() == "mine"
+    code, out, _ = run_cli(["export", hostile, "-o", "notes.md", "--force", *base], capsys)
+    assert (code, out) == (0, f"wrote transcript to {notes}\n")
+    assert notes.read_text() != "mine"
+
+
+def test_default_names_in_the_same_second_and_a_folder_as_the_target(
+    store: SessionStore, hostile: str, workspace: str, tmp_path: Path
+) -> None:
+    first = export_session(store, hostile, workspace=workspace, now=NOW)
+    second = export_session(store, hostile, workspace=workspace, now=NOW)
+    third = export_session(store, hostile, workspace=workspace, now=NOW, fmt="md")
+    name = default_export_name("txt", NOW)
+    assert first.path == f"{workspace}/{name}"
+    assert second.path == f"{workspace}/{name[: -len('.txt')]}-2.txt"
+    assert third.path == f"{workspace}/{default_export_name('md', NOW)}"
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    inside = export_session(store, hostile, path=str(folder), workspace=workspace, now=NOW)
+    assert inside.path == str(folder / name)
+    with pytest.raises(AtomicWriteError, match=r"the folder .*/sub does not exist$"):
+        export_session(store, hostile, path="sub/", workspace=workspace, now=NOW, fmt="json")

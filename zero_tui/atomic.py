@@ -17,7 +17,9 @@ never a partial file:
 
 `write_destination` is for a path the user names (an export): a FIFO or a character
 device there (`/dev/null`, `/dev/stdout`, a terminal) is written to as a stream, never
-replaced; a socket or block device is refused; anything else is `write_atomic`.
+replaced; a socket or block device is refused; anything else is `write_atomic`, which with
+`replace=False` publishes the file only where nothing is (`DestinationExists` otherwise,
+decided atomically: a hard link of the temp file, which fails on an existing name).
 
 Errors read like Go's: `open <path>: no such file or directory`. No Textual or Rich import.
 """
@@ -49,6 +51,13 @@ class AtomicWriteError(Exception):
         super().__init__(f"failed to write {path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class DestinationExists(AtomicWriteError):
+    """`replace=False`, and something is already at the path: nothing was written."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, f"{path} already exists")
 
 
 def go_error_text(error: OSError) -> str:
@@ -116,14 +125,14 @@ def _write_stream(path: str, fd: int, content: bytes | Iterable[bytes]) -> int:
     return size
 
 
-def write_destination(path: str, content: bytes | Iterable[bytes]) -> int:
+def write_destination(path: str, content: bytes | Iterable[bytes], *, replace: bool = True) -> int:
     """Write to a path the user chose: a stream for an existing FIFO or character device
     (followed through symlinks; never replaced, no temp file), refused for a socket or a
-    block device, else `write_atomic`. Returns the size written."""
+    block device, else `write_atomic` (`replace`: see there). Returns the size written."""
     try:
         info = os.stat(path)
     except OSError:
-        return write_atomic(path, content)  # missing (or unreachable): the usual path
+        return write_atomic(path, content, replace=replace)  # missing: the usual path
     if _is_stream(info.st_mode):
         try:
             fd = os.open(path, _STREAM_FLAGS)  # a FIFO waits here for its reader, as `cat >` does
@@ -138,17 +147,20 @@ def write_destination(path: str, content: bytes | Iterable[bytes]) -> int:
         raise AtomicWriteError(
             path, f"open {path}: is {kind}; refusing to replace it (choose a file)"
         )
-    return write_atomic(path, content)
+    return write_atomic(path, content, replace=replace)
 
 
-def write_atomic(path: str, content: bytes | Iterable[bytes], *, durable: bool = True) -> int:
+def write_atomic(
+    path: str, content: bytes | Iterable[bytes], *, durable: bool = True, replace: bool = True
+) -> int:
     """Write `content` (bytes, or chunks of bytes) to `path` atomically; returns the size.
 
     Raises AtomicWriteError for an OS failure; any other exception from the chunk iterator
     propagates unchanged. Either way the destination keeps its old content and no temp file
     is left behind. `durable=False` skips both fsyncs: for a cache that can be rebuilt,
     whose readers still never see a partial file (the rename stays atomic) but which a
-    crash may roll back to its old content.
+    crash may roll back to its old content. `replace=False`: DestinationExists when
+    anything (a symlink too) is at `path`, checked in the same step that publishes the file.
     """
     directory = os.path.dirname(path) or "."
     _refuse_directory(path)
@@ -176,7 +188,10 @@ def write_atomic(path: str, content: bytes | Iterable[bytes], *, durable: bool =
         finally:
             os.close(fd)
         step = "rename"
-        os.replace(temp, path)
+        if replace:
+            os.replace(temp, path)
+        else:
+            _publish_new(temp, path)
     except BaseException as error:
         with suppress(OSError):
             os.unlink(temp)
@@ -186,3 +201,24 @@ def write_atomic(path: str, content: bytes | Iterable[bytes], *, durable: bool =
     if durable:
         _fsync_directory(directory)
     return size
+
+
+def _publish_new(temp: str, path: str) -> None:
+    """Give the written `temp` the name `path` only if nothing has it (DestinationExists).
+
+    A hard link fails on an existing name in one step; where hard links are not to be had
+    (some filesystems), the name is reserved with an exclusive create and then replaced."""
+    try:
+        os.link(temp, path, follow_symlinks=False)
+    except FileExistsError:
+        raise DestinationExists(path) from None
+    except OSError as error:
+        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        try:
+            os.close(os.open(path, _OPEN_FLAGS, NEW_FILE_MODE))
+        except FileExistsError:
+            raise DestinationExists(path) from None
+        os.replace(temp, path)
+        return
+    os.unlink(temp)

@@ -98,8 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
         "-o",
         "--output",
         metavar="PATH",
-        help="file to write, or - for stdout; relative to --cwd "
-        "(default: zero-transcript-<time>.<ext> there)",
+        help="file to write (a folder: the default name in it), or - for stdout; relative "
+        "to --cwd (default: zero-transcript-<time>.<ext> there)",
+    )
+    export.add_argument(
+        "--force", action="store_true", help="replace PATH if it exists (else: refused)"
     )
     export.add_argument(
         "--format",
@@ -304,7 +307,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.atomic import AtomicWriteError
+    from zero_tui.atomic import AtomicWriteError, DestinationExists
     from zero_tui.transcript.export import (
         ExportResult,
         export_session,
@@ -328,9 +331,14 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 path=args.output,
                 workspace=_workspace(args),
                 now=datetime.now().astimezone(),
+                force=args.force,
             )
     except ExportFormatError as error:
         raise UsageError(str(error)) from None
+    except DestinationExists as error:
+        where = sanitize_line(error.path)
+        err.write(f"{PROG}: {where} already exists; --force replaces it\n")
+        return EXIT_DATA_ERROR
     except AtomicWriteError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))}\n")
         return EXIT_DATA_ERROR

@@ -21,7 +21,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from zero_tui.agent.settings import AUTONOMY_LEVELS
-from zero_tui.atomic import AtomicWriteError
+from zero_tui.atomic import AtomicWriteError, DestinationExists
 from zero_tui.picker.ranking import PickerItem, RankedIndex
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.gotext import trim_space, truncate_utf8
@@ -251,6 +251,7 @@ def parse_copy_args(args: str) -> CopyRequest:
 class ExportRequest:
     path: str | None
     fmt: str | None
+    force: bool = False  # replace an existing file (asked of the user first)
 
 
 def parse_export_args(args: str) -> ExportRequest:
@@ -330,6 +331,7 @@ class Outcome:
     message: str
     notice: str | None = None
     meta: Metadata | None = None
+    exists: str | None = None  # an export found this file there: replace it only if asked
 
 
 NOTHING_TO_EXPORT = "nothing to export yet."
@@ -353,8 +355,16 @@ def export_to_file(
         if meta.event_count <= 0:
             return Outcome(False, NOTHING_TO_EXPORT)
         result = export_session(
-            store, session_id, fmt=request.fmt, path=request.path, workspace=workspace, now=now
+            store,
+            session_id,
+            fmt=request.fmt,
+            path=request.path,
+            workspace=workspace,
+            now=now,
+            force=request.force,
         )
+    except DestinationExists as error:
+        return Outcome(False, f"{error.path} already exists", exists=error.path)
     except (StoreError, AtomicWriteError, ValueError) as error:
         return Outcome(False, str(error))
     except OSError as error:  # anything the atomic writer did not word itself

@@ -42,10 +42,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from html import escape as _html_escape
 from typing import Any, BinaryIO, assert_never
 
-from zero_tui.atomic import write_destination
+from zero_tui.atomic import AtomicWriteError, DestinationExists, write_destination
 from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson
 from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
@@ -98,19 +99,45 @@ def resolve_export_path(
     The argument is trimmed (spaces inside are kept) and a leading `~` is expanded (unlike
     Zero, which would write `<workspace>/~/x`). Empty: the default name. A relative path is
     joined onto the workspace (the join also cleans `..`); an absolute path is used as
-    given. `fmt` wins when given; otherwise the extension decides (`format_for_path`: none
-    means txt, an unknown one raises ExportFormatError).
+    given; an existing folder (or a path ending in `/`) gets the default name inside it.
+    `fmt` wins when given; otherwise the extension decides (`format_for_path`: none means
+    txt, an unknown one raises ExportFormatError).
     """
+    path, chosen, _defaulted = _resolve(arg, fmt, workspace, now)
+    return path, chosen
+
+
+def _resolve(
+    arg: str | None, fmt: ExportFormat | str | None, workspace: str, now: datetime
+) -> tuple[str, ExportFormat, bool]:
+    """`resolve_export_path`, and whether the file name is the default one."""
     text = trim_space(arg or "")
     chosen = parse_format(fmt) if fmt else None
-    if not text:
-        chosen = chosen or ExportFormat.TXT
-        text = default_export_name(chosen, now)
-    elif text.startswith("~"):
-        text = os.path.expanduser(text)
-    if not os.path.isabs(text):
-        text = clean_path(os.path.join(workspace, text) if workspace else text, windows=_WINDOWS)
-    return text, chosen or format_for_path(text)
+    folder = ""
+    if text:
+        names_a_folder = text.endswith(("/", os.sep))
+        if text.startswith("~"):
+            text = os.path.expanduser(text)
+        if not os.path.isabs(text):
+            text = clean_path(
+                os.path.join(workspace, text) if workspace else text, windows=_WINDOWS
+            )
+        if names_a_folder or os.path.isdir(text):
+            folder, text = text, ""
+    if text:
+        return text, chosen or format_for_path(text), False
+    chosen = chosen or ExportFormat.TXT
+    name = default_export_name(chosen, now)
+    base = folder or workspace
+    if not base:
+        return name, chosen, True
+    return clean_path(os.path.join(base, name), windows=_WINDOWS), chosen, True
+
+
+def _numbered(path: str, number: int) -> str:
+    """`zero-transcript-…-093000-2.txt`: the default name, made unique."""
+    stem, dot, extension = path.rpartition(".")
+    return f"{stem}-{number}{dot}{extension}" if dot else f"{path}-{number}"
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -734,22 +761,45 @@ def export_session(
     now: datetime,
     model: str | None = None,
     provider: str | None = None,
+    force: bool = False,
 ) -> ExportResult:
     """Export one session to a file; the app runs this in a thread worker.
 
     `path` is the user's argument (None/empty: the default name); `fmt` None means "from
-    the extension". Raises StoreError (unknown session, unreadable log) or AtomicWriteError.
+    the extension". An existing file is replaced only with `force` (DestinationExists
+    otherwise); a default name never collides: `-2`, `-3`… is added to it instead. Raises
+    StoreError (unknown session, unreadable log) or AtomicWriteError.
     """
-    target, chosen = resolve_export_path(path, fmt, workspace, now)
-    return _export(
-        store,
-        session_id,
-        chosen,
-        target,
-        lambda chunks: write_destination(target, chunks),
-        model=model,
-        provider=provider,
-    )
+    first, chosen, defaulted = _resolve(path, fmt, workspace, now)
+    _check_folder(first)
+    target = first
+    for number in range(2, DEFAULT_NAME_TRIES + 2):
+        try:
+            return _export(
+                store,
+                session_id,
+                chosen,
+                target,
+                partial(write_destination, target, replace=force),
+                model=model,
+                provider=provider,
+            )
+        except DestinationExists:
+            if not defaulted:
+                raise
+            target = _numbered(first, number)
+    raise DestinationExists(target)
+
+
+DEFAULT_NAME_TRIES = 100  # default names in one folder in the same second, before giving up
+
+
+def _check_folder(target: str) -> None:
+    """One clear line for a folder that is not there (the write would say less)."""
+    folder = os.path.dirname(target) or "."
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise AtomicWriteError(target, f"the folder {folder} {what}")
 
 
 def export_to_stream(

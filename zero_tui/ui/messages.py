@@ -13,7 +13,7 @@ from textual.message import Message
 
 from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
 from zero_tui.clipboard import CopyResult
-from zero_tui.commands import Outcome
+from zero_tui.commands import ExportRequest, Outcome
 from zero_tui.picker.head_cache import ScopeHead
 from zero_tui.picker.preview_data import PreviewData
 from zero_tui.picker.ranking import Ranking
@@ -175,6 +175,7 @@ class CommandDone(Message):
     title: str
     session_id: str
     outcome: Outcome
+    request: ExportRequest | None = None  # an export's, to ask again with force
 
 
 # --- the transcript ----------------------------------------------------------------------

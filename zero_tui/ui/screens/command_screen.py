@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import ClassVar
@@ -191,7 +192,20 @@ class CommandScreen(Screen[None]):
     @work(thread=True, group="export", exit_on_error=False)
     def _export(self, session_id: str, request: ExportRequest, now: datetime) -> None:
         outcome = export_to_file(self.store, session_id, request, workspace=self.workspace, now=now)
-        self.post_message(CommandDone("Export", session_id, outcome))
+        self.post_message(CommandDone("Export", session_id, outcome, request))
+
+    def _confirm_replace(self, session_id: str, request: ExportRequest, path: str) -> None:
+        """An export found a file at its path: replace it only when the user says so."""
+        from zero_tui.ui.screens.dialogs import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._export(session_id, replace(request, force=True), self.command_time())
+            else:
+                self.notify("nothing written", title="Export", markup=False)
+
+        question = f"{path} already exists. Replace it with this transcript?"
+        self.app.push_screen(ConfirmDialog("Replace the file?", question, "replace it"), answered)
 
     # --- /rename ---------------------------------------------------------------------------
 
@@ -226,6 +240,9 @@ class CommandScreen(Screen[None]):
 
     def on_command_done(self, message: CommandDone) -> None:
         outcome = message.outcome
+        if outcome.exists is not None and message.request is not None:
+            self._confirm_replace(message.session_id, message.request, outcome.exists)
+            return
         if outcome.notice:
             self.notify(outcome.notice, title=message.title, severity="warning", markup=False)
         self.notify(

@@ -48,6 +48,31 @@ class LineEditor(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class ConfirmDialog(ModalScreen[bool]):
+    """A yes-or-no question about something that cannot be undone: y or Enter on "yes"
+    confirms; n or Esc declines. Nothing happens without the key."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, title: str, question: str, yes: str) -> None:
+        super().__init__()
+        self._title = title
+        self._question = question
+        self._yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog confirm"):
+            yield Static(Content(self._title), classes="dialog-title")
+            yield Static(Content(sanitize_line(self._question)), classes="confirm-question")
+            yield Static(Content(f"y: {self._yes} · n or Esc: keep it"), classes="dialog-hint")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
 FORMAT_FROM_EXTENSION = "by extension"
 """The export dialog's default format choice: the path's extension decides (none: txt)."""
 
