@@ -14,6 +14,7 @@ import pytest
 from zero_tui.cli import main
 from zero_tui.store import Event, SessionStore
 from zero_tui.store.check import BACKUP_MARK, check_store, repair_store
+from zero_tui.store.models import Goal
 
 UPDATED = "2026-07-04T10:00:00Z"
 
@@ -193,3 +194,30 @@ def test_usage_and_unknown_ids(store: SessionStore, capsys: pytest.CaptureFixtur
     assert run(["check", "a", "b", "--store", str(store.root)], capsys)[0] == 2
     code, _, err = run(["check", "nope", "--store", str(store.root)], capsys)
     assert (code, err) == (1, "zero-tui: zero session not found: nope\n")
+
+
+def test_repair_never_rewrites_metadata_losing_what_zero_reads(store: SessionStore) -> None:
+    # Zero reads the title and the goal status (a later null, a repeated goal object leave
+    # them); the lagging eventCount is what repair resyncs, and all else must survive it
+    path = store.metadata_path("s")
+    path.write_bytes(
+        b'{"sessionId":"s","title":"My important title","cwd":"/w","goal":{"objective":"a",'
+        b'"status":"paused"},"createdAt":"'
+        + UPDATED.encode()
+        + b'","updatedAt":"'
+        + UPDATED.encode()
+        + b'","eventCount":1,"lastEventType":"message","title":null,"cwd":null,'
+        b'"goal":{"objective":"b"}}'
+    )
+    before = store.get("s")
+    assert before is not None
+    assert (before.title, before.cwd, before.goal) == (
+        "My important title",
+        "/w",
+        Goal(objective="b", status="paused"),
+    )
+    assert kinds(store, "s") == [("s", "metadata-lags")]
+    report = repair_store(store, "s")
+    assert report.healthy, report.findings
+    after = store.get("s")
+    assert after == dataclasses.replace(before, event_count=3)
