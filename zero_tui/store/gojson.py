@@ -503,24 +503,6 @@ def fold_key(key: str) -> str | None:
     return folded.lower()
 
 
-def match_fields(
-    pairs: JSONObject, fields: Mapping[str, str], context: str
-) -> dict[str, tuple[Any, str]]:
-    """Map JSON keys onto struct fields as Go does: exact name first, else case-insensitive.
-
-    `fields` maps each JSON field name to itself folded; returns {field: (value, key)},
-    the last occurrence winning. Unknown keys are ignored.
-    """
-    del context
-    by_fold = {folded: name for name, folded in fields.items()}
-    matched: dict[str, tuple[Any, str]] = {}
-    for key, value in pairs:
-        name = key if key in fields else by_fold.get(fold_key(key) or "")
-        if name is not None:
-            matched[name] = (value, key)
-    return matched
-
-
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
