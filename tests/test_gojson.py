@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from zero_tui.store.gojson import (
     GoJSONError,
@@ -24,7 +26,7 @@ from zero_tui.store.gotext import (
     trim_space_bytes,
     truncate_utf8,
 )
-from zero_tui.store.models import Metadata
+from zero_tui.store.models import Goal, Metadata
 
 
 def invalid(data: bytes) -> str:
@@ -254,6 +256,160 @@ def test_metadata_keys_fold_and_the_last_duplicate_wins() -> None:
     assert (meta.session_id, meta.event_count) == ("a", 4)
     meta = Metadata.from_json(b'{"eventCount":4,"EVENTCOUNT":5}')
     assert meta.event_count == 5
+
+
+# --- metadata read exactly as Zero's json.Unmarshal reads it (issue 18) ---------------------
+#
+# Every row's expectation is what Zero 0.8.0's own Get returned for the same bytes
+# (checked by hand with its store code); the errors lose only Go's "json: " prefix.
+
+GO_READS_METADATA = [
+    # a later null leaves a string or an int as it was: the title and the count survive
+    (
+        b'{"sessionId":"s","title":"My important title","title":null}',
+        {"title": "My important title"},
+    ),
+    (b'{"sessionId":"s","eventCount":3,"eventCount":null}', {"event_count": 3}),
+    (b'{"depth":2,"DEPTH":null,"cwd":"/w","Cwd":null}', {"depth": 2, "cwd": "/w"}),
+    # the last non-null occurrence wins, whatever its case
+    (b'{"Title":"a","title":null,"TITLE":"b"}', {"title": "b"}),
+    (b'{"title":"a","title":"b"}', {"title": "b"}),
+    # a repeated goal fills in the same struct; a null goal clears it
+    (
+        b'{"goal":{"objective":"a","status":"paused"},"goal":{"objective":"b"}}',
+        {"goal": Goal(objective="b", status="paused")},
+    ),
+    (b'{"goal":{"objective":"a"},"goal":null}', {"goal": None}),
+    (b'{"goal":{"objective":"a"},"goal":{"objective":null}}', {"goal": Goal(objective="a")}),
+    (b'{"goal":{}}', {"goal": Goal()}),
+    (b'{"depth":-0}', {"depth": 0}),
+    (b"null", {}),
+    # a wrong type is an error even when a later duplicate would fit, and the first wins
+    (
+        b'{"title":5,"title":"x"}',
+        "number into Go struct field Metadata.title of type string",
+    ),
+    (
+        b'{"title":"x","title":5}',
+        "number into Go struct field Metadata.title of type string",
+    ),
+    (
+        b'{"title":5,"depth":"x"}',
+        "number into Go struct field Metadata.title of type string",
+    ),
+    (
+        b'{"eventCount":"3","eventCount":3}',
+        "string into Go struct field Metadata.eventCount of type int",
+    ),
+    # Go's names: the named string types, the nested path, the number as written
+    (
+        b'{"sessionKind":5}',
+        "number into Go struct field Metadata.sessionKind of type sessions.SessionKind",
+    ),
+    (
+        b'{"lastEventType":true}',
+        "bool into Go struct field Metadata.lastEventType of type sessions.EventType",
+    ),
+    (
+        b'{"goal":{"status":5}}',
+        "number into Go struct field Goal.goal.status of type sessions.GoalStatus",
+    ),
+    (
+        b'{"goal":{"objective":[1]},"title":{}}',
+        "array into Go struct field Goal.goal.objective of type string",
+    ),
+    (
+        b'{"goal":{"tokenBudget":"5"}}',
+        "string into Go struct field Goal.goal.tokenBudget of type int",
+    ),
+    (b'{"depth":1e2}', "number 1e2 into Go struct field Metadata.depth of type int"),
+    (b'{"depth":1.0}', "number 1.0 into Go struct field Metadata.depth of type int"),
+    (b'{"eventCount":1e400}', "number 1e400 into Go struct field Metadata.eventCount of type int"),
+    (b'{"goal":"x"}', "string into Go struct field Metadata.goal of type sessions.Goal"),
+    (b'{"goal":[]}', "array into Go struct field Metadata.goal of type sessions.Goal"),
+    (b"[]", "array into Go value of type sessions.Metadata"),
+    (b'"x"', "string into Go value of type sessions.Metadata"),
+]
+
+
+@pytest.mark.parametrize(("document", "expected"), GO_READS_METADATA)
+def test_metadata_is_read_as_zero_reads_it(
+    document: bytes, expected: dict[str, object] | str
+) -> None:
+    if isinstance(expected, str):
+        with pytest.raises(GoJSONError) as caught:
+            Metadata.from_json(document)
+        assert str(caught.value) == f"cannot unmarshal {expected}"
+    else:
+        meta = Metadata.from_json(document)
+        assert {name: getattr(meta, name) for name in expected} == expected
+
+
+# The flat fields of the property below: JSON name -> (Python name, Go type in errors)
+_FLAT_FIELDS = {
+    "title": ("title", "string"),
+    "cwd": ("cwd", "string"),
+    "sessionKind": ("session_kind", "sessions.SessionKind"),
+    "depth": ("depth", "int"),
+    "eventCount": ("event_count", "int"),
+}
+_KEYS = [*_FLAT_FIELDS, "TITLE", "EventCount", "sessionkind", "unknown"]
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.text(max_size=4),
+    st.integers(min_value=-(2**64), max_value=2**64),
+    st.sampled_from([b"1.5", b"1e2", b"-0.0", b"[]", b"{}", b'[""]', b'{"a":null}']).map(RawJSON),
+)
+
+
+JSONValue = None | bool | int | str | RawJSON
+
+
+def _go_unmarshal_flat(pairs: list[tuple[str, JSONValue]]) -> dict[str, object] | str:
+    """Go's rules for these fields, said plainly: each occurrence in turn; null changes
+    nothing; a value of the wrong type is an error, the first one is reported."""
+    values: dict[str, object] = {attribute: "" for attribute, _ in _FLAT_FIELDS.values()}
+    values.update(depth=0, event_count=0)
+    error: str | None = None
+    for key, value in pairs:
+        name = next((n for n in _FLAT_FIELDS if n.lower() == key.lower()), None)
+        if name is None or value is None:
+            continue
+        attribute, go_type = _FLAT_FIELDS[name]
+        wanted = int if go_type == "int" else str
+        if isinstance(value, RawJSON):
+            text = bytes(value).decode()
+            shown = {"[": "array", "{": "object"}.get(text[0], f"number {text}")
+        elif isinstance(value, bool):
+            shown = "bool"
+        elif isinstance(value, str):
+            shown = "" if wanted is str else "string"
+        else:
+            in_range = -(2**63) <= value < 2**63
+            shown = "" if wanted is int and in_range else f"number {value}"
+        if wanted is str and shown.startswith("number"):
+            shown = "number"  # Go names the literal only when it is refused by an int
+        if not shown:
+            values[attribute] = value
+        elif error is None:
+            error = (
+                f"cannot unmarshal {shown} into Go struct field Metadata.{name} of type {go_type}"
+            )
+    return error if error is not None else values
+
+
+@given(st.lists(st.tuples(st.sampled_from(_KEYS), _VALUES), max_size=8))
+def test_generated_metadata_is_read_by_go_rules(pairs: list[tuple[str, JSONValue]]) -> None:
+    document = b"{" + b",".join(marshal(key) + b":" + marshal(value) for key, value in pairs) + b"}"
+    expected = _go_unmarshal_flat(pairs)
+    if isinstance(expected, str):
+        with pytest.raises(GoJSONError) as caught:
+            Metadata.from_json(document)
+        assert str(caught.value) == expected
+    else:
+        meta = Metadata.from_json(document)
+        assert {name: getattr(meta, name) for name in expected} == expected
 
 
 # --- go_sprint (fmt.Sprint of decoded JSON values) ------------------------------------------

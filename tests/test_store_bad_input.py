@@ -181,6 +181,45 @@ def test_corrupt_line_names_file_and_line(
     assert_rest_of_store_works(store)
 
 
+@pytest.mark.parametrize(
+    ("line", "detail"),
+    [
+        # the field's Go type, and the number as written
+        (
+            b'{"type":5}',
+            "cannot unmarshal number into Go struct field Event.type of type sessions.EventType",
+        ),
+        (
+            b'{"sequence":"x","type":5}',
+            "cannot unmarshal string into Go struct field Event.sequence of type int",
+        ),
+        (
+            b'{"sequence":1e2}',
+            "cannot unmarshal number 1e2 into Go struct field Event.sequence of type int",
+        ),
+        # Go checks the whole line's syntax before it decodes a field
+        (b'{"type":5,"id":}', "Expecting value (column 16)"),
+    ],
+)
+def test_a_bad_line_is_reported_as_zero_reports_it(
+    store: SessionStore, line: bytes, detail: str
+) -> None:
+    store.create("c")
+    store.events_path("c").write_bytes(line + b"\n" + answer_line("c", 2))
+    with pytest.raises(StoreError) as caught:
+        store.read_events("c")
+    assert str(caught.value) == f"invalid json in zero session c events.jsonl at line 1: {detail}"
+
+
+def test_a_later_null_leaves_an_event_field_as_it_was(store: SessionStore) -> None:
+    store.create("c")
+    store.events_path("c").write_bytes(
+        b'{"id":"c:1","type":"message","type":null,"sequence":1,"sequence":null}\n'
+    )
+    (event,) = store.read_events("c")
+    assert (event.id, event.type, event.sequence) == ("c:1", "message", 1)
+
+
 def test_log_that_is_a_directory(store: SessionStore) -> None:
     store.create("d")
     store.append_events("d", [("message", {"role": "user", "content": "q"})])

@@ -572,6 +572,96 @@ def test_case_53_legacy_cutoff_by_sequence(store: SessionStore) -> None:
     assert ids(store.read_rehydrated_events("c")) == ["c:5", "c:3", "c:4", "c:6"]
 
 
+def log_of(sid: str, count: int, compaction: bytes | None) -> bytes:
+    """`count` message events, then a compaction whose payload is `compaction` as written."""
+    lines = [
+        Event(f"{sid}:{n}", sid, n, "message", "2026-06-04T10:00:00Z", b"{}").to_json_line()
+        for n in range(1, count + 1)
+    ]
+    head = (
+        f'{{"id":"{sid}:{count + 1}","sessionId":"{sid}","sequence":{count + 1},'
+        f'"type":"session_compaction","createdAt":"2026-06-04T10:00:00Z"'
+    ).encode()
+    tail = b"}\n" if compaction is None else b',"payload":' + compaction + b"}\n"
+    return b"".join(lines) + head + tail
+
+
+# Each expectation is what Zero 0.8.0's ReadRehydratedEvents gave for the same log (checked
+# by hand with its store code): its json.Unmarshal into CompactionPayload, duplicates,
+# nulls and type errors included.
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        # a later null keeps the summary; the cut-off sequence likewise
+        (
+            b'{"summary":"x","compactableEvents":[{"id":"c:1"}],"summary":null}',
+            ["c:4", "c:2", "c:3"],
+        ),
+        (
+            b'{"summary":"x","compactedThroughSequence":2,"compactedThroughSequence":null}',
+            ["c:4", "c:3"],
+        ),
+        # a repeated array decodes into the elements the earlier ones left, even past a
+        # shorter one (Go keeps the backing array); an empty array starts afresh
+        (
+            b'{"summary":"x","compactableEvents":[{"id":"c:1"},{"id":"c:3"}],'
+            b'"compactableEvents":[{"sequence":4}],"compactableEvents":[{},{}]}',
+            ["c:4", "c:2"],
+        ),
+        (
+            b'{"summary":"x","compactableEvents":[{"id":"c:1"},{"id":"c:3"}],'
+            b'"compactableEvents":[],"compactableEvents":[{},{}],"compactedThroughSequence":2}',
+            ["c:4", "c:3"],
+        ),
+        (b'{"SUMMARY":"x","CompactableEvents":[{"ID":"c:2"}]}', ["c:1", "c:4", "c:3"]),
+        # every field of the payload is typed, not only the ones rehydration uses
+        (
+            b'{"summary":"x","preserveLast":"3"}',
+            "cannot unmarshal string into Go struct field CompactionPayload.preserveLast of "
+            "type int",
+        ),
+        (
+            b'{"summary":"x","truncated":1}',
+            "cannot unmarshal number into Go struct field CompactionPayload.truncated of type bool",
+        ),
+        (
+            b'{"summary":"x","compactableEvents":[{"type":5}]}',
+            "cannot unmarshal number into Go struct field EventRef.compactableEvents.type of "
+            "type sessions.EventType",
+        ),
+        (
+            b'{"summary":"x","compactableEvents":[5]}',
+            "cannot unmarshal number into Go struct field CompactionPayload.compactableEvents of "
+            "type sessions.EventRef",
+        ),
+        (
+            b'{"summary":"x","compactableEvents":"5"}',
+            "cannot unmarshal string into Go struct field CompactionPayload.compactableEvents of "
+            "type []sessions.EventRef",
+        ),
+        (
+            b'{"summary":"x","preserveLast":1.5,"promptChars":"x"}',
+            "cannot unmarshal number 1.5 into Go struct field CompactionPayload.preserveLast of "
+            "type int",
+        ),
+        (b"[]", "cannot unmarshal array into Go value of type sessions.CompactionPayload"),
+        (b"null", "summary is required"),
+        (None, "unexpected end of JSON input"),
+    ],
+)
+def test_compaction_payload_is_read_as_zero_reads_it(
+    store: SessionStore, payload: bytes | None, expected: list[str] | str
+) -> None:
+    store.create("c")
+    store.events_path("c").write_bytes(log_of("c", 3, payload))
+    if isinstance(expected, str):
+        with pytest.raises(StoreError) as caught:
+            store.read_rehydrated_events("c")
+        assert str(caught.value) == f"decode compaction payload seq 4: {expected}"
+    else:
+        assert ids(store.read_rehydrated_events("c")) == expected
+
+
 def test_compaction_summary_blankness_uses_go_trim_space(store: SessionStore) -> None:
     store.create("c")
     store.append_events("c", [("message", {"content": "a"}), ("message", {"content": "b"})])

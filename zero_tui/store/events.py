@@ -9,7 +9,7 @@ from typing import Any
 
 from zero_tui.store import gojson
 from zero_tui.store.errors import StoreError
-from zero_tui.store.gojson import GoJSONError, JSONObject
+from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import decode_utf8, trim_space, trim_space_bytes
 from zero_tui.store.models import Event
 
@@ -21,7 +21,6 @@ _CANONICAL_LINE = re.compile(
     rb'"createdAt":"([^"\\\x00-\x1f]*)"(?:,"payload":(.*))?\}\Z',
     re.DOTALL,
 )
-_INTEGER_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _EVENT_FIELDS = {
     "id": "id",
     "sessionId": "sessionid",
@@ -96,6 +95,9 @@ def _decode_general(line: bytes) -> Event:
         )
     event = Event()
     payload_span: tuple[int, int] | None = None
+    # Go checks the syntax of the whole line first, then keeps the first type error and
+    # decodes on: a type error is raised only once the rest of the line has parsed
+    type_error: GoJSONError | None = None
     index = _skip_space(text, 1)
     if text[index : index + 1] == "}":
         index += 1
@@ -110,7 +112,10 @@ def _decode_general(line: bytes) -> Event:
             index = _skip_space(text, index + 1)
             start = index
             value, index = gojson.raw_decode(text, index, depth=1)
-            _assign(event, key, value, text[start:index])
+            try:
+                _assign(event, key, value, text[start:index])
+            except GoJSONError as error:
+                type_error = type_error or error
             if _field_for(key) == "payload":
                 payload_span = (start, index)
             index = _skip_space(text, index)
@@ -123,6 +128,8 @@ def _decode_general(line: bytes) -> Event:
             index = _skip_space(text, index)
     if text[index:].strip(_JSON_SPACE):
         raise GoJSONError(f"invalid character {text[index:][0]!r} after top-level value")
+    if type_error is not None:
+        raise type_error
     if payload_span is not None:
         event.payload_raw = text[payload_span[0] : payload_span[1]].encode(
             "utf-8", "surrogateescape"
@@ -154,14 +161,12 @@ def _assign(event: Event, key: str, value: Any, source: str) -> None:
     elif name == "sessionId":
         event.session_id = gojson.as_go_string(value, where, event.session_id)
     elif name == "type":
-        event.type = gojson.as_go_string(value, where, event.type)
+        event.type = gojson.as_go_string(value, where, event.type, "sessions.EventType")
     elif name == "createdAt":
         event.created_at = gojson.as_go_string(value, where, event.created_at)
     elif name == "sequence":
-        if value is not None and not _INTEGER_LITERAL.match(source):
-            raise gojson.field_type_error(
-                f"{gojson.go_type_name(value)} {source}", "Event.sequence", "int"
-            )
+        if isinstance(value, float):  # Go names the literal as written: `number 1e2`
+            raise gojson.field_type_error(f"number {source}", where, "int")
         event.sequence = gojson.as_go_int(value, where, event.sequence)
     elif name == "payload":
         event._payload_decoded = False
@@ -235,62 +240,51 @@ class CompactionPlan:
         return event_id in self.skip_ids
 
 
+_EVENT_TYPE = gojson.GoType("string", "sessions.EventType")
+_EVENT_REF = gojson.GoType(
+    "struct",
+    "sessions.EventRef",
+    fields=(
+        ("id", "id", gojson.GO_STRING),
+        ("sequence", "sequence", gojson.GO_INT),
+        ("type", "type", _EVENT_TYPE),
+        ("createdAt", "created_at", gojson.GO_STRING),
+    ),
+)
+_EVENT_REFS = gojson.GoType("slice", "[]sessions.EventRef", elem=_EVENT_REF)
+_COMPACTION_PAYLOAD = gojson.GoType(
+    "struct",
+    "sessions.CompactionPayload",
+    fields=(
+        ("summary", "summary", gojson.GO_STRING),
+        ("preserveLast", "preserve_last", gojson.GO_INT),
+        ("compactableCount", "compactable_count", gojson.GO_INT),
+        ("preservedCount", "preserved_count", gojson.GO_INT),
+        ("compactedThroughEventId", "through_event_id", gojson.GO_STRING),
+        ("compactedThroughSequence", "through_sequence", gojson.GO_INT),
+        ("compactableEvents", "compactable_events", _EVENT_REFS),
+        ("preservedEvents", "preserved_events", _EVENT_REFS),
+        ("promptChars", "prompt_chars", gojson.GO_INT),
+        ("truncated", "truncated", gojson.GO_BOOL),
+    ),
+)
+
+
 def compaction_plan(event: Event) -> CompactionPlan:
-    """Decode a session_compaction payload with Go's rules; StoreError when it is unusable."""
+    """Decode a session_compaction payload as Zero does (json.Unmarshal into its
+    CompactionPayload); StoreError when it is unusable."""
     prefix = f"decode compaction payload seq {event.sequence}"
+    if event.payload_raw is None:
+        # Zero unmarshals the absent payload's empty bytes
+        raise StoreError(f"{prefix}: unexpected end of JSON input")
     try:
-        decoded = None if event.payload_raw is None else gojson.loads_pairs(event.payload_raw)
-        if decoded is None:
-            raise StoreError(f"{prefix}: summary is required")
-        if not isinstance(decoded, JSONObject):
-            raise GoJSONError(
-                f"cannot unmarshal {gojson.go_type_name(decoded)} into Go value of type "
-                "sessions.CompactionRecord"
-            )
-        fields = {
-            "summary": "summary",
-            "compactedThroughSequence": "compactedthroughsequence",
-            "compactableEvents": "compactableevents",
-        }
-        matched = gojson.match_fields(decoded, fields, "CompactionRecord")
-        summary = gojson.as_go_string(
-            matched.get("summary", (None, ""))[0], "CompactionRecord.summary", ""
-        )
-        through = gojson.as_go_int(
-            matched.get("compactedThroughSequence", (None, ""))[0],
-            "CompactionRecord.compactedThroughSequence",
-            0,
-        )
-        refs = matched.get("compactableEvents", (None, ""))[0]
-        skip: set[str] = set()
-        if refs is not None:
-            if not isinstance(refs, list) or isinstance(refs, JSONObject):
-                raise gojson.field_type_error(
-                    gojson.go_type_name(refs),
-                    "CompactionRecord.compactableEvents",
-                    "[]sessions.EventRef",
-                )
-            for ref in refs:
-                if ref is None:
-                    continue
-                if not isinstance(ref, JSONObject):
-                    raise gojson.field_type_error(
-                        gojson.go_type_name(ref),
-                        "CompactionRecord.compactableEvents",
-                        "sessions.EventRef",
-                    )
-                ref_fields = gojson.match_fields(
-                    ref, {"id": "id", "sequence": "sequence"}, "EventRef"
-                )
-                ref_id = gojson.as_go_string(ref_fields.get("id", (None, ""))[0], "EventRef.id", "")
-                gojson.as_go_int(ref_fields.get("sequence", (None, ""))[0], "EventRef.sequence", 0)
-                if ref_id:
-                    skip.add(ref_id)
+        payload = gojson.unmarshal(gojson.loads_pairs(event.payload_raw), _COMPACTION_PAYLOAD)
     except GoJSONError as error:
         raise StoreError(f"{prefix}: {error}") from None
-    if not trim_space(summary):
+    if not trim_space(payload["summary"]):
         raise StoreError(f"{prefix}: summary is required")
-    return CompactionPlan(event.id, frozenset(skip), through)
+    skip = {ref["id"] for ref in (payload["compactable_events"] or ()) if ref["id"]}
+    return CompactionPlan(event.id, frozenset(skip), payload["through_sequence"])
 
 
 def rehydrate(events: list[Event]) -> list[Event]:

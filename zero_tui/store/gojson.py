@@ -225,16 +225,35 @@ def _parse_float(text: str) -> float | JSONNumber:
     return value if math.isfinite(value) else JSONNumber(text)
 
 
+class FloatLiteral(float):
+    """A float that remembers how it was written: Go names the literal (`number 1e2`) when
+    it cannot go into an int field."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> FloatLiteral:
+        literal = super().__new__(cls, text)
+        literal.text = text
+        return literal
+
+
+def _parse_float_literal(text: str) -> FloatLiteral | JSONNumber:
+    literal = FloatLiteral(text)
+    return literal if math.isfinite(literal) else JSONNumber(text)
+
+
 # The fast decoders leave integers to the C scanner; only a number past Python's digit
-# limit (a ValueError) sends the text through the exact ones.
+# limit (a ValueError) sends the text through the exact ones. The pairs decoders feed
+# `unmarshal`, which needs the spelling of a float for its errors.
 _pairs_decoder = json.JSONDecoder(
-    object_pairs_hook=JSONObject, parse_constant=_reject_constant, parse_float=_parse_float
+    object_pairs_hook=JSONObject, parse_constant=_reject_constant, parse_float=_parse_float_literal
 )
 _plain_decoder = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
 _pairs_decoder_exact = json.JSONDecoder(
     object_pairs_hook=JSONObject,
     parse_constant=_reject_constant,
-    parse_float=_parse_float,
+    parse_float=_parse_float_literal,
     parse_int=_parse_int,
 )
 _plain_decoder_exact = json.JSONDecoder(
@@ -315,7 +334,10 @@ def _decode_iterative(text: str, index: int, pairs: bool, depth: int) -> tuple[A
         elif (number := _NUMBER.match(text, index)) is not None:
             literal = number.group()
             is_float = number.group(2) is not None or number.group(3) is not None
-            value = _parse_float(literal) if is_float else _parse_int(literal)
+            if is_float:
+                value = _parse_float_literal(literal) if pairs else _parse_float(literal)
+            else:
+                value = _parse_int(literal)
             index = number.end()
         elif text.startswith("true", index):
             value, index = True, index + 4
@@ -481,24 +503,6 @@ def fold_key(key: str) -> str | None:
     return folded.lower()
 
 
-def match_fields(
-    pairs: JSONObject, fields: Mapping[str, str], context: str
-) -> dict[str, tuple[Any, str]]:
-    """Map JSON keys onto struct fields as Go does: exact name first, else case-insensitive.
-
-    `fields` maps each JSON field name to itself folded; returns {field: (value, key)},
-    the last occurrence winning. Unknown keys are ignored.
-    """
-    del context
-    by_fold = {folded: name for name, folded in fields.items()}
-    matched: dict[str, tuple[Any, str]] = {}
-    for key, value in pairs:
-        name = key if key in fields else by_fold.get(fold_key(key) or "")
-        if name is not None:
-            matched[name] = (value, key)
-    return matched
-
-
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
@@ -522,24 +526,221 @@ def field_type_error(shown: str, field: str, go_type: str) -> GoJSONError:
     return GoJSONError(f"cannot unmarshal {shown} into Go struct field {field} of type {go_type}")
 
 
-def as_go_string(value: object, field: str, current: str) -> str:
-    """A JSON value stored into a Go string field (null leaves the field unchanged)."""
+def as_go_string(value: object, field: str, current: str, go_type: str = "string") -> str:
+    """A JSON value stored into a Go string field (null leaves the field unchanged);
+    `go_type` is the field's type as Go's errors name it (a named type: sessions.EventType)."""
     if value is None:
         return current
     if not isinstance(value, str):
-        raise field_type_error(go_type_name(value), field, "string")
+        raise field_type_error(go_type_name(value), field, go_type)
     return value
+
+
+def _int_problem(value: object) -> str | None:
+    """Why a non-null JSON value cannot go into a Go int field (None: it can), as Go shows
+    it: `number <literal>` for a number strconv.ParseInt refuses, else the JSON kind."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return None if INT64_MIN <= value <= INT64_MAX else f"number {value}"
+    if isinstance(value, FloatLiteral | JSONNumber):
+        return f"number {value.text}"
+    if isinstance(value, float):
+        return f"number {value!r}"
+    return go_type_name(value)
 
 
 def as_go_int(value: object, field: str, current: int) -> int:
     """A JSON value stored into a Go int field: integer literals in int64 range only."""
     if value is None:
         return current
-    if isinstance(value, JSONNumber):
-        raise field_type_error(f"number {value.text}", field, "int")
-    if isinstance(value, bool) or not isinstance(value, int):
-        shown = f" {value!r}" if isinstance(value, float) else ""
-        raise field_type_error(f"{go_type_name(value)}{shown}", field, "int")
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise field_type_error(f"number {value}", field, "int")
+    problem = _int_problem(value)
+    if problem is not None:
+        raise field_type_error(problem, field, "int")
+    assert isinstance(value, int)
     return value
+
+
+# --- json.Unmarshal into a Go struct ------------------------------------------------------
+
+
+class GoType:
+    """A Go type that JSON is unmarshalled into, for `unmarshal`.
+
+    `kind` is "string", "int", "bool", "struct", "pointer" (to a struct) or "slice";
+    `name` is Go's spelling of the type in its errors ("sessions.SessionKind"). A struct's
+    fields are (JSON name, Python attribute, type) in declaration order.
+    """
+
+    __slots__ = (
+        "by_fold",
+        "by_key",
+        "elem",
+        "fields",
+        "has_slice",
+        "kind",
+        "name",
+        "struct_fields",
+        "struct_name",
+        "zero_fields",
+    )
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        *,
+        fields: tuple[tuple[str, str, GoType], ...] = (),
+        elem: GoType | None = None,
+    ) -> None:
+        self.kind = kind
+        self.name = name
+        self.fields = fields
+        self.elem = elem
+        self.struct_name = name.rpartition(".")[2]  # reflect's Name(), as Go's errors show it
+        self.by_key = {field[0]: field for field in fields}
+        self.by_fold = {fold_key(field[0]) or field[0]: field for field in fields}
+        self.has_slice: bool = (
+            kind == "slice"
+            or any(field[2].has_slice for field in fields)
+            or (elem is not None and elem.has_slice)
+        )
+        self.zero_fields = {attribute: go_type.zero() for _, attribute, go_type in fields}
+        # a struct held by value needs a fresh dict in every zero value
+        self.struct_fields = tuple(field for field in fields if field[2].kind == "struct")
+
+    def zero(self) -> Any:
+        if self.kind == "struct":
+            zero = self.zero_fields.copy()
+            for _, attribute, go_type in self.struct_fields:
+                zero[attribute] = go_type.zero()
+            return zero
+        return {"string": "", "int": 0, "bool": False}.get(self.kind)
+
+
+GO_STRING = GoType("string", "string")
+GO_INT = GoType("int", "int")
+GO_BOOL = GoType("bool", "bool")
+
+
+class _Slice:
+    """A Go slice while it is decoded into: its backing array outlives a shorter length, so
+    a later, longer array decodes into the old elements again (decode.go reuses them)."""
+
+    __slots__ = ("backing", "length")
+
+    def __init__(self) -> None:
+        self.backing: list[Any] = []
+        self.length = 0
+
+
+def unmarshal(value: Any, target: GoType) -> Any:
+    """Go's json.Unmarshal of a decoded document (`loads_pairs`) into a new `target` value:
+    a struct as a dict of its attributes, a nil pointer or slice as None.
+
+    Go's rules where Python's would differ: a key matches a field by its exact name, else
+    case-insensitively; each occurrence of a key is decoded in turn into what the earlier
+    ones left, so a later `null` leaves a string, number or bool as it was (and clears a
+    pointer or slice) and a repeated object fills in its struct; a value of the wrong type
+    is an error even when a later duplicate would fit. Go records the first such error and
+    decodes on; Unmarshal returns it, so it is raised here (GoJSONError).
+    """
+    decoder = _Unmarshaller()
+    result = decoder.store(value, target, target.zero(), "", "")
+    if decoder.error is not None:
+        raise decoder.error
+    return _finished(result) if target.has_slice else result
+
+
+def _finished(value: Any) -> Any:
+    if isinstance(value, _Slice):
+        return [_finished(item) for item in value.backing[: value.length]]
+    if isinstance(value, dict):
+        return {key: _finished(item) for key, item in value.items()}
+    return value
+
+
+class _Unmarshaller:
+    __slots__ = ("error",)
+
+    def __init__(self) -> None:
+        self.error: GoJSONError | None = None
+
+    def mismatch(self, shown: str, target: GoType, struct: str, path: str) -> None:
+        """Go's saveError(UnmarshalTypeError): only the first one is kept."""
+        if self.error is None:
+            if struct:
+                self.error = field_type_error(shown, f"{struct}.{path}", target.name)
+            else:
+                self.error = GoJSONError(
+                    f"cannot unmarshal {shown} into Go value of type {target.name}"
+                )
+
+    def store(self, value: Any, target: GoType, current: Any, struct: str, path: str) -> Any:
+        """`value` decoded into `current` (of type `target`); returns the new value. `struct`
+        and `path` are Go's error context: the innermost struct and the field names to here."""
+        kind = target.kind
+        if value is None:
+            # null: no-op for a string, number, bool or struct; clears a pointer or a slice
+            return None if kind in ("pointer", "slice") else current
+        if kind == "string":
+            if isinstance(value, str):
+                return value
+            self.mismatch(go_type_name(value), target, struct, path)
+            return current
+        if kind == "int":
+            problem = _int_problem(value)
+            if problem is None:
+                return value
+            self.mismatch(problem, target, struct, path)
+            return current
+        if kind == "bool":
+            if isinstance(value, bool):
+                return value
+            self.mismatch(go_type_name(value), target, struct, path)
+            return current
+        if kind == "pointer":
+            assert target.elem is not None
+            pointee = target.elem.zero() if current is None else current  # Go allocates first
+            return self.store(value, target.elem, pointee, struct, path)
+        if kind == "struct":
+            if not isinstance(value, JSONObject):
+                self.mismatch(go_type_name(value), target, struct, path)
+                return current
+            self.fill_struct(value, target, current, path)
+            return current
+        assert kind == "slice"
+        assert target.elem is not None
+        if not isinstance(value, list) or isinstance(value, JSONObject):
+            self.mismatch(go_type_name(value), target, struct, path)
+            return current
+        slice_ = current if isinstance(current, _Slice) else _Slice()
+        if not value:
+            return _Slice()  # Go makes a new empty slice: the old backing array is gone
+        backing = slice_.backing
+        for index, item in enumerate(value):
+            if index == len(backing):
+                backing.append(target.elem.zero())
+            backing[index] = self.store(item, target.elem, backing[index], struct, path)
+        slice_.length = len(value)
+        return slice_
+
+    def fill_struct(
+        self, pairs: JSONObject, target: GoType, values: dict[str, Any], path: str
+    ) -> None:
+        prefix = f"{path}." if path else ""
+        by_key, by_fold = target.by_key, target.by_fold
+        for key, value in pairs:
+            field = by_key.get(key) or by_fold.get(fold_key(key) or "")
+            if field is None:
+                continue  # an unknown key is ignored
+            name, attribute, go_type = field
+            kind = go_type.kind
+            if (kind == "string" and value.__class__ is str) or (
+                kind == "int" and value.__class__ is int and INT64_MIN <= value <= INT64_MAX
+            ):
+                values[attribute] = value  # the common cases, inline
+            else:
+                values[attribute] = self.store(
+                    value, go_type, values[attribute], target.struct_name, prefix + name
+                )

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zero_tui.store import gojson
-from zero_tui.store.gojson import GoJSONError, JSONObject, encode_string
+from zero_tui.store.gojson import GoJSONError, encode_string
 
 # (python attribute, JSON key, kind) in Go struct declaration order; kind "s" = string
 # with omitempty, "i" = int with omitempty, "S"/"I" = never omitted.
@@ -54,6 +54,31 @@ _GOAL_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("created_at", "createdAt", "S"),
     ("updated_at", "updatedAt", "S"),
 )
+
+# the named string types of Zero's structs, as Go's errors spell them
+_GO_TYPE_NAMES = {
+    "sessionKind": "sessions.SessionKind",
+    "specStatus": "sessions.SpecStatus",
+    "lastEventType": "sessions.EventType",
+    "status": "sessions.GoalStatus",
+}
+
+
+def _go_struct(name: str, fields: tuple[tuple[str, str, str], ...]) -> gojson.GoType:
+    def go_type(key: str, kind: str) -> gojson.GoType:
+        if kind == "g":
+            return gojson.GoType("pointer", "*sessions.Goal", elem=_GOAL_TYPE)
+        if kind in "iI":
+            return gojson.GO_INT
+        return gojson.GoType("string", _GO_TYPE_NAMES.get(key, "string"))
+
+    return gojson.GoType(
+        "struct", name, fields=tuple((key, attr, go_type(key, kind)) for attr, key, kind in fields)
+    )
+
+
+_GOAL_TYPE = _go_struct("sessions.Goal", _GOAL_FIELDS)
+_METADATA_TYPE = _go_struct("sessions.Metadata", _METADATA_FIELDS)
 
 RESUMABLE_KINDS = frozenset({"", "fork"})
 
@@ -133,16 +158,10 @@ class Metadata:
 
     @classmethod
     def from_json(cls, data: bytes) -> Metadata:
-        """Decode metadata.json with Go's rules; raises GoJSONError."""
-        decoded = gojson.loads_pairs(data)
-        if decoded is None:
-            return cls()
-        if not isinstance(decoded, JSONObject):
-            raise GoJSONError(
-                f"cannot unmarshal {gojson.go_type_name(decoded)} into Go value of type "
-                "sessions.Metadata"
-            )
-        values = _decode_struct(decoded, _METADATA_FIELDS, "Metadata")
+        """Decode metadata.json exactly as Zero's json.Unmarshal does; raises GoJSONError."""
+        values = gojson.unmarshal(gojson.loads_pairs(data), _METADATA_TYPE)
+        goal = values["goal"]
+        values["goal"] = None if goal is None else Goal(**goal)
         return cls(**values)
 
 
@@ -177,44 +196,6 @@ def _indented_object(
         lines.extend(entry)
     lines.append(indent + "}")
     return lines
-
-
-_FOLDED_NAMES: dict[int, dict[str, str]] = {}
-
-
-def _decode_struct(
-    pairs: JSONObject, fields: tuple[tuple[str, str, str], ...], struct: str
-) -> dict[str, Any]:
-    names = _FOLDED_NAMES.get(id(fields))
-    if names is None:
-        names = _FOLDED_NAMES[id(fields)] = {
-            key: gojson.fold_key(key) or key for _, key, _ in fields
-        }
-    if all(key in names for key, _ in pairs):
-        matched = {key: (value, key) for key, value in pairs}  # the common, canonical case
-    else:
-        matched = gojson.match_fields(pairs, names, struct)
-    values: dict[str, Any] = {}
-    for attribute, key, kind in fields:
-        if key not in matched:
-            continue
-        value = matched[key][0]
-        if kind in "sS" and isinstance(value, str):
-            values[attribute] = value
-            continue
-        where = f"{struct}.{key}"
-        if kind == "g":
-            if value is None:
-                values[attribute] = None
-            elif isinstance(value, JSONObject):
-                values[attribute] = Goal(**_decode_struct(value, _GOAL_FIELDS, "Goal"))
-            else:
-                raise gojson.field_type_error(gojson.go_type_name(value), where, "sessions.Goal")
-        elif kind in "sS":
-            values[attribute] = gojson.as_go_string(value, where, "")
-        else:
-            values[attribute] = gojson.as_go_int(value, where, 0)
-    return values
 
 
 @dataclass(slots=True)

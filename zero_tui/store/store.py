@@ -135,14 +135,21 @@ class NotRegularFileError(OSError):
         self.path = path
 
 
-def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+def open_regular(
+    path: str | os.PathLike[str],
+    flags: int = os.O_RDONLY,
+    mode: int = 0o600,
+    *,
+    dir_fd: int | None = None,
+) -> int:
     """os.open that never blocks and only hands out regular files.
 
     O_NONBLOCK makes opening a FIFO return at once (a blocking open waits for a writer
     forever, and a thread stuck there cannot be stopped); fstat then refuses anything that
     is not a regular file with NotRegularFileError. On a regular file O_NONBLOCK is a no-op.
+    `dir_fd`: `path` is relative to that open directory.
     """
-    fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), mode)
+    fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), mode, dir_fd=dir_fd)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -531,10 +538,6 @@ class SessionStore:
             write_atomic(os.fspath(path), meta.to_json_bytes())
         except AtomicWriteError as error:
             raise StoreError(f"write zero session metadata: {error}") from None
-
-    def write_metadata_locked(self, session_id: str, meta: Metadata) -> None:
-        """Replace metadata.json atomically; the caller holds `locked(session_id)`."""
-        self._write_metadata(session_id, meta)
 
     def _metadata_for_update(self, session_id: str) -> Metadata:
         try:
