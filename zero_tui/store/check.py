@@ -159,6 +159,57 @@ def repair_store(store: SessionStore, session_id: str | None = None) -> CheckRep
     return after
 
 
+_HARMLESS_TO_A_RUN = frozenset(
+    {"mode", "temp-file", "temp-evidence", "orphan-blob", "missing-blob"}
+)
+
+
+def prepare_run(store: SessionStore, session_id: str) -> Repair | None:
+    """Before an agent appends to `session_id` (design §3.10): a log Zero's reader and
+    `zero exec --resume` accept, or a StoreError naming `zero-tui check`.
+
+    A torn last line is cut as `check --repair` cuts it (a 0600 copy of the log beside it),
+    under the session lock: the Repair says so (None: nothing to cut). Any other damage
+    that would make the run leave a session Zero refuses — a corrupt line, repeated or
+    decreasing sequences, metadata that disagrees with the log or cannot be read, a
+    symlink or special file where Zero keeps its files — refuses the run, changing nothing.
+    Modes, leftover temp files and checkpoint blobs do not stop a run.
+    """
+    place: _Dir | None = None
+    try:
+        place = _Dir.open(store.session_dir(session_id))
+        place.refuse_symlink(LOCK_FILE)
+        with store.locked(session_id):
+            findings = _check_session(store, session_id)
+            blocking = [
+                f
+                for f in findings
+                if f.kind not in _HARMLESS_TO_A_RUN
+                and f.kind != "torn-tail"
+                and CHECKPOINTS_DIR not in Path(f.path).relative_to(place.path).parts
+            ]
+            if blocking:
+                first = blocking[0]
+                more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
+                raise StoreError(
+                    f"not continuing: {first.where}: {first.message}{more}; "
+                    f"see zero-tui check {session_id}"
+                )
+            if any(f.kind == "torn-tail" for f in findings):
+                cut = _cut_torn_tail(store, session_id, place)
+                return cut[0] if cut else None
+            return None
+    except _Declined as refusal:
+        raise StoreError(f"not continuing: {refusal}; see zero-tui check {session_id}") from None
+    except OSError as error:
+        raise StoreError(
+            f"not continuing: {os_reason(error)}; see zero-tui check {session_id}"
+        ) from None
+    finally:
+        if place is not None:
+            place.close()
+
+
 def temp_file_target(name: str) -> str | None:
     """The name of the file a temp file was written for; None when `name` is no temp file's
     (a copy saved by repair is not one)."""
