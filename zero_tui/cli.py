@@ -126,6 +126,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(a copy of each changed file is saved beside it)",
     )
     check.add_argument("--json", action="store_true", help="print the report as JSON")
+    fork = commands.add_parser(
+        "fork", help="a new session holding a session's events up to one of them"
+    )
+    _common_options(fork, at_top=False)
+    fork.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
+    fork.add_argument(
+        "--at", metavar="SEQUENCE", type=int, help="the last event to keep (default: the last)"
+    )
+    fork.add_argument("--title", metavar="T", default="", help="default: '<title> (fork)'")
+    fork.add_argument("--json", action="store_true", help="print the new session as JSON")
+
     search = commands.add_parser(
         "search",
         help="find sessions by what was said in them",
@@ -346,6 +357,21 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{PROG}: {sanitize_line(result.notice)}\n")
     if not to_stdout:
         out.write(f"wrote transcript to {sanitize_line(result.path)}\n")
+    return EXIT_OK
+
+
+def cmd_fork(args: argparse.Namespace, out: TextIO) -> int:
+    from zero_tui.store.fork import fork_session
+
+    store = _store(args)
+    parent = _named_session(store, args)
+    fork = fork_session(store, parent, at_sequence=args.at, title=args.title)
+    if args.json:
+        out.write(escape_json_controls(json.dumps(session_summary(fork), ensure_ascii=False)))
+        out.write("\n")
+    else:
+        at = f"#{fork.forked_from_sequence}" if fork.forked_from_sequence else "its start"
+        out.write(f"forked {sanitize_line(parent)} at {at} into {fork.session_id}\n")
     return EXIT_OK
 
 
@@ -585,6 +611,7 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
         "export": lambda: cmd_export(args, out, err),
         "check": lambda: cmd_check(args, out),
         "search": lambda: cmd_search(args, out, err),
+        "fork": lambda: cmd_fork(args, out),
     }
     scriptable = args.command is not None
     try:
