@@ -137,6 +137,28 @@ def build_parser() -> argparse.ArgumentParser:
     fork.add_argument("--title", metavar="T", default="", help="default: '<title> (fork)'")
     fork.add_argument("--json", action="store_true", help="print the new session as JSON")
 
+    delete = commands.add_parser(
+        "delete", help="move sessions to zero-tui's trash (zero-tui restore brings them back)"
+    )
+    _common_options(delete, at_top=False)
+    delete.add_argument("session_ids", metavar="ID", nargs="+", help="ids, unique prefixes")
+    delete.add_argument("--yes", action="store_true", help="do not ask (needed without a tty)")
+
+    trash = commands.add_parser("trash", help="the sessions in the trash; --empty removes them")
+    _common_options(trash, at_top=False)
+    trash.add_argument("--json", action="store_true", help="print a JSON array")
+    trash.add_argument("--empty", action="store_true", help="remove them for good")
+    trash.add_argument(
+        "--older-than",
+        metavar="DAYS",
+        type=float,
+        help="with --empty: only those trashed more than DAYS ago",
+    )
+
+    restore = commands.add_parser("restore", help="move sessions back from the trash")
+    _common_options(restore, at_top=False)
+    restore.add_argument("session_ids", metavar="ID", nargs="+", help="ids, unique prefixes")
+
     search = commands.add_parser(
         "search",
         help="find sessions by what was said in them",
@@ -373,6 +395,80 @@ def cmd_fork(args: argparse.Namespace, out: TextIO) -> int:
         at = f"#{fork.forked_from_sequence}" if fork.forked_from_sequence else "its start"
         out.write(f"forked {sanitize_line(parent)} at {at} into {fork.session_id}\n")
     return EXIT_OK
+
+
+def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.commands import delete_session
+
+    store = _store(args)
+    named = [
+        resolve_session_dir(store, argument, _workspace(args)) for argument in args.session_ids
+    ]
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("delete asks first: pass --yes when there is no terminal to ask")
+        listed = ", ".join(sanitize_line(session_id) for session_id in named)
+        err.write(f"move {listed} to the trash? [y/N] ")
+        err.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            err.write("nothing deleted\n")
+            return EXIT_DATA_ERROR
+    code = EXIT_OK
+    for session_id in named:
+        outcome = delete_session(store, session_id)
+        if outcome.ok:
+            out.write(sanitize_line(outcome.message) + "\n")
+        else:
+            err.write(f"{PROG}: {sanitize_line(outcome.message)}\n")
+            code = EXIT_DATA_ERROR
+    return code
+
+
+def cmd_trash(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.store.trash import empty_trash, trashed
+
+    store = _store(args)
+    if args.older_than is not None and not args.empty:
+        raise UsageError("--older-than goes with --empty")
+    if args.empty:
+        removed = empty_trash(store, older_than_days=args.older_than)
+        noun = "session" if len(removed) == 1 else "sessions"
+        out.write(f"removed {len(removed):,} {noun} from the trash for good\n")
+        return EXIT_OK
+    items = trashed(store)
+    if args.json:
+        _write_json_array([item.to_json() for item in items], out)
+        return EXIT_OK
+    rows = [
+        [
+            item.trashed_at or "-",
+            sanitize_line(item.session_id),
+            sanitize_line(item.cwd) or "(no workspace)",
+            sanitize_line(item.title) or "untitled",
+        ]
+        for item in items
+    ]
+    out.writelines(line + "\n" for line in _table(["TRASHED", "ID", "WORKSPACE", "TITLE"], rows))
+    noun = "session" if len(items) == 1 else "sessions"
+    err.write(f"{len(items):,} {noun} in the trash (zero-tui restore ID; trash --empty)\n")
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.store.trash import find_trashed, restore
+
+    store = _store(args)
+    code = EXIT_OK
+    for argument in args.session_ids:
+        try:
+            item = find_trashed(store, argument)
+            restore(store, item)
+        except StoreError as error:
+            err.write(f"{PROG}: {sanitize_line(str(error))}\n")
+            code = EXIT_DATA_ERROR
+            continue
+        out.write(f"restored {sanitize_line(item.session_id)}\n")
+    return code
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
@@ -612,6 +708,9 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
         "check": lambda: cmd_check(args, out),
         "search": lambda: cmd_search(args, out, err),
         "fork": lambda: cmd_fork(args, out),
+        "delete": lambda: cmd_delete(args, out, err),
+        "trash": lambda: cmd_trash(args, out, err),
+        "restore": lambda: cmd_restore(args, out, err),
     }
     scriptable = args.command is not None
     try:

@@ -372,6 +372,23 @@ def export_to_file(
     return Outcome(True, f"wrote transcript to {result.path}", result.notice)
 
 
+def delete_session(store: SessionStore, session_id: str) -> Outcome:
+    """Delete = move to zero-tui's trash (restorable); never a session an agent is writing."""
+    from zero_tui.agent.running import running_now
+    from zero_tui.store.trash import move_to_trash
+
+    running = running_now(store, session_id)
+    if running is not None:
+        return Outcome(False, f"not deleting {session_id}: it is running {running.describe()}")
+    try:
+        item = move_to_trash(store, session_id)
+    except StoreError as error:
+        return Outcome(False, str(error))
+    return Outcome(
+        True, f"moved {item.session_id} to the trash (zero-tui restore {item.session_id})"
+    )
+
+
 def rename_session(store: SessionStore, session_id: str, title: str) -> Outcome:
     """`/rename <title>` (the title already `clean_title`d): metadata only, updatedAt kept."""
     try:

@@ -1,6 +1,6 @@
 """zero-tui's own directories, with their environment overrides (no Textual import).
 
-Only the cache exists so far (the catalog and the picker's remembered first rows):
+The cache (the catalog and the picker's remembered first rows) is
 `$ZERO_TUI_CACHE_DIR`, else `$XDG_CACHE_HOME/zero-tui`, else the platform's user cache
 directory: `~/.cache/zero-tui` on Linux, and platformdirs' answer elsewhere
 (`~/Library/Caches/zero-tui` on macOS, `%LOCALAPPDATA%\\zero-tui\\Cache` on Windows). Both
@@ -24,6 +24,7 @@ from pathlib import Path
 
 APP_NAME = "zero-tui"
 CACHE_DIR_VARIABLE = "ZERO_TUI_CACHE_DIR"
+DATA_DIR_VARIABLE = "ZERO_TUI_DATA_DIR"
 
 
 def default_cache_dir() -> Path:
@@ -39,3 +40,20 @@ def default_cache_dir() -> Path:
     import platformdirs  # here, not at the top: see the module docstring
 
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def default_data_dir() -> Path:
+    """Where zero-tui keeps what it cannot rebuild (the trash): `$ZERO_TUI_DATA_DIR`, else
+    `$XDG_DATA_HOME/zero-tui`, else `~/.local/share/zero-tui` on Linux and platformdirs'
+    user data directory elsewhere."""
+    override = os.environ.get(DATA_DIR_VARIABLE, "").strip()
+    if override:
+        return Path(override)
+    xdg_data = os.environ.get("XDG_DATA_HOME", "").strip()
+    if xdg_data:
+        return Path(xdg_data) / APP_NAME
+    if sys.platform == "linux":
+        return Path.home() / ".local" / "share" / APP_NAME
+    import platformdirs  # here, not at the top: see the module docstring
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))

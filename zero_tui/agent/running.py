@@ -150,15 +150,18 @@ def claim_run(store: SessionStore, session_id: str) -> RunClaim:
 
 def running_elsewhere(store: SessionStore, session_id: str) -> Running | None:
     """The run of `session_id` that is not this process's own, if any."""
+    found = running_now(store, session_id)
+    return None if found is None or found.own else found
+
+
+def running_now(store: SessionStore, session_id: str) -> Running | None:
+    """The run of `session_id`, this process's own included, if any."""
     try:
         meta = store.get(session_id)
     except StoreError:
         meta = None
     listed = [meta] if meta is not None else []
-    for running in running_sessions(store, listed).values():
-        if not running.own:
-            return running
-    return None
+    return running_sessions(store, listed, session_id=session_id).get(session_id)
 
 
 def _pid_in(path: Path) -> int | None:
@@ -364,10 +367,14 @@ def _written_recently(store: SessionStore, session_id: str, now: float) -> bool:
 
 
 def running_sessions(
-    store: SessionStore, sessions: Iterable[Metadata] | None = None, *, now: float | None = None
+    store: SessionStore,
+    sessions: Iterable[Metadata] | None = None,
+    *,
+    session_id: str | None = None,
+    now: float | None = None,
 ) -> dict[str, Running]:
-    """The sessions of `store` (of `sessions`, when given) that an agent is writing now,
-    each with where; the strongest signal wins (the module docstring's order).
+    """The sessions of `store` (of `sessions` and `session_id`, when given) that an agent is
+    writing now, each with where; the strongest signal wins (the module docstring's order).
 
     Signals 1-3 cost the same whatever the store's size; for 4, given `sessions`, only the
     logs of those updated in the last `RECENT_SECONDS` are looked at, else every
@@ -375,33 +382,31 @@ def running_sessions(
     wall = time.time() if now is None else now
     listed = None if sessions is None else list(sessions)
     wanted = None if listed is None else {meta.session_id for meta in listed}
+    if session_id is not None:  # also one whose metadata could not be read
+        wanted = (wanted or set()) | {session_id}
     found: dict[str, Running] = {}
 
     def add(running: Running) -> None:
-        session_id = running.session_id
-        if (
-            (wanted is None or session_id in wanted)
-            and session_id not in found
-            and (store.root / session_id).is_dir()
-        ):
-            found[session_id] = running
+        sid = running.session_id
+        if (wanted is None or sid in wanted) and sid not in found and (store.root / sid).is_dir():
+            found[sid] = running
 
     for running in _registry_runs(store).values():
         add(running)
     for running in zero_processes().values():
         add(running)
-    for session_id, pid in zero_tui_peers().items():
-        if session_id not in found and _log_ends_a_run(store, session_id) is False:
-            add(Running(session_id, "zero-ui", pid))
+    for peer_session, pid in zero_tui_peers().items():
+        if peer_session not in found and _log_ends_a_run(store, peer_session) is False:
+            add(Running(peer_session, "zero-ui", pid))
     if listed is None:
         candidates = _recently_written(store, wall)
     else:
         candidates = [meta.session_id for meta in listed if _updated_since(meta, wall)]
-    for session_id in candidates:
-        if session_id in found or not _written_recently(store, session_id, wall):
+    for candidate in candidates:
+        if candidate in found or not _written_recently(store, candidate, wall):
             continue
-        if _log_ends_a_run(store, session_id) is False:
-            add(Running(session_id, "recent"))
+        if _log_ends_a_run(store, candidate) is False:
+            add(Running(candidate, "recent"))
     return found
 
 
