@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -136,6 +136,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fork.add_argument("--title", metavar="T", default="", help="default: '<title> (fork)'")
     fork.add_argument("--json", action="store_true", help="print the new session as JSON")
+
+    usage = commands.add_parser(
+        "usage", help="tokens used, per day, model and workspace (Zero's cost estimate too)"
+    )
+    _common_options(usage, at_top=False)
+    usage.add_argument("--days", metavar="N", type=int, help="the last N days (UTC), today too")
+    usage.add_argument("--since", metavar="DATE", help="from this UTC day on (YYYY-MM-DD)")
+    usage.add_argument("--session", metavar="ID", help="one session (an id, a prefix, latest)")
+    usage.add_argument("--all", action="store_true", help="every workspace")
+    usage.add_argument("--json", action="store_true", help="print a JSON object")
 
     delete = commands.add_parser(
         "delete", help="move sessions to zero-tui's trash (zero-tui restore brings them back)"
@@ -395,6 +405,117 @@ def cmd_fork(args: argparse.Namespace, out: TextIO) -> int:
         at = f"#{fork.forked_from_sequence}" if fork.forked_from_sequence else "its start"
         out.write(f"forked {sanitize_line(parent)} at {at} into {fork.session_id}\n")
     return EXIT_OK
+
+
+def _usage_since(args: argparse.Namespace) -> str:
+    """Zero's cutoff: --since wins; --days N is today (UTC) and the N-1 days before."""
+    if args.since is not None:
+        try:
+            datetime.strptime(args.since, "%Y-%m-%d")
+        except ValueError:
+            raise UsageError(f"--since wants a day as YYYY-MM-DD, not {args.since!r}") from None
+        return str(args.since)
+    if args.days is not None:
+        if args.days < 0:
+            raise UsageError("--days wants a number of days, 0 or more")
+        if args.days > 0:
+            return (datetime.now(UTC) - timedelta(days=args.days - 1)).strftime("%Y-%m-%d")
+    return ""
+
+
+def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.agent.zero_commands import ZeroCommandError, zero_cost
+    from zero_tui.store.workspace import workspace_matches
+    from zero_tui.transcript.usage import Tokens, usage_report
+
+    store = _store(args)
+    since = _usage_since(args)
+    workspace = _workspace(args)
+    if args.session is not None:
+        session_id, meta = resolve_session(store, args.session, workspace)
+        sessions = [meta]
+        scope = f"session {session_id}"
+    else:
+        sessions = store.list()
+        if not args.all:
+            sessions = [meta for meta in sessions if workspace_matches(meta.cwd, workspace)]
+        scope = "every workspace" if args.all else workspace or "this workspace"
+    report = usage_report(store, sessions, since=since)
+    cost = None
+    cost_note = ""
+    if args.session is None and not args.all:
+        cost_note = "Zero's cost estimate covers a session or every workspace: --session or --all"
+    elif report.total.requests:
+        try:
+            cost = zero_cost(
+                store, since=since, session_id=sessions[0].session_id if args.session else ""
+            )
+        except ZeroCommandError as error:
+            cost_note = f"no cost estimate: {error}"
+        else:
+            if cost.total_tokens != report.total.total:
+                cost_note = (
+                    f"Zero counted {cost.total_tokens:,} tokens where zero-tui counts "
+                    f"{report.total.total:,}: the store changed between the two reads?"
+                )
+    for skipped in report.skipped:
+        err.write(f"{PROG}: {sanitize_line(skipped.reason)}: not counted\n")
+    if args.json:
+        document: dict[str, Any] = {
+            "scope": scope,
+            "since": since or None,
+            "sessions": report.sessions,
+            "total": report.total.to_json(),
+            "days": [{"date": day, **t.to_json()} for day, t in sorted(report.by_day.items())],
+            "models": _ranked(report.by_model, "model"),
+            "workspaces": _ranked(report.by_workspace, "cwd"),
+            "topSessions": _ranked(report.by_session, "sessionId")[:20],
+            "estimatedCost": None
+            if cost is None
+            else {"total": cost.total, "days": cost.by_day, "source": "zero usage report"},
+            "skipped": [
+                {"sessionId": item.session_id, "reason": item.reason} for item in report.skipped
+            ],
+        }
+        out.write(escape_json_controls(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
+        return EXIT_OK
+    where = f"since {since}" if since else "all time"
+    out.write(f"usage in {sanitize_line(scope)}, {where}: {report.sessions:,} sessions\n")
+
+    def figures(tokens: Tokens) -> list[str]:
+        return [
+            f"{tokens.requests:,}",
+            f"{tokens.input:,}",
+            f"{tokens.cached:,}",
+            f"{tokens.output:,}",
+            f"{tokens.total:,}",
+        ]
+
+    numbers = ["REQUESTS", "INPUT", "CACHED", "OUTPUT", "TOTAL"]
+    for title, rows in (
+        ("DAY (UTC)", sorted(report.by_day.items())),
+        ("MODEL", sorted(report.by_model.items(), key=lambda item: -item[1].total)),
+        ("WORKSPACE", sorted(report.by_workspace.items(), key=lambda item: -item[1].total)),
+    ):
+        if not rows:
+            continue
+        out.write("\n")
+        table = [[sanitize_line(name) or "-", *figures(tokens)] for name, tokens in rows]
+        table.append(["total", *figures(report.total)])
+        lines = _table([title, *numbers], table, right=numbers)
+        out.writelines(line + "\n" for line in lines)
+    if cost is not None and cost.total:
+        out.write(f"\nestimated cost (Zero's estimate, zero usage report): ${cost.total:.4f}\n")
+    elif cost is not None:
+        out.write("\nestimated cost: none (Zero's price table knows none of these models)\n")
+    if cost_note:
+        err.write(f"{PROG}: {sanitize_line(cost_note)}\n")
+    return EXIT_OK
+
+
+def _ranked(buckets: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    ordered = sorted(buckets.items(), key=lambda item: (-item[1].total, item[0]))
+    return [{key: name, **tokens.to_json()} for name, tokens in ordered]
 
 
 def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -708,6 +829,7 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
         "check": lambda: cmd_check(args, out),
         "search": lambda: cmd_search(args, out, err),
         "fork": lambda: cmd_fork(args, out),
+        "usage": lambda: cmd_usage(args, out, err),
         "delete": lambda: cmd_delete(args, out, err),
         "trash": lambda: cmd_trash(args, out, err),
         "restore": lambda: cmd_restore(args, out, err),
