@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -115,7 +116,7 @@ def test_the_command_scopes(store: SessionStore, capsys: pytest.CaptureFixture[s
     assert "covers a session or every workspace" in err
 
 
-def fake_zero(tmp_path: Path, answer: dict[str, object]) -> str:
+def fake_zero(tmp_path: Path, answer: Mapping[str, object]) -> str:
     script = tmp_path / "bin" / "zero"
     script.parent.mkdir(exist_ok=True)
     script.write_text(
