@@ -108,3 +108,154 @@ def zero_cost(store: SessionStore, *, since: str = "", session_id: str = "") -> 
         return ZeroCost(float(total["totalCost"]), by_day, int(total["totalTokens"]))
     except (KeyError, TypeError, ValueError):
         raise ZeroCommandError("`zero usage report` answered in an unknown shape") from None
+
+
+# --- rewind -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """What a rewind does to one workspace file: `restore` its earlier content, `delete`
+    it (it did not exist then), or `skipped` (Zero could not keep a copy)."""
+
+    path: str
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class RewindPlan:
+    """Zero's plan (`zero sessions rewind-plan ID --sequence N --json`), and the files the
+    rewind would touch (from the checkpoints it drops, as Zero's restore takes them)."""
+
+    session_id: str
+    target_sequence: int
+    kept: int
+    dropped: int
+    dropped_types: dict[str, int]
+    files: tuple[FileChange, ...]
+
+
+def rewind_plan(store: SessionStore, session_id: str, sequence: int) -> RewindPlan:
+    """Ask Zero what rewinding `session_id` to `sequence` would keep and drop."""
+    answer = _json_of(
+        run_zero(
+            store,
+            ["sessions", "rewind-plan", session_id, "--sequence", str(sequence), "--json"],
+        ),
+        "sessions rewind-plan",
+    )
+    try:
+        dropped_events = answer["droppedEvents"] or []
+        types: dict[str, int] = {}
+        for event in dropped_events:
+            types[str(event["type"])] = types.get(str(event["type"]), 0) + 1
+        target = int(answer["targetSequence"])
+        return RewindPlan(
+            str(answer["sessionId"]),
+            target,
+            int(answer["keptCount"]),
+            int(answer["droppedCount"]),
+            types,
+            tuple(_files_restored(store, session_id, target)),
+        )
+    except (KeyError, TypeError, ValueError):
+        raise ZeroCommandError("`zero sessions rewind-plan` answered in an unknown shape") from None
+
+
+def _files_restored(store: SessionStore, session_id: str, target: int) -> list[FileChange]:
+    """The workspace files a rewind to `target` touches: the entries of the checkpoints after
+    it, oldest first, the first entry of each path winning (Zero's restore, §10.6)."""
+    seen: dict[str, FileChange] = {}
+    for event in store.read_events(session_id):
+        if event.type != "session_checkpoint" or event.sequence <= target:
+            continue
+        payload = event.payload
+        files = payload.get("files") if isinstance(payload, dict) else None
+        for entry in files if isinstance(files, list) else []:
+            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+                continue
+            path = entry["path"]
+            if path in seen:
+                continue
+            if entry.get("skipped") is True:
+                action = "skipped"
+            elif entry.get("absent") is True:
+                action = "delete"
+            else:
+                action = "restore"
+            seen[path] = FileChange(path, action)
+    return list(seen.values())
+
+
+@dataclass(frozen=True, slots=True)
+class RewindResult:
+    restored: int
+    deleted: int
+    skipped: int
+    target_sequence: int
+
+
+def rewind(store: SessionStore, session_id: str, sequence: int) -> RewindResult:
+    """Rewind through Zero's own `zero sessions rewind` (the caller has shown the plan and
+    had it confirmed, and made sure no agent runs the session)."""
+    answer = _json_of(
+        run_zero(store, ["sessions", "rewind", session_id, "--sequence", str(sequence), "--json"]),
+        "sessions rewind",
+    )
+    try:
+        return RewindResult(
+            int(answer["filesRestored"]),
+            int(answer["filesDeleted"]),
+            len(answer.get("skipped") or []),
+            int(answer["targetSequence"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        raise ZeroCommandError("`zero sessions rewind` answered in an unknown shape") from None
+
+
+# --- sandbox grants ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """One of Zero's persistent sandbox grants (`zero sandbox grants list --json`)."""
+
+    tool: str
+    scope: str  # "" for the whole tool, else a path
+    decision: str  # "allow" or "deny"
+    approved_at: str
+
+    def describe(self) -> str:
+        return f"{self.tool} ({self.scope or 'every call'}) [{self.decision}]"
+
+
+def grants(store: SessionStore) -> list[Grant]:
+    answer = _json_of(run_zero(store, ["sandbox", "grants", "list", "--json"]), "sandbox grants")
+    try:
+        return [
+            Grant(
+                str(item["toolName"]),
+                str(item.get("scope") or ""),
+                str(item["decision"]),
+                str(item.get("approvedAt") or ""),
+            )
+            for item in answer.get("grants") or []
+        ]
+    except (KeyError, TypeError, AttributeError):
+        raise ZeroCommandError("`zero sandbox grants list` answered in an unknown shape") from None
+
+
+def allow_always(store: SessionStore, tool: str, *, path: str = "") -> None:
+    """`zero sandbox grants allow TOOL [--path PATH]`: Zero's own persistent grant."""
+    arguments = ["sandbox", "grants", "allow", tool]
+    if path:
+        arguments += ["--path", path]
+    run_zero(store, [*arguments, "--reason", "allowed from zero-tui"])
+
+
+def revoke(store: SessionStore, tool: str, *, path: str = "") -> None:
+    """`zero sandbox grants revoke TOOL [--path PATH]`."""
+    arguments = ["sandbox", "grants", "revoke", tool]
+    if path:
+        arguments += ["--path", path]
+    run_zero(store, arguments)
