@@ -294,7 +294,8 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _write_json_array(summaries, out)
         return EXIT_OK
     if not store.root.is_dir():
-        err.write(f"no sessions yet (Zero's store {store.root} does not exist yet)\n")
+        root = sanitize_line(str(store.root))
+        err.write(f"no sessions yet (Zero's store {root} does not exist yet)\n")
         return EXIT_OK
     now = datetime.now(UTC)
     header = ["UPDATED", "EVENTS", "MODEL", "ID", *(["WORKSPACE"] if args.all else []), "TITLE"]
@@ -851,5 +852,10 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK, scriptable
+    except OSError as error:  # what no layer worded: still one line, never a traceback
+        where = f": {error.filename}" if error.filename else ""
+        reason = error.strerror or str(error)
+        err.write(f"{PROG}: {sanitize_line(f'{reason}{where}')}\n")
+        return EXIT_DATA_ERROR, scriptable
     except KeyboardInterrupt:
         return 130, scriptable

@@ -1,0 +1,68 @@
+"""Paths are data too (issue 18, item 11): an escape sequence in `--cwd` or `--store` never
+reaches the terminal from any command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zero_tui.cli import main
+from zero_tui.store import SessionStore
+
+HOSTILE = "w\x1b]0;PWNED\x07\x1b[2Jx\x9b31m"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    root = tmp_path / f"zero{HOSTILE}" / "zero" / "sessions"
+    store = SessionStore(root)
+    store.create("s1", cwd=f"/tmp/{HOSTILE}", title=f"title {HOSTILE}")
+    store.append_events(
+        "s1",
+        [
+            ("message", {"role": "user", "content": "hello"}),
+            ("message", {"role": "assistant", "content": "world"}),
+        ],
+    )
+    return store
+
+
+COMMANDS = [
+    ["sessions"],
+    ["sessions", "--all"],
+    ["sessions", "--json", "--all"],
+    ["search", "hello"],
+    ["search", "hello", "--all"],
+    ["show", "s1"],
+    ["check"],
+    ["check", "nope"],
+    ["export", "s1", "-o", "-"],
+    ["export", "s1", "-o", f"missing{HOSTILE}/x.txt"],
+    ["usage"],
+    ["usage", "--all"],
+    ["fork", "nope"],
+    ["trash"],
+    ["restore", f"x{HOSTILE}"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c)[:30])
+def test_no_escape_sequence_reaches_the_terminal(
+    store: SessionStore, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    main([*command, "--store", str(store.root), "--cwd", f"/tmp/{HOSTILE}"])
+    captured = capsys.readouterr()
+    for text in (captured.out, captured.err):
+        assert "\x1b" not in text
+        assert "\x07" not in text
+        assert "\x9b" not in text
+
+
+def test_a_missing_store_named_with_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sessions", "--store", str(tmp_path / HOSTILE)]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert err.startswith("zero-tui: no session store at ")
