@@ -51,6 +51,24 @@ STDERR_TAIL_BYTES = 64 * 1024
 READ_CHUNK = 256 * 1024
 DEFAULT_GRACE_SECONDS = 10.0
 DEFAULT_EXIT_TIMEOUT = 15.0  # after stdout's EOF: exec's shutdown waits on its helpers
+# Environment variables holding a path that Zero reads: relative, it would resolve them
+# against the workspace it runs in, not where zero-tui (and the user) stand.
+PATH_VARIABLES = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_RUNTIME_DIR",
+    "ZERO_OAUTH_TOKENS_PATH",
+    "ZERO_MCP_OAUTH_TOKENS_PATH",
+    "ZERO_MCP_PERMISSIONS_PATH",
+    "ZERO_MODELS_CACHE_PATH",
+    "ZERO_SANDBOX_GRANTS_PATH",
+    "ZERO_SKILLS_DIR",
+    "ZERO_CREDSTORE_HELPER_DIR",
+    "ZERO_TRACE",  # a path, or "-" for stderr
+)
 
 
 class AgentUnavailable(Exception):
@@ -111,18 +129,28 @@ def _same_directory(left: Path, right: Path) -> bool:
         return False
 
 
+def _absolute_paths(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with every relative PATH_VARIABLES value made absolute (from our cwd)."""
+    result = dict(env)
+    for key in PATH_VARIABLES:
+        value = trim_space(env.get(key, ""))  # as Zero reads it
+        if value and value != "-" and not os.path.isabs(value):
+            result[key] = clean_path(os.path.abspath(value))
+    return result
+
+
 def agent_environment(store_root: Path, env: Mapping[str, str]) -> dict[str, str]:
     """The agent's environment such that Zero's default root is `store_root`.
 
     Zero writes only its default root. A store at `<X>/zero/sessions` is reached by
     setting XDG_DATA_HOME=<X> (this also moves Zero's other data dirs); any other
-    root cannot be continued.
+    root cannot be continued. Paths are passed absolute: the agent runs elsewhere.
     """
     if _same_directory(store_root, default_root(env)):
-        return dict(env)
+        return _absolute_paths(env)
     absolute = Path(clean_path(os.path.abspath(store_root)))
     if absolute.name == "sessions" and absolute.parent.name == "zero":
-        return {**env, "XDG_DATA_HOME": str(absolute.parent.parent)}
+        return {**_absolute_paths(env), "XDG_DATA_HOME": str(absolute.parent.parent)}
     raise AgentUnavailable(
         f"Continuing needs a store at …/zero/sessions, and {absolute} is not one: "
         "a --store elsewhere is browse-only"
