@@ -729,6 +729,17 @@ async def test_start_refuses_before_anything_runs(fake_agent: AgentSandbox) -> N
     assert fake_agent.store.read_events("zero_side") == []
 
 
+async def test_an_agent_that_cannot_be_executed_is_said_so(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    not_a_program = executable(fake_agent.workspace.parent / "bin" / "garbage")
+    not_a_program.write_bytes(b"\x7fELF, or not quite")
+    fake_agent.env["ZERO_BIN"] = str(not_a_program)
+    with pytest.raises(AgentUnavailable) as caught:
+        await fake_agent.engine().start(fake_agent.request("hi"))
+    assert str(caught.value) == f"cannot start {not_a_program}: Exec format error"
+    assert live_runs() == []
+
+
 async def test_start_without_the_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sandbox = make_sandbox(tmp_path, monkeypatch)
     sandbox.env["PATH"] = str(tmp_path / "empty")
@@ -756,9 +767,15 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
         "busy FILE": "busy notes.txt",
         "ignore-sigint": "ignore-sigint",
         "slow-start": "slow-start",
+        "hold-stdout": "hold-stdout",
+        "lend-stdout": "lend-stdout",
+        "tree": "tree",
+        "tree deaf": "tree deaf",
     }
     assert set(tested) == set(SCENARIOS)
-    source = Path(__file__).read_text(encoding="utf-8")
+    source = "".join(
+        path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_agent_*.py")
+    )
     for prompt in tested.values():
         assert f'"{prompt}"' in source
 
