@@ -59,6 +59,7 @@ SCENARIOS: dict[str, str] = {
     "tree": "starts tools as Zero's bash does (own group; own session, detached) and says "
     "`tree ready`; SIGINT ends the run and leaves them behind",
     "tree deaf": "the same tools, then hangs ignoring SIGINT",
+    "long-line": "100 MiB on one line; on SIGINT, a newline and the interrupted ending",
 }
 PLAIN_ANSWER = "You said: {prompt}"
 PROVIDER = "openai"
@@ -68,6 +69,7 @@ EXIT_PROVIDER = 3
 EXIT_INCOMPLETE = 4
 EXIT_INTERRUPTED = 130
 OUTPUT_BUDGET = 10 * 1024
+LONG_LINE_BYTES = 100 * 1024 * 1024
 # A tool process that outlives the agent unless someone kills it; the workspace in its argv
 # lets a test find it in /proc.
 SLEEPER = "import time; time.sleep(378)"
@@ -528,6 +530,15 @@ def scenario(run: Run, workspace: str) -> NoReturn:
         run.text("tree ready")
         run.cancelled.wait()
         run.interrupted()
+    if prompt == "long-line":
+        chunk = b"x" * (1024 * 1024)
+        for _ in range(LONG_LINE_BYTES // len(chunk)):
+            if run.cancelled.is_set():
+                run.out.write_raw(b"\n")
+                run.interrupted()
+            run.out.write_raw(chunk)
+        run.out.write_raw(b"\n")
+        run.finish("a long line")
     if prompt == "ignore-sigint":
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

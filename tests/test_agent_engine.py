@@ -771,6 +771,7 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
         "lend-stdout": "lend-stdout",
         "tree": "tree",
         "tree deaf": "tree deaf",
+        "long-line": "long-line",
     }
     assert set(tested) == set(SCENARIOS)
     source = "".join(

@@ -1,18 +1,20 @@
 """The agent's whole process tree, with the fake `zero` (tests/fake_zero.py): a run ends once
 the agent has exited, whoever else holds its output; no process it started outlives the
-run, a kill, or the death of the process that ran the engine."""
+run, a kill, or the death of the process that ran the engine; one endless line of output
+ends the run with memory bounded."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import socket
+import tracemalloc
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from agent_fixtures import AgentSandbox
+from agent_fixtures import AgentSandbox, run_to_end
 from process_tree import (
     LIVENESS,
     agent_marker,
@@ -26,11 +28,13 @@ from process_tree import (
 
 from zero_tui.agent import engine as engine_module
 from zero_tui.agent.engine import (
+    MAX_LINE_BYTES,
     AgentUnavailable,
+    ExecEngine,
     live_runs,
     terminate_all,
 )
-from zero_tui.agent.events import AgentEvent, RunEnd, TextDelta
+from zero_tui.agent.events import AgentEvent, FinalAnswer, RunEnd, TextDelta, Unreadable
 from zero_tui.store import SessionStore
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
@@ -193,3 +197,44 @@ async def test_a_start_that_gets_no_answer_leaves_nothing_running(
     finally:
         kill_all_with(marker)
     assert live_runs() == []
+
+
+# --- one endless line (issue 18, item 8) -------------------------------------------------
+
+
+async def test_an_endless_line_ends_the_run_with_memory_bounded(tree_agent: AgentSandbox) -> None:
+    tracemalloc.start()
+    try:
+        events, outcome = await asyncio.wait_for(
+            run_to_end(tree_agent.engine(), tree_agent.request("long-line")), LIVENESS
+        )
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert outcome.status == "output_too_long", outcome
+    assert outcome.message.startswith("Agent output line too long")
+    (dropped,) = [event for event in events if isinstance(event, Unreadable)]
+    assert dropped.text.startswith("xxxx")
+    assert "too long" in dropped.reason
+    assert events[-1] == RunEnd("interrupted", 130)  # the lines after it are read again
+    # the fake wrote 100 MiB on that line: only about the cap was ever held
+    assert peak < MAX_LINE_BYTES + 32 * 1024 * 1024
+
+
+async def test_lines_over_the_cap_are_dropped_and_the_rest_read(tree_agent: AgentSandbox) -> None:
+    """`big` writes a 5 MiB delta, then (unless our SIGINT came first) a 5 MiB final
+    answer: with a 4 MiB cap each is dropped whole, and the lines after them are read."""
+    engine = ExecEngine(tree_agent.store, env=tree_agent.env, line_limit=4 * 1024 * 1024)
+    events, outcome = await asyncio.wait_for(
+        run_to_end(engine, tree_agent.request("big")), LIVENESS
+    )
+    dropped = [event for event in events if isinstance(event, Unreadable)]
+    assert 1 <= len(dropped) <= 2
+    assert {event.reason for event in dropped} == {
+        "agent output line too long: over 4 MiB, dropped"
+    }
+    assert dropped[0].text.startswith('{"delta":"0123456789abcdef')
+    assert not any(isinstance(event, TextDelta | FinalAnswer) for event in events)
+    assert events[-1] in (RunEnd("success", 0), RunEnd("interrupted", 130))
+    assert outcome.status == "output_too_long"
+    assert outcome.message == "Agent output line too long (over 4 MiB): the run was stopped."

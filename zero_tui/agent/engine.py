@@ -2,8 +2,8 @@
 
 One process per prompt, started by a supervisor of its own (zero_tui/agent/supervisor.py,
 in a session of its own), which on Linux is the child subreaper of everything the agent
-starts. stdout is read line by line with no line length limit (lines can be
-megabytes); stderr is read alongside and only its tail is kept. A run
+starts. stdout is read line by line, one line up to MAX_LINE_BYTES (a longer one is
+dropped and stops the run); stderr is read alongside and only its tail is kept. A run
 ends once the agent has exited and its pipes have drained, whoever else still holds
 them. Cancel = one SIGINT to exec, keep reading until `run_end`, SIGKILL of the agent and
 every process it started if it has not exited after a grace period.
@@ -30,14 +30,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from zero_tui.agent.events import AgentError, AgentEvent, RunEnd, parse_line
-from zero_tui.agent.outcome import RunOutcome, describe_outcome
+from zero_tui.agent.events import (
+    UNREADABLE_TEXT_LIMIT,
+    AgentError,
+    AgentEvent,
+    RunEnd,
+    Unreadable,
+    line_too_long,
+    parse_line,
+)
+from zero_tui.agent.outcome import RunOutcome, describe_outcome, line_too_long_outcome
 from zero_tui.agent.settings import AUTONOMY_LEVELS
 from zero_tui.store import SessionStore, StoreError, default_root, gojson
 from zero_tui.store.gotext import clean_path, trim_space
 
 __all__ = [
     "AUTONOMY_LEVELS",
+    "MAX_LINE_BYTES",
     "AgentUnavailable",
     "ExecEngine",
     "ExecRun",
@@ -58,6 +67,9 @@ INSTALL_HINT = "go install github.com/Gitlawb/zero/cmd/zero@latest"
 ARGV_PROMPT_LIMIT = 32 * 1024  # bytes; Linux caps one argv string at 128 KiB
 STDERR_TAIL_BYTES = 64 * 1024
 READ_CHUNK = 256 * 1024
+# Zero's own cap on a provider's stream line is 16 MiB (providerio.maxSSELineBytes); one
+# stream-json line re-encodes at most about that much text, escaped.
+MAX_LINE_BYTES = 32 * 1024 * 1024
 DEFAULT_GRACE_SECONDS = 10.0
 DEFAULT_EXIT_TIMEOUT = 15.0  # after stdout's EOF: exec's shutdown waits on its helpers
 # After the agent's exit, a read of its pipes that waits this long for nothing ends them:
@@ -326,6 +338,7 @@ class ExecRun:
         grace_seconds: float,
         exit_timeout: float,
         drain_seconds: float,
+        line_limit: int,
     ) -> None:
         self._process = process  # the supervisor
         self._channel = channel
@@ -336,8 +349,10 @@ class ExecRun:
         self.grace_seconds = grace_seconds
         self.exit_timeout = exit_timeout
         self.drain_seconds = drain_seconds
+        self.line_limit = line_limit
         self.cancelled = False
         self.killed = False  # the agent was SIGKILLed while it still ran
+        self.line_too_long = False  # a stdout line passed line_limit: the run was stopped
         self.output_cut = False  # stdout ended by the drain: something else still held it
         self.run_end: RunEnd | None = None
         self.error: AgentError | None = None
@@ -345,6 +360,7 @@ class ExecRun:
         (self._stdout, self._stdout_transport), (stderr, self._stderr_transport) = outputs
         self._buffer = bytearray()  # stdout read but not yet split into lines
         self._scanned = 0  # bytes at the start of the buffer known to hold no newline
+        self._discarding = False  # dropping the rest of a line that was too long
         self._read_in_flight = False
         self._stdout_done = False
         self._outcome: RunOutcome | None = None
@@ -464,29 +480,57 @@ class ExecRun:
             self._disarm_drain()
 
     async def _read_events(self) -> AsyncIterator[AgentEvent]:
-        """stdout's events, one per line of any length. The state lives on self, so that
-        wait() can go on where an abandoned events() stopped."""
+        """stdout's events, one per line. The state lives on self, so that wait() can go
+        on where an abandoned events() stopped."""
         buffer = self._buffer
         while not self._stdout_done:
             newline = buffer.find(b"\n", self._scanned)
-            if newline >= 0:
+            if self._discarding:
+                self._scanned = 0
+                if newline < 0:
+                    buffer.clear()
+                else:
+                    del buffer[: newline + 1]
+                    self._discarding = False
+                    continue
+            elif newline > self.line_limit or (newline < 0 and len(buffer) > self.line_limit):
+                yield self._drop_long_line(newline)
+                continue
+            elif newline >= 0:
                 line = bytes(buffer[:newline])
                 del buffer[: newline + 1]  # cheap: bytearray drops its head in place
                 self._scanned = 0
                 if (event := self._parse(line)) is not None:
                     yield event
                 continue
-            self._scanned = len(buffer)
+            else:
+                self._scanned = len(buffer)
             chunk = await self._read_stdout()
             if chunk:
                 buffer += chunk
                 continue
             self._stdout_done = True
-            if buffer:
+            if buffer and not self._discarding:
                 line = bytes(buffer)  # a last line without its newline
                 buffer.clear()
                 if (event := self._parse(line)) is not None:
                     yield event
+
+    def _drop_long_line(self, newline: int) -> Unreadable:
+        """A line over line_limit: its head is shown, the rest dropped up to its newline,
+        and the run stopped as Esc would (memory stays bounded meanwhile)."""
+        event = line_too_long(bytes(self._buffer[: UNREADABLE_TEXT_LIMIT * 4]), self.line_limit)
+        if newline < 0:
+            self._buffer.clear()
+            self._discarding = True
+        else:
+            del self._buffer[: newline + 1]
+        self._scanned = 0
+        if not self.line_too_long:
+            self.line_too_long = True
+            if not self.cancelled:
+                self.cancel()
+        return event
 
     def _parse(self, line: bytes) -> AgentEvent | None:
         event = parse_line(line)
@@ -535,14 +579,17 @@ class ExecRun:
         returncode = self._agent_returncode
         if returncode is None:
             returncode = self._process.returncode  # the supervisor died: the kernel's kill
-        self._outcome = describe_outcome(
-            self.run_end,
-            self.error,
-            returncode,
-            self.stderr_tail,
-            self.cancelled,
-            killed=self.killed,
-        )
+        if self.line_too_long:
+            self._outcome = line_too_long_outcome(self.line_limit, returncode, self.stderr_tail)
+        else:
+            self._outcome = describe_outcome(
+                self.run_end,
+                self.error,
+                returncode,
+                self.stderr_tail,
+                self.cancelled,
+                killed=self.killed,
+            )
         return self._outcome
 
     async def _finish_pipes(self) -> None:
@@ -595,12 +642,14 @@ class ExecEngine:
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
         exit_timeout: float = DEFAULT_EXIT_TIMEOUT,
         drain_seconds: float = DEFAULT_DRAIN_SECONDS,
+        line_limit: int = MAX_LINE_BYTES,
     ) -> None:
         self.store = store
         self._env = env
         self.grace_seconds = grace_seconds
         self.exit_timeout = exit_timeout
         self.drain_seconds = drain_seconds
+        self.line_limit = line_limit
 
     @property
     def env(self) -> Mapping[str, str]:
@@ -715,6 +764,7 @@ class ExecEngine:
             grace_seconds=self.grace_seconds,
             exit_timeout=self.exit_timeout,
             drain_seconds=self.drain_seconds,
+            line_limit=self.line_limit,
         )
 
 
