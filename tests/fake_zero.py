@@ -24,6 +24,7 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 import os  # noqa: E402
 import re  # noqa: E402
 import secrets  # noqa: E402
+import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
@@ -53,6 +54,12 @@ SCENARIOS: dict[str, str] = {
     "hang": "one delta, then wait for SIGINT/SIGTERM: interrupted, exit 130",
     "ignore-sigint": "says `child PID` and hangs ignoring SIGINT; its child shares the group",
     "slow-start": "says so on stderr, sleeps 30 s before run_start (a signal kills it outright)",
+    "hold-stdout": "answers and exits 0, leaving a sleeper in a session of its own on its stdout",
+    "lend-stdout": "sends its stdout and stderr to the socket $FAKE_ZERO_LEND_TO, answers, exits 0",
+    "tree": "starts tools as Zero's bash does (own group; own session, detached) and says "
+    "`tree ready`; SIGINT ends the run and leaves them behind",
+    "tree deaf": "the same tools, then hangs ignoring SIGINT",
+    "long-line": "100 MiB on one line; on SIGINT, a newline and the interrupted ending",
 }
 PLAIN_ANSWER = "You said: {prompt}"
 PROVIDER = "openai"
@@ -62,6 +69,15 @@ EXIT_PROVIDER = 3
 EXIT_INCOMPLETE = 4
 EXIT_INTERRUPTED = 130
 OUTPUT_BUDGET = 10 * 1024
+LONG_LINE_BYTES = 100 * 1024 * 1024
+# A tool process that outlives the agent unless someone kills it; the workspace in its argv
+# lets a test find it in /proc.
+SLEEPER = "import time; time.sleep(378)"
+DETACHED_SLEEPER = (
+    "import os, sys\n"
+    "if os.fork() == 0:\n"
+    "    os.execv(sys.executable, [sys.executable, '-c', sys.argv[1], *sys.argv[2:]])\n"
+)
 PROMPT_REQUIRED = 'Prompt required. Use `zero exec "prompt"` or `zero exec --file prompt.txt`.'
 AUTH_MESSAGE = (
     "auth error: your API key is missing or invalid — run `zero setup`, `zero auth openrouter` "
@@ -494,6 +510,35 @@ def scenario(run: Run, workspace: str) -> NoReturn:
         run.text("waiting ")
         run.cancelled.wait()
         run.interrupted()
+    if prompt == "hold-stdout":
+        spawn_sleeper(workspace, start_new_session=True)
+        run.stream("done, and something still holds my stdout")
+    if prompt == "lend-stdout":
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as lender:
+            lender.connect("\0" + os.environ["FAKE_ZERO_LEND_TO"])
+            socket.send_fds(lender, [b"fds"], [1, 2])
+            lender.recv(1)  # the test holds them now
+        run.stream("done, and the test holds my stdout")
+    if head == "tree" and words[1:] in ([], ["deaf"]):
+        if words[1:] == ["deaf"]:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        spawn_sleeper(workspace, process_group=0)  # Zero's bash: Setpgid
+        spawn_sleeper(workspace, start_new_session=True)
+        detached = spawn_sleeper(workspace, start_new_session=True, detached=True)
+        detached.wait()  # its child is an orphan now, in a session of its own
+        run.text("tree ready")
+        run.cancelled.wait()
+        run.interrupted()
+    if prompt == "long-line":
+        chunk = b"x" * (1024 * 1024)
+        for _ in range(LONG_LINE_BYTES // len(chunk)):
+            if run.cancelled.is_set():
+                run.out.write_raw(b"\n")
+                run.interrupted()
+            run.out.write_raw(chunk)
+        run.out.write_raw(b"\n")
+        run.finish("a long line")
     if prompt == "ignore-sigint":
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -502,6 +547,26 @@ def scenario(run: Run, workspace: str) -> NoReturn:
         while True:
             time.sleep(60)
     run.stream(PLAIN_ANSWER.format(prompt=prompt))
+
+
+def spawn_sleeper(
+    workspace: str,
+    *,
+    start_new_session: bool = False,
+    process_group: int | None = None,
+    detached: bool = False,
+) -> subprocess.Popen[bytes]:
+    """A process that sleeps 378 s holding the agent's stdout and stderr; its argv ends
+    with the workspace. `detached`: it forks the sleeper and exits, orphaning it."""
+    argv = [sys.executable, "-c", SLEEPER, "sleeper", workspace]
+    if detached:
+        argv = [sys.executable, "-c", DETACHED_SLEEPER, SLEEPER, "sleeper", workspace]
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        start_new_session=start_new_session,
+        process_group=process_group,
+    )
 
 
 def session_title(prompt: str) -> str:

@@ -20,6 +20,7 @@ from fake_zero import AUTH_MESSAGE, PLAIN_ANSWER, RATE_LIMIT_MESSAGE, SCENARIOS
 from zero_tui.agent.engine import (
     ARGV_PROMPT_LIMIT,
     AgentUnavailable,
+    ExecEngine,
     ExecRun,
     RunRequest,
     agent_environment,
@@ -199,6 +200,47 @@ def test_environment_for_a_relative_store_dir_is_absolute(
     monkeypatch.chdir(tmp_path)
     moved = agent_environment(Path("data/zero/sessions"), {"HOME": "/nowhere"})
     assert moved["XDG_DATA_HOME"] == str(tmp_path / "data")
+
+
+def test_relative_paths_in_the_environment_become_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent runs in the workspace: a relative XDG_DATA_HOME (or HOME, or a config
+    path) would be read there, not where zero-tui reads it."""
+    monkeypatch.chdir(tmp_path)
+    env = {
+        "HOME": "home",
+        "XDG_DATA_HOME": "data",
+        "XDG_CONFIG_HOME": " conf ",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "ZERO_SKILLS_DIR": "skills",
+        "ZERO_TRACE": "-",
+        "PATH": "bin",
+    }
+    expected = {
+        **env,
+        "HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "conf"),
+        "ZERO_SKILLS_DIR": str(tmp_path / "skills"),
+    }
+    assert agent_environment(Path("data/zero/sessions"), env) == expected
+    elsewhere = agent_environment(Path("other/zero/sessions"), env)
+    assert elsewhere == {**expected, "XDG_DATA_HOME": str(tmp_path / "other")}
+
+
+async def test_a_relative_xdg_data_home_reaches_the_same_store(
+    fake_agent: AgentSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = fake_agent.new_session()
+    data_home = fake_agent.store.root.parents[1]
+    monkeypatch.chdir(data_home.parent)
+    fake_agent.env["XDG_DATA_HOME"] = data_home.name
+    store = SessionStore(Path(data_home.name, "zero", "sessions"))
+    engine = ExecEngine(store, env=fake_agent.env)
+    _events, outcome = await run_to_end(engine, fake_agent.request("hello"))
+    assert outcome.ok, outcome
+    assert fake_agent.store.read_events(session)[-1].payload["role"] == "assistant"
 
 
 def test_any_other_store_dir_is_browse_only(tmp_path: Path) -> None:
@@ -687,6 +729,17 @@ async def test_start_refuses_before_anything_runs(fake_agent: AgentSandbox) -> N
     assert fake_agent.store.read_events("zero_side") == []
 
 
+async def test_an_agent_that_cannot_be_executed_is_said_so(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    not_a_program = executable(fake_agent.workspace.parent / "bin" / "garbage")
+    not_a_program.write_bytes(b"\x7fELF, or not quite")
+    fake_agent.env["ZERO_BIN"] = str(not_a_program)
+    with pytest.raises(AgentUnavailable) as caught:
+        await fake_agent.engine().start(fake_agent.request("hi"))
+    assert str(caught.value) == f"cannot start {not_a_program}: Exec format error"
+    assert live_runs() == []
+
+
 async def test_start_without_the_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sandbox = make_sandbox(tmp_path, monkeypatch)
     sandbox.env["PATH"] = str(tmp_path / "empty")
@@ -714,9 +767,16 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
         "busy FILE": "busy notes.txt",
         "ignore-sigint": "ignore-sigint",
         "slow-start": "slow-start",
+        "hold-stdout": "hold-stdout",
+        "lend-stdout": "lend-stdout",
+        "tree": "tree",
+        "tree deaf": "tree deaf",
+        "long-line": "long-line",
     }
     assert set(tested) == set(SCENARIOS)
-    source = Path(__file__).read_text(encoding="utf-8")
+    source = "".join(
+        path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_agent_*.py")
+    )
     for prompt in tested.values():
         assert f'"{prompt}"' in source
 

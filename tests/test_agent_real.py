@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +19,17 @@ from pathlib import Path
 import pytest
 from agent_fixtures import FAKE_ZERO, AgentSandbox, make_sandbox
 from model_server import Failure, ModelServer, Response, serve, stalled, text_answer, tool_call
+from process_tree import (
+    LIVENESS,
+    agent_marker,
+    kill_all_with,
+    left_alive,
+    read_driver_until,
+    start_driver,
+    wait_for_processes_with,
+)
 
-from zero_tui.agent.engine import AgentUnavailable, ExecEngine, find_agent
+from zero_tui.agent.engine import AgentUnavailable, ExecEngine, ExecRun, find_agent
 from zero_tui.agent.outcome import HINTS, Category, RunOutcome
 from zero_tui.agent.stream import (
     AgentError,
@@ -295,3 +305,76 @@ def test_the_fake_answers_usage_errors_as_zero_does(
     real = run_exec([real_zero()], args, stdin, tmp_path / "real")
     fake = run_exec([sys.executable, str(FAKE_ZERO)], args, stdin, tmp_path / "fake")
     assert fake == real
+
+
+# --- the tools' processes (issue 18, item 6) ---------------------------------------------
+
+
+def bash_sleeping() -> tuple[bytes, list[Response]]:
+    """A bash tool call that sleeps 378 s, and the argv part that marks its processes (a
+    fraction of a second no other `sleep` has)."""
+    marker = f"378.{secrets.randbelow(10**6):06d}"
+    command = f"sleep {marker}; touch AFTER"
+    return marker.encode(), [tool_call("call_1", "bash", {"command": command}), text_answer("ok")]
+
+
+@pytest.mark.parametrize(
+    ("cancels", "status"),
+    [pytest.param(1, "interrupted", id="cancelled"), pytest.param(2, "killed", id="Esc-Esc")],
+)
+async def test_no_bash_tool_outlives_a_cancelled_or_killed_run(
+    real_agent: AgentSandbox, cancels: int, status: str
+) -> None:
+    """Zero runs each bash tool in a process group of its own: a kill of the agent's
+    group used to leave `sh -c sleep 378` and `sleep 378` running under PID 1."""
+    marker, responses = bash_sleeping()
+    try:
+        with serve(responses) as server:
+            engine = point_at(real_agent, server)
+            request = real_agent.request("run it", session_id=None, auto="high")
+            run = await engine.start(request)
+            events = asyncio.create_task(all_events(run))
+            assert await asyncio.to_thread(wait_for_processes_with, marker), "no tool ran"
+            for _ in range(cancels):
+                run.cancel()
+            await asyncio.wait_for(events, LIVENESS)
+            outcome = await asyncio.wait_for(run.wait(), LIVENESS)
+        assert outcome.status == status, outcome
+        assert left_alive(marker, run.pid) == []
+    finally:
+        kill_all_with(marker, agent_marker(real_agent.workspace))
+    assert not (real_agent.workspace / "AFTER").exists()
+
+
+async def all_events(run: ExecRun) -> list[AgentEvent]:
+    return [event async for event in run.events()]
+
+
+def test_killing_the_process_that_ran_the_engine_takes_a_bash_tool_down(
+    real_agent: AgentSandbox,
+) -> None:
+    """SIGKILL of zero-tui mid-tool: Zero gets its SIGINT (it records the cancel), then
+    neither it nor its tool is left."""
+    marker, responses = bash_sleeping()
+    session = real_agent.new_session()
+    try:
+        with serve(responses) as server:
+            point_at(real_agent, server)
+            driver = start_driver(
+                real_agent.env,
+                real_agent.store.root,
+                real_agent.workspace,
+                "run it",
+                session_id=session,
+                auto="high",
+            )
+            try:
+                agent = read_driver_until(driver, b"ToolCall")
+                assert wait_for_processes_with(marker), "no tool ran"
+            finally:
+                driver.kill()
+                driver.wait()
+            assert left_alive(marker, agent) == []
+    finally:
+        kill_all_with(marker, agent_marker(real_agent.workspace))
+    assert ("error", {"message": "interrupted"}) in stored(real_agent.store, session)

@@ -12,7 +12,7 @@ import signal
 from dataclasses import dataclass
 from enum import Enum
 
-from zero_tui.agent.stream import AgentError, RunEnd
+from zero_tui.agent.stream import AgentError, RunEnd, size_text
 
 EXIT_SUCCESS = 0
 EXIT_CRASH = 1
@@ -25,6 +25,7 @@ EXIT_INTERRUPTED = 130
 @dataclass(frozen=True, slots=True)
 class RunOutcome:
     # success | error | incomplete | interrupted | crashed | killed | usage_error
+    # | output_too_long
     status: str
     exit_code: int | None  # the process's returncode (negative: killed by that signal)
     message: str  # one line for the user; "" for a plain success
@@ -229,3 +230,9 @@ def describe_outcome(
     if detail:
         message = f"The agent crashed{exit_text}: {detail}"
     return RunOutcome("crashed", returncode, message, "", stderr_tail)
+
+
+def line_too_long_outcome(limit: int, returncode: int | None, stderr_tail: str) -> RunOutcome:
+    """A run stopped by zero-tui because one line of its output passed `limit` bytes."""
+    message = f"Agent output line too long (over {size_text(limit)}): the run was stopped."
+    return RunOutcome("output_too_long", returncode, message, "", stderr_tail)

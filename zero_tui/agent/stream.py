@@ -168,6 +168,19 @@ def _shorten(text: str) -> str:
     return text[: UNREADABLE_TEXT_LIMIT - 1] + "…"
 
 
+def size_text(size: int) -> str:
+    """A byte count for a message: `32 MiB`, or `1,000 bytes` when not whole mebibytes."""
+    mebibyte = 1024 * 1024
+    if size >= mebibyte and size % mebibyte == 0:
+        return f"{size // mebibyte} MiB"
+    return f"{size:,} bytes"
+
+
+def line_too_long(head: bytes, limit: int) -> Unreadable:
+    """A stdout line longer than `limit` bytes, dropped after its `head` was read."""
+    return _unreadable(head, f"agent output line too long: over {size_text(limit)}, dropped")
+
+
 def _unreadable(line: bytes, reason: str) -> Unreadable:
     # decode only the head: a multi-megabyte line is never copied whole for display
     head = line[: UNREADABLE_TEXT_LIMIT * 4].decode("utf-8", errors="replace")
