@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -107,3 +108,22 @@ async def test_enter_opens_the_transcript_at_the_matching_event(
         view = screen.query_one(TranscriptView)
         assert view.cursor == 3  # the fourth event: the answer that says "idempotent"
         assert view.search_query == "idempotent"
+
+
+async def test_the_title_keeps_the_search_mode_after_going_up(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path
+) -> None:
+    """alt+up changes the workspace the title names, not the mode it says."""
+    project = tmp_path / "webapp"
+    (project / "src").mkdir(parents=True)
+    builder = make_store()
+    builder.add("one", title="First", cwd=str(project), updated_at="2026-07-04T10:00:00Z")
+    async with picker_app(builder, cwd=str(project / "src")).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        await pilot.press("alt+up")
+        await settle(pilot)
+        title = str(picker(pilot).query_one("#picker-title", Static).visual)
+        assert title == f"Resume a session · {project} · searching what was said (ctrl+t: titles)"
+        assert shown_ids(pilot) == ["one"]

@@ -275,7 +275,7 @@ async def test_typo_tier_alone(ranked_store: StoreBuilder) -> None:
 
 
 def _tier_of(pilot: Pilot[Any], line: int) -> Tier:
-    ranking = picker(pilot)._last_ranking
+    ranking = picker(pilot).body._last_ranking
     assert ranking is not None
     return ranking[line].tier
 
@@ -900,29 +900,31 @@ async def test_a_cold_start_shows_the_newest_sessions_before_reading_every_one(
 ) -> None:
     """Nothing remembered: a first screen of the newest sessions (by their files' times)
     comes before the whole store has been read, and the full scan then replaces it."""
+    from zero_tui.picker import loader
     from zero_tui.ui import messages
-    from zero_tui.ui.screens import picker as picker_module
 
     builder = make_store()
-    count = picker_module.FIRST_SCREEN_ROWS + 40
+    count = loader.FIRST_SCREEN_ROWS + 40
     for number in range(count):
         stamp = f"2026-07-04T10:{number // 60:02}:{number % 60:02}Z"
         builder.add(f"s{number:03}", title=f"Session {number}", cwd=W, updated_at=stamp)
     seen: list[tuple[bool, list[str]]] = []
-    original = PickerScreen.on_scope_loaded
+    original = PickerScreen.on_scan_stage
 
-    def record(self: PickerScreen, message: messages.ScopeLoaded) -> None:
-        if message.key == (False, False):
-            seen.append((message.complete, [row.session_id for row in message.rows]))
+    def record(self: PickerScreen, message: messages.ScanStage) -> None:
+        stage = message.stage
+        rows = stage.scope if isinstance(stage, loader.RememberedRows) else stage
+        if isinstance(rows, loader.ScopeLoaded) and rows.key == (False, False):
+            seen.append((rows.complete, [row.session_id for row in rows.rows]))
         original(self, message)
 
-    monkeypatch.setattr(PickerScreen, "on_scope_loaded", record)
+    monkeypatch.setattr(PickerScreen, "on_scan_stage", record)
     newest_first = [f"s{number:03}" for number in reversed(range(count))]
     async with picker_app(builder).run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert shown_ids(pilot)[:3] == newest_first[:3]
     first_complete, first_rows = seen[0]
     assert not first_complete
-    assert picker_module.FIRST_SCREEN_ROWS <= len(first_rows) < count
+    assert loader.FIRST_SCREEN_ROWS <= len(first_rows) < count
     assert first_rows == newest_first[: len(first_rows)]
     assert seen[-1] == (True, newest_first)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from zero_tui.picker.head_cache import CachedSession
 from zero_tui.store.models import Metadata
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, display_title, one_line, time_label
+
+
+def local_now(clock: Callable[[], datetime] | None = None) -> tuple[datetime, tzinfo | None]:
+    """Now, and the zone the picker shows times in: the local one (None), or the zone of
+    `clock`'s time when a clock is given (tests and snapshots fix both)."""
+    if clock is None:
+        return datetime.now().astimezone(), None
+    now = clock()
+    return now, now.tzinfo
 
 
 def picker_label(updated_at: str, title: str, now: datetime, tz: tzinfo | None = None) -> str:

@@ -14,14 +14,13 @@ from textual.message import Message
 from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import ExportRequest, Outcome
-from zero_tui.picker.head_cache import ScopeHead
+from zero_tui.picker.content_search import ContentOutcome
+from zero_tui.picker.loader import LoadStage
 from zero_tui.picker.preview_data import PreviewData
 from zero_tui.picker.ranking import Ranking
 from zero_tui.picker.scopes import ScopeKey
 from zero_tui.picker.session_rows import PickerRow
-from zero_tui.search.query import SearchHit
 from zero_tui.store import Metadata
-from zero_tui.store.store import UnreadableSession
 from zero_tui.transcript.answers import CodeBlock
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import LogFacts
@@ -30,81 +29,20 @@ from zero_tui.transcript.rows import LogFacts
 
 
 @dataclass
-class ScopeLoaded(Message):
-    """Rows of one picker scope: `replace` starts the scope over, else `rows` extends it."""
+class ScanStage(Message):
+    """One stage of the picker's scan number `scan` (zero_tui.picker.loader)."""
 
-    scan_id: int
-    key: ScopeKey
-    rows: list[PickerRow]
-    other_workspace: int
-    empty_runs: int
-    not_resumable: int
-    store_total: int
-    complete: bool
-    replace: bool = False
+    bubble = False
 
-
-@dataclass
-class UnreadableFound(Message):
-    """The session directories the last scan could not read, with why (design §3.9)."""
-
-    scan_id: int
-    sessions: tuple[UnreadableSession, ...]
-
-
-@dataclass
-class EnclosingFolders(Message):
-    """The folders above the workspace with sessions the picker would list there."""
-
-    scan_id: int
-    folders: list[tuple[str, int]]
-
-
-@dataclass
-class RememberedRowsLoaded(Message):
-    """The rows remembered from the last run (no store IO yet): the catalog scan follows
-    once they are painted."""
-
-    scan_id: int
-    key: ScopeKey
-    head: ScopeHead | None
-    rows: list[PickerRow]
-
-
-@dataclass
-class ScanFailed(Message):
-    """The store could not be listed at all (the picker shows the reason)."""
-
-    scan_id: int
-    error: str
-
-
-@dataclass
-class ScanProgress(Message):
-    """A scan with nothing remembered to show: `done` of `total` session directories read."""
-
-    scan_id: int
-    done: int
-    total: int
-
-
-@dataclass
-class ContentResults(Message):
-    """A content search of one scope's rows: the rows that matched, best first, with hits."""
-
-    key: ScopeKey
-    query: str
-    rows: Sequence[PickerRow]
-    order: list[int]
-    hits: list[SearchHit]
-    matched: int
-    error: str | None = None
-    notices: tuple[str, ...] = ()
+    scan: int
+    stage: LoadStage
 
 
 @dataclass
 class IndexProgress(Message):
     """The text index is being brought up to date: `done` of `total` sessions looked at."""
+
+    bubble = False
 
     done: int
     total: int
@@ -115,6 +53,8 @@ class IndexProgress(Message):
 class RankingDone(Message):
     """The ranked order of one scope's rows for one query (`ranking` gives highlights)."""
 
+    bubble = False
+
     key: ScopeKey
     query: str
     rows: Sequence[PickerRow]
@@ -123,7 +63,21 @@ class RankingDone(Message):
 
 
 @dataclass
+class ContentResults(Message):
+    """A content search of one scope's rows for one query."""
+
+    bubble = False
+
+    key: ScopeKey
+    query: str
+    rows: Sequence[PickerRow]
+    outcome: ContentOutcome
+
+
+@dataclass
 class PreviewLoaded(Message):
+    bubble = False
+
     session_id: str
     preview: PreviewData
 

@@ -1,0 +1,101 @@
+"""The picker's content search (ctrl+t): what was said in a scope's sessions, without Textual.
+
+`ContentSearch` answers one query over the rows of a scope, best first, with the hit each
+row shows; `build_index` brings the text index up to date meanwhile. The picker's thread
+workers call both and post what they return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from zero_tui.picker.scopes import hits_in_rows
+from zero_tui.picker.session_rows import PickerRow
+from zero_tui.search.catalog import SessionCatalog
+from zero_tui.search.query import QueryError, SearchHit, parse_query, search
+from zero_tui.store import Metadata, SessionStore
+
+CONTENT_LIMIT = 200  # hits a query shows at the most
+
+
+@dataclass(frozen=True, slots=True)
+class ContentOutcome:
+    """A content search of one scope's rows: the hits among them, best first, and the index
+    of each one's row (`order`); `matched` before the limit; `error` for a bad query."""
+
+    order: list[int]
+    hits: list[SearchHit]
+    matched: int
+    error: str | None = None
+    notices: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> str:
+        """What the status line says of it."""
+        if self.error is not None:
+            return self.error
+        if self.matched > len(self.hits):
+            return f"best {len(self.hits)} of {self.matched:,}"
+        return " · ".join(self.notices)
+
+
+class ContentSearch:
+    """Content queries over a store's catalog, opened at the first query and kept, with the
+    scope's metadata read from it once per scan. One query at a time."""
+
+    def __init__(self, store: SessionStore, cache_dir: Path | None = None) -> None:
+        self._store = store
+        self._cache_dir = cache_dir
+        self._catalog: SessionCatalog | None = None
+        self._metadata: tuple[int, dict[str, Metadata]] | None = None
+
+    def search(
+        self,
+        text: str,
+        rows: Sequence[PickerRow],
+        *,
+        scan: int,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> ContentOutcome:
+        """The rows whose sessions match `text`; `scan` names the scan the rows come from
+        (a new one reads their metadata again)."""
+        if self._catalog is None:
+            self._catalog = SessionCatalog(self._store, self._cache_dir)
+        catalog = self._catalog
+        try:
+            parsed = parse_query(text)
+        except QueryError as error:
+            return ContentOutcome([], [], 0, str(error))
+        sessions = self._scope_metadata(rows, scan, catalog)
+        result = search(catalog, parsed, sessions, limit=CONTENT_LIMIT, cancelled=cancelled)
+        hits, order = hits_in_rows(result.hits, rows)
+        return ContentOutcome(order, hits, result.matched, None, result.notices)
+
+    def _scope_metadata(
+        self, rows: Sequence[PickerRow], scan: int, catalog: SessionCatalog
+    ) -> list[Metadata]:
+        """The rows' metadata from the catalog (the scope, in the picker's order)."""
+        cached = self._metadata
+        if cached is None or cached[0] != scan or len(cached[1]) < len(rows):
+            by_id = {meta.session_id: meta for meta in catalog.cached_sessions()}
+            cached = self._metadata = (scan, by_id)
+        by_id = cached[1]
+        return [by_id[row.session_id] for row in rows if row.session_id in by_id]
+
+
+def build_index(
+    store: SessionStore,
+    cache_dir: Path | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> int:
+    """Bring the text index up to date, newest sessions first; the sessions looked at."""
+    with SessionCatalog(store, cache_dir) as catalog:
+        sessions = catalog.refresh()
+        report = catalog.update_content(
+            [meta.session_id for meta in sessions], progress=progress, cancelled=cancelled
+        )
+    return report.sessions

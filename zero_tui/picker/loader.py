@@ -1,0 +1,238 @@
+"""Where the picker's rows come from, stage by stage, without Textual.
+
+A picker start shows the rows remembered from the last run first (one small file, no store
+IO), then the catalog's rows, then the store's truth for every scope, the current one
+first; the scope is filtered in chunks, so the first rows come before a big store is
+filtered. With nothing remembered or catalogued (a cold start), a first screen of the
+newest sessions comes before every metadata file is read.
+
+`PickerLoader` does that work in two steps, `remembered` and `scan`: the picker paints the
+remembered rows between them. Each step hands every stage to `post` as it comes: a thread
+worker runs a step and posts its stages as messages; the screen folds them into its state.
+A step stops between stages once `cancelled()`. Progress arrives from inside the catalog's
+refresh, which is why the steps post their stages rather than yield them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+
+from zero_tui.paths import default_cache_dir
+from zero_tui.picker.head_cache import ScopeHead, head_path, load_head, save_head
+from zero_tui.picker.preview_data import PreviewData, build_preview, missing_preview
+from zero_tui.picker.scopes import ALL_SCOPES, HiddenCounts, ScopeKey, ScopeScan, first_screen
+from zero_tui.picker.session_rows import PickerRow, local_now, picker_rows
+from zero_tui.search.catalog import SessionCatalog
+from zero_tui.store import Metadata, SessionStore, StoreError
+from zero_tui.store.resumable import enclosing_workspaces
+from zero_tui.store.store import UnreadableSession
+
+FIRST_CHUNK = 64  # sessions filtered before the first rows are posted
+FIRST_SCREEN_ROWS = 60  # rows a cold start shows before every metadata file is read
+FIRST_SCREEN_READS = 2048  # metadata files it reads for them at the most
+CHUNK = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeLoaded:
+    """Rows of one scope: `replace` starts the scope over, else `rows` extend it."""
+
+    key: ScopeKey
+    rows: list[PickerRow]
+    hidden: HiddenCounts
+    store_total: int
+    complete: bool
+    replace: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedRows:
+    """The first scope as the last run left it (`scope` None: nothing remembered). The
+    store's scan comes next, once these rows are painted."""
+
+    key: ScopeKey
+    scope: ScopeLoaded | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScanProgress:
+    """A scan with nothing to show yet: `done` of `total` session directories read."""
+
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableFound:
+    """The session directories the scan could not read, with why (design §3.9)."""
+
+    sessions: tuple[UnreadableSession, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EnclosingFolders:
+    """The folders above the workspace with sessions the picker would list there."""
+
+    folders: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanFailed:
+    """The store could not be listed at all (the picker shows the reason)."""
+
+    error: str
+
+
+LoadStage = (
+    RememberedRows | ScopeLoaded | ScanProgress | UnreadableFound | EnclosingFolders | ScanFailed
+)
+Post = Callable[[LoadStage], None]
+Cancelled = Callable[[], bool]
+LoadStep = Callable[[Post, Cancelled], None]
+"""One step of a load: `PickerLoader.remembered`, or `scan` with its `shown` given."""
+
+
+class PickerLoader:
+    """The picker's rows of `store` for `workspace`, the scope `first` before the others.
+
+    `cache_dir` holds the catalog and the remembered rows (default: zero-tui's cache);
+    `clock` gives the time the rows' labels count from (default: now, in the local zone).
+    """
+
+    def __init__(
+        self,
+        store: SessionStore,
+        workspace: str,
+        first: ScopeKey,
+        *,
+        cache_dir: Path | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._store = store
+        self._workspace = workspace
+        self._first = first
+        self._cache_dir = cache_dir
+        self._clock = clock
+
+    def _head_path(self) -> Path:
+        cache_dir = self._cache_dir or default_cache_dir()
+        return head_path(cache_dir, self._store.root, self._workspace)
+
+    def remembered(self, post: Post, cancelled: Cancelled = lambda: False) -> None:
+        """Post the first scope's rows remembered from the last run (no store IO)."""
+        key = self._first
+        now, tz = local_now(self._clock)
+        head = load_head(self._head_path(), self._store.root, self._workspace).get(key)
+        loaded = None
+        if head is not None and head.sessions:
+            hidden = HiddenCounts(head.other_workspace, head.empty_runs, head.not_resumable)
+            rows = picker_rows(head.sessions, now, tz)
+            loaded = ScopeLoaded(key, rows, hidden, head.store_total, complete=False, replace=True)
+        if not cancelled():
+            post(RememberedRows(key, loaded))
+
+    def scan(self, post: Post, cancelled: Cancelled = lambda: False, *, shown: bool) -> None:
+        """Post the catalog's rows, then the store's truth for every scope (the first one
+        first), and remember the first rows of each for the next start. `shown`: rows are
+        on screen already, so each scope comes in one piece (no list that shrinks while it
+        fills again)."""
+        now, tz = local_now(self._clock)
+        catalog = SessionCatalog(self._store, self._cache_dir)
+        first = self._first
+        cached = catalog.cached_sessions()
+        if cached and not cancelled():
+            self._post_scope(post, cancelled, first, cached, catalog, now, tz, whole=shown)
+            shown = True
+        elif not shown:
+            shown = self._post_first_screen(post, cancelled, catalog, now, tz)
+
+        def progress(done: int, total: int) -> None:
+            post(ScanProgress(done, total))
+
+        try:
+            sessions = catalog.refresh(progress=None if cached else progress)
+        except (StoreError, OSError) as error:
+            post(ScanFailed(str(error)))
+            return
+        post(UnreadableFound(tuple(catalog.unreadable)))
+        folders = enclosing_workspaces(sessions, self._workspace, catalog.has_content)
+        post(EnclosingFolders(tuple(folders)))
+        heads: dict[ScopeKey, ScopeHead] = {}
+        for key in (first, *(key for key in ALL_SCOPES if key != first)):
+            if cancelled():
+                return
+            heads[key] = self._post_scope(
+                post, cancelled, key, sessions, catalog, now, tz, whole=shown, final=True
+            )
+        catalog.close()
+        save_head(self._head_path(), self._store.root, self._workspace, heads)
+
+    def _post_first_screen(
+        self,
+        post: Post,
+        cancelled: Cancelled,
+        catalog: SessionCatalog,
+        now: datetime,
+        tz: tzinfo | None,
+    ) -> bool:
+        """Nothing remembered (a cold start): the newest sessions by their files' times,
+        posted while every metadata file is read. Whether any were posted."""
+        found = first_screen(
+            self._store,
+            self._workspace,
+            self._first,
+            catalog.has_content,
+            rows=FIRST_SCREEN_ROWS,
+            reads=FIRST_SCREEN_READS,
+            batch=FIRST_CHUNK,
+            cancelled=cancelled,
+        )
+        if found is None:
+            return False
+        rows = picker_rows(found.sessions, now, tz)
+        post(ScopeLoaded(self._first, rows, found.hidden, found.read, complete=False, replace=True))
+        return True
+
+    def _post_scope(
+        self,
+        post: Post,
+        cancelled: Cancelled,
+        key: ScopeKey,
+        sessions: list[Metadata],
+        catalog: SessionCatalog,
+        now: datetime,
+        tz: tzinfo | None,
+        *,
+        whole: bool,
+        final: bool = False,
+    ) -> ScopeHead:
+        """Filter `sessions` into the scope `key` and post it, the newest chunk first
+        (`whole`: in one chunk); `final`: the store's truth, complete with the last chunk."""
+        scan = ScopeScan(self._store, self._workspace, key, sessions, catalog.has_content)
+        first = len(sessions) if whole else FIRST_CHUNK
+        for chunk in scan.chunks(first, CHUNK, cancelled=cancelled):
+            rows = picker_rows(chunk.sessions, now, tz)
+            complete = final and chunk.last
+            post(ScopeLoaded(key, rows, chunk.hidden, len(sessions), complete, chunk.first))
+        return scan.head()
+
+
+def load_preview(
+    store: SessionStore, session_id: str, clock: Callable[[], datetime] | None = None
+) -> PreviewData:
+    """The preview of one session (its facts and last exchanges), or why there is none."""
+    _now, tz = local_now(clock)
+    try:
+        meta = store.get(session_id)
+        if meta is None:
+            return missing_preview(session_id, f"zero session not found: {session_id}")
+        try:
+            events, notice = store.read_events_for_display(session_id)
+        except StoreError as failure:
+            events, notice = [], str(failure)
+        return build_preview(meta, events, tz=tz, error=notice or "")
+    except StoreError as failure:
+        return missing_preview(session_id, str(failure))

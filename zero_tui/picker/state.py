@@ -1,0 +1,182 @@
+"""The picker's state: one frozen value, and everything the picker shows from it.
+
+The picker screen holds one `PickerState` and redraws when it is given a new one (a change
+is `dataclasses.replace`, or `with_rows` for a loader stage). Derived here, without
+Textual: the status line, the empty state, the list's empty message, the title, the
+query's placeholder and which keys the footer offers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from zero_tui.picker.loader import ScopeLoaded
+from zero_tui.picker.scopes import HiddenCounts, ScopeKey, empty_list_message
+from zero_tui.picker.session_rows import PickerRow, scanning_text, status_text
+from zero_tui.store.store import UnreadableSession
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeRows:
+    """One scope of the picker, as far as the scan has got."""
+
+    rows: tuple[PickerRow, ...] = ()
+    hidden: HiddenCounts = field(default_factory=HiddenCounts)
+    complete: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PickerState:
+    """What the picker knows and shows, but the list's own rows and cursor."""
+
+    store_root: str = ""
+    workspace: str = ""
+    all_workspaces: bool = False  # Tab
+    include_empty: bool = False  # ctrl+e
+    content_mode: bool = False  # ctrl+t: search what was said instead of titles
+    query: str = ""  # as ranked: stripped, lower case
+    content_text: str = ""  # as typed (content queries keep their case)
+    scan: int = 0  # the current scan: a stage of an older one is dropped
+    scopes: Mapping[ScopeKey, ScopeRows] = field(default_factory=dict)
+    store_total: int | None = None  # sessions in the store; None until a scan says
+    scan_error: str | None = None
+    scan_progress: tuple[int, int] | None = None  # while a cold scan reads
+    unreadable: tuple[UnreadableSession, ...] = ()
+    enclosing: tuple[tuple[str, int], ...] = ()  # folders above with sessions
+    shown: int = 0  # rows the list shows
+    content_status: str = ""  # what the last content search said
+    index_progress: tuple[int, int] | None = None  # while the text index is built
+    index_ready: bool = False
+
+    @property
+    def scope_key(self) -> ScopeKey:
+        return (self.all_workspaces, self.include_empty)
+
+    @property
+    def scope(self) -> ScopeRows | None:
+        """The current scope, None until the scan has posted some of it."""
+        return self.scopes.get(self.scope_key)
+
+    def with_rows(self, loaded: ScopeLoaded) -> PickerState:
+        """The state once the loader's `loaded` rows are in."""
+        before = self.scopes.get(loaded.key, ScopeRows())
+        rows = tuple(loaded.rows) if loaded.replace else (*before.rows, *loaded.rows)
+        scope = ScopeRows(rows, loaded.hidden, loaded.complete)
+        return replace(
+            self,
+            scopes={**self.scopes, loaded.key: scope},
+            store_total=loaded.store_total,
+            scan_error=None,
+            scan_progress=None if loaded.complete else self.scan_progress,
+        )
+
+    # --- what the picker shows -----------------------------------------------------------
+
+    def title(self) -> str:
+        mode = " · searching what was said (ctrl+t: titles)" if self.content_mode else ""
+        return f"Resume a session · {self.workspace}{mode}"
+
+    def placeholder(self) -> str:
+        if self.content_mode:
+            return 'words, "a phrase", -word, title: model: id: after: before: · ctrl+t: titles'
+        return "type to filter titles… · ctrl+t: what was said · / for commands"
+
+    def status(self) -> str:
+        """The status line: what is shown, what the scope hides and why, how far the scan
+        and the text index have got."""
+        scope = self.scope
+        if self.store_total == 0:
+            return f"0 sessions · store {self.store_root}"
+        if scope is None:
+            return scanning_text(self.scan_progress)
+        line = status_text(
+            shown=self.shown,
+            total_in_scope=len(scope.rows),
+            query=self.query,
+            all_workspaces=self.all_workspaces,
+            include_empty=self.include_empty,
+            other_workspace=scope.hidden.other_workspace,
+            empty_runs=scope.hidden.empty_runs,
+            not_resumable=scope.hidden.not_resumable,
+            unreadable=len(self.unreadable),
+            loading=not scope.complete,
+            scanned=self.scan_progress,
+            enclosing=self.enclosing,
+        )
+        return line + self._content_status()
+
+    def _content_status(self) -> str:
+        if not self.content_mode:
+            return ""
+        parts = ["content search"]
+        if self.content_status:
+            parts.append(self.content_status)
+        if self.index_progress is not None:
+            done, total = self.index_progress
+            parts.append(f"indexing {done:,}/{total:,} · results may be incomplete")
+        elif not self.index_ready:
+            parts.append("indexing… · results may be incomplete")
+        return " · " + " · ".join(parts)
+
+    def list_empty_message(self) -> str:
+        """What the list says when it shows no row."""
+        scope = self.scope
+        return empty_list_message(
+            scope.hidden if scope is not None else None,
+            scanned=scope is not None and (scope.complete or bool(scope.rows)),
+            query=self.query,
+            all_workspaces=self.all_workspaces,
+            include_empty=self.include_empty,
+        )
+
+    def empty_state(self) -> str:
+        """What the picker says in place of the list when the store has no session."""
+        if self.scan_error is not None:
+            return (
+                "The session store could not be read.\n\n"
+                f"  {self.scan_error}\n\n"
+                f"Store: {self.store_root}\n"
+                "Check the directory's permissions, or point zero-tui at another store "
+                "with --store DIR."
+            )
+        return (
+            "No Zero sessions yet.\n\n"
+            f"Store: {self.store_root}\n\n"
+            "Zero saves every conversation there: run `zero` in a project, chat, and the "
+            "session shows up here.\n"
+            "Other places: zero-tui --store DIR · a tour with sample sessions: zero-tui --demo\n\n"
+            "ctrl+r scans again · ctrl+q quits"
+        )
+
+    # --- the keys on offer ---------------------------------------------------------------
+
+    def offers(self, action: str, parameters: tuple[object, ...], *, row_highlighted: bool) -> bool:
+        """Whether the key for `action(parameters)` works now: the footer shows only those
+        (the toggles show the way they would go). `row_highlighted`: a row to act on."""
+        if action == "go_up":
+            return bool(self.enclosing)
+        if action == "scope":
+            return parameters == (("this",) if self.all_workspaces else ("all",))
+        if action == "empty":
+            return parameters == (("hide",) if self.include_empty else ("show",))
+        if action == "search_mode":
+            return parameters == (("title",) if self.content_mode else ("content",))
+        if action == "open":
+            return row_highlighted and self.store_total != 0
+        if action == "unreadable":
+            return bool(self.unreadable)
+        if action in ("export_dialog", "run_command"):  # the registry's keys act on a row
+            return self.store_total != 0
+        return True
+
+    def offer_facts(self) -> tuple[object, ...]:
+        """What `offers` reads, and the store's size: the footer is redrawn when they change."""
+        return (
+            self.store_total,
+            self.all_workspaces,
+            self.include_empty,
+            self.content_mode,
+            bool(self.enclosing),
+            bool(self.unreadable),
+        )
