@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from zero_tui.search import catalog as catalog_module
+from zero_tui.search import content_index, database, file_identity, metadata_cache, verdicts
 from zero_tui.search.catalog import SCHEMA_VERSION, SessionCatalog
 from zero_tui.search.query import search
 from zero_tui.store import Metadata, SessionStore
@@ -131,7 +132,7 @@ def test_many_verdicts_are_remembered_whether_asked_one_by_one_or_all_at_once(
 ) -> None:
     """The first sessions asked of are looked up one by one, the rest read at once: both
     give what the logs say, and both notice a log that changed."""
-    count = catalog_module.VERDICTS_ONE_BY_ONE + 40
+    count = verdicts.VERDICTS_ONE_BY_ONE + 40
     for number in range(count):
         make_session(store, f"s{number:03d}", answered=number % 3 != 0)
     with SessionCatalog(store, tmp_path / "cache") as catalog:
@@ -291,7 +292,7 @@ def test_a_database_locked_by_another_process_is_waited_for_then_skipped(
     make_session(store, "a", answer="badger")
     catalog = SessionCatalog(store, tmp_path / "cache")
     catalog.refresh()
-    monkeypatch.setattr(catalog_module, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 50)
     holder = sqlite3.connect(catalog.path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
@@ -319,8 +320,8 @@ def coarse_timestamps(monkeypatch: pytest.MonkeyPatch) -> None:
     def changed_ns(info: os.stat_result) -> int:
         return int(max(info.st_mtime, info.st_ctime)) * 1_000_000_000
 
-    monkeypatch.setattr(catalog_module, "_stat_key", stat_key)
-    monkeypatch.setattr(catalog_module, "_changed_ns", changed_ns)
+    monkeypatch.setattr(file_identity, "stat_key", stat_key)
+    monkeypatch.setattr(file_identity, "changed_ns", changed_ns)
 
 
 @pytest.mark.usefixtures("coarse_timestamps")
@@ -350,7 +351,7 @@ def test_an_old_entry_is_trusted_on_its_stat_alone(
         reads.append(os.fspath(path))
         return real_read(path)
 
-    monkeypatch.setattr(catalog_module, "read_regular", counting_read)
+    monkeypatch.setattr(metadata_cache, "read_regular", counting_read)
     catalog.refresh()
     assert reads  # just written: racy, so read again
     later = time.time_ns() + 10 * catalog_module.RACY_NS
@@ -529,25 +530,25 @@ def test_between_full_checks_only_logs_with_changed_metadata_are_looked_at(
     assert found(catalog, "one") == ["a"]
     later = time.time_ns() + 10 * catalog_module.RACY_NS
     monkeypatch.setattr(time, "time_ns", lambda: later)  # everything has settled
-    monkeypatch.setattr(catalog_module, "FULL_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(content_index, "FULL_CHECK_SECONDS", 0.0)
     assert found(catalog, "one") == ["a"]  # a full pass, now trusted
-    monkeypatch.setattr(catalog_module, "FULL_CHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(content_index, "FULL_CHECK_SECONDS", 3600.0)
     log = store.events_path("a")
     log.write_bytes(log.read_bytes().replace(b"answer one", b"answer two"))  # log only
     assert found(catalog, "two") == []  # not looked at until the next full check
     store.append_events("b", [("message", {"role": "assistant", "content": "wren"})])
     assert found(catalog, "wren") == ["b"]  # its metadata changed: looked at at once
-    monkeypatch.setattr(catalog_module, "FULL_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(content_index, "FULL_CHECK_SECONDS", 0.0)
     assert found(catalog, "two") == ["a"]
     assert SessionCatalog(store, tmp_path / "cache").update_content().indexed == 0
 
 
 def test_refresh_tells_how_far_it_has_read(store: SessionStore, tmp_path: Path) -> None:
-    for number in range(catalog_module.PROGRESS_EVERY + 5):
+    for number in range(metadata_cache.PROGRESS_EVERY + 5):
         store.create(f"s{number:04}", title="t", cwd="/w")
     told: list[tuple[int, int]] = []
     catalog = SessionCatalog(store, tmp_path / "cache")
     sessions = catalog.refresh(progress=lambda done, total: told.append((done, total)))
-    total = catalog_module.PROGRESS_EVERY + 5
+    total = metadata_cache.PROGRESS_EVERY + 5
     assert len(sessions) == total
-    assert told == [(0, total), (catalog_module.PROGRESS_EVERY, total), (total, total)]
+    assert told == [(0, total), (metadata_cache.PROGRESS_EVERY, total), (total, total)]

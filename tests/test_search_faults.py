@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from zero_tui.cli import main
-from zero_tui.search import catalog as catalog_module
+from zero_tui.search import database
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
 
@@ -84,7 +84,7 @@ def test_hundreds_of_exclusions_are_searched(
 @pytest.fixture
 def busy_index(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The shared index, held by another process in an exclusive transaction."""
-    monkeypatch.setattr(catalog_module, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 200)
     with SessionCatalog(store) as catalog:
         catalog.refresh()
         catalog.update_content()

@@ -328,8 +328,10 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _named_session(store: SessionStore, args: argparse.Namespace) -> str:
-    """The id of the session ID names: an id, a unique prefix of one, or `latest`."""
-    session_id, _meta = resolve_session(store, args.session_id, _workspace(args))
+    """The id of the session ID names: an id, a unique prefix of one, or `latest` (the
+    catalog's first row for the workspace, as the picker lists it)."""
+    with SessionCatalog(store) as catalog:  # opened only for `latest`
+        session_id, _meta = resolve_session(store, args.session_id, _workspace(args), catalog)
     return session_id
 
 
@@ -599,7 +601,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     store = _store(args)
     session_id = None
     if args.session_id is not None:
-        session_id = resolve_session_dir(store, args.session_id, _workspace(args))
+        with SessionCatalog(store) as catalog:  # opened only for `latest`
+            session_id = resolve_session_dir(store, args.session_id, _workspace(args), catalog)
     report = (repair_store if args.repair else check_store)(store, session_id)
     if args.json:
         document = {

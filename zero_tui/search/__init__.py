@@ -1,1 +1,1 @@
-"""Fuzzy ranking of picker rows and the full-text catalog (no Textual import)."""
+"""The catalog of a store (sqlite: metadata, verdicts, full-text index) and the query language."""

@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
@@ -204,17 +204,29 @@ AMBIGUOUS_LISTED = 8
 """Candidates named in the message for an ambiguous id prefix."""
 
 
-def resolve_session(store: SessionStore, argument: str, workspace: str) -> tuple[str, Metadata]:
+class Listing(Protocol):
+    """Where `latest` is found without reading every session: the store's sessions and
+    their verdicts as a catalog remembers them, each checked against its files first."""
+
+    def refresh(self) -> list[Metadata]: ...
+
+    def has_content(self, session_id: str) -> bool: ...
+
+
+def resolve_session(
+    store: SessionStore, argument: str, workspace: str, listing: Listing | None = None
+) -> tuple[str, Metadata]:
     """The session a user names: `latest`, an id, or a unique prefix of an id.
 
     Returns the id that names its directory (what the store reads it by: metadata may
     spell it otherwise) and its metadata. `latest` is what the picker would list first
-    for `workspace` (tui-behaviour §1.6). An exact id wins over a prefix. StoreError (one
-    line) for an invalid or unknown id, or a prefix several sessions share (it names them).
+    for `workspace` (tui-behaviour §1.6), from `listing` when given. An exact id wins over
+    a prefix. StoreError (one line) for an invalid or unknown id, or a prefix several
+    sessions share (it names them).
     """
     target = trim_space(argument)
     if equal_fold(target, "latest"):
-        return _latest(store, workspace)
+        return _latest(store, workspace, listing)
     meta = store.get(target)
     if meta is not None:
         return target, meta
@@ -230,12 +242,14 @@ def resolve_session(store: SessionStore, argument: str, workspace: str) -> tuple
     return candidates[0]
 
 
-def resolve_session_dir(store: SessionStore, argument: str, workspace: str) -> str:
+def resolve_session_dir(
+    store: SessionStore, argument: str, workspace: str, listing: Listing | None = None
+) -> str:
     """The session directory a user names, as `resolve_session` finds it, but also when its
     metadata cannot be read (what `check` is for): an exact name, then a unique prefix."""
     target = trim_space(argument)
     if equal_fold(target, "latest"):
-        return _latest(store, workspace)[0]
+        return _latest(store, workspace, listing)[0]
     names = _prefixed(store, target)
     if target in names:
         return target
@@ -243,8 +257,13 @@ def resolve_session_dir(store: SessionStore, argument: str, workspace: str) -> s
     return names[0]
 
 
-def _latest(store: SessionStore, workspace: str) -> tuple[str, Metadata]:
-    listed = filter_resumable(store, workspace).sessions
+def _latest(store: SessionStore, workspace: str, listing: Listing | None) -> tuple[str, Metadata]:
+    if listing is None:
+        listed = filter_resumable(store, workspace).sessions
+    else:
+        listed = filter_resumable(
+            store, workspace, sessions=listing.refresh(), content_check=listing.has_content
+        ).sessions
     if not listed:
         raise StoreError("no zero sessions available to resume")
     return listed[0].session_id, listed[0]

@@ -96,10 +96,12 @@ class ZeroApp(App[None]):
     def _resolve_resume(self, argument: str) -> None:
         """`--resume`/`/resume`: an id, a unique prefix or `latest`. A session of a kind
         Zero does not resume (a specialist's child) opens read-only."""
+        from zero_tui.search.catalog import SessionCatalog
         from zero_tui.store.resumable import resolve_session
 
         try:
-            session_id, meta = resolve_session(self.store, argument, self.workspace)
+            with SessionCatalog(self.store) as catalog:  # `latest`: the picker's first row
+                session_id, meta = resolve_session(self.store, argument, self.workspace, catalog)
         except (StoreError, OSError) as error:
             if not get_current_worker().is_cancelled:
                 self.post_message(ResumeResolved(None, str(error)))

@@ -1,0 +1,438 @@
+"""The full-text index of the sessions' logs (sqlite FTS5), kept up to date incrementally.
+
+Text (messages, tool calls and outputs, compaction summaries, errors) is indexed per event
+in the `event_text` table, whose rowid is `session key << EVENT_BITS | n`, so a hit's
+session is known without a lookup. A log is read from the byte offset indexed up to; a
+shrunk, replaced or rewritten log is indexed again; a deleted session is dropped (by the
+metadata cache). The state of each log is re-read inside the write transaction, so two
+processes never index the same bytes twice. Queries live in `search.query`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from zero_tui.search import file_identity
+from zero_tui.search.content import EventText, line_text
+from zero_tui.search.database import (
+    EVENT_BITS,
+    Bypassed,
+    CatalogDatabase,
+    delete_event_text,
+    sql_lists,
+)
+from zero_tui.search.file_identity import LogStats, regular_stat
+from zero_tui.store import SessionStore, StoreError
+from zero_tui.store.events import compaction_plan, decode_line
+from zero_tui.store.gotext import trim_space_bytes
+
+TAIL_CHECK_BYTES = 4096
+READ_CHUNK = 8 * 1024 * 1024
+FULL_CHECK_SECONDS = 60.0
+_PROGRESS_EVERY = 64
+UP_TO_DATE = -1  # `_index_session`: the log had nothing new
+
+Progress = Callable[[int, int], None]
+
+_LogCheck = tuple[object, object, object, object]  # a `_LOG_CHECK` row, without the session
+
+# What `_log_unchanged` compares a log's stat with: its identity and stat as indexed, when
+# they were taken, and whether the state is well typed (an ill-typed one, or one that counts
+# events without a log, is never unchanged).
+_LOG_CHECK = (
+    "SELECT session_id, log_identity, log_stat, log_checked_ns, "
+    "typeof(log_offset) = 'integer' AND typeof(log_events) = 'integer' "
+    "AND (log_identity IS NOT NULL OR log_events = 0) FROM sessions"
+)
+_STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
+
+
+class LogState(NamedTuple):
+    """How far one session's log has been indexed (a tuple: one is built per session at
+    every full check)."""
+
+    identity: str | None
+    stat: str | None
+    checked_ns: int | None
+    offset: int
+    tail: bytes | None
+    events: int
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateReport:
+    """What `update_content` did."""
+
+    sessions: int
+    indexed: int  # sessions whose text was (re)read
+    events: int  # events added to the index
+    complete: bool  # False when cancelled or when a session could not be written
+
+
+class IndexReplaced(Exception):
+    """The database was given up for an in-memory one during an update: every session key
+    changed, so the catalog must be filled again before the index is. `report`: what the
+    update had done until then."""
+
+    def __init__(self, report: UpdateReport) -> None:
+        super().__init__("the index was replaced by an in-memory one")
+        self.report = report
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """Complete lines of a log read from `start`, and the file they came from."""
+
+    reset: bool  # start over: the log was replaced, rewritten, shrunk or removed
+    info: os.stat_result | None
+    checked_ns: int
+    start: int
+    data: bytes
+    tail: bytes | None  # digest of the bytes before `offset`
+
+    @property
+    def offset(self) -> int:
+        return self.start + len(self.data)
+
+
+class ContentIndex:
+    """The sessions' text, indexed from where each log was indexed up to."""
+
+    def __init__(self, store: SessionStore, database: CatalogDatabase, log_stats: LogStats) -> None:
+        self.store = store
+        self._database = database
+        self._log_stats = log_stats
+        # Logs to look at on the next partial update: their metadata changed, or they were
+        # indexed too recently for their timestamps to be trusted.
+        self._logs_to_check: set[str] = set()
+        self._all_logs_checked_at: float | None = None
+
+    def metadata_changed(self, session_id: str) -> None:
+        """A session's metadata.json was (re)read: its log is looked at on the next update
+        (Zero's writer rewrites the metadata after every append and rewind)."""
+        self._logs_to_check.add(session_id)
+
+    def compactions(self, keys: Iterable[int]) -> dict[int, str]:
+        """key -> the plan of the session's latest compaction (JSON), for those of these
+        sessions that have one."""
+        plans: dict[int, str] = {}
+        for listed in sql_lists(keys):
+            try:
+                rows = self._database.read(
+                    f"SELECT key, compaction FROM sessions WHERE key IN ({listed}) "
+                    "AND typeof(compaction) = 'text'"
+                )
+            except sqlite3.Error:
+                return {}
+            plans.update(rows)
+        return plans
+
+    # --- the update, session by session --------------------------------------------------
+
+    def update(
+        self,
+        session_ids: list[str] | None = None,
+        *,
+        progress: Progress | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> UpdateReport:
+        """Bring the text index up to date for `session_ids` (default: every catalogued one).
+
+        Every log is looked at (a stat) on this instance's first update and then at least
+        every `FULL_CHECK_SECONDS`; in between, only the logs whose metadata changed or that
+        are still racy. IndexReplaced when the database had to be given up midway.
+        """
+        started = time.monotonic()
+        full = (
+            self._all_logs_checked_at is None
+            or started - self._all_logs_checked_at > FULL_CHECK_SECONDS
+        )
+        checks = self._logs_due(full)
+        wanted = list(checks) if session_ids is None else [s for s in session_ids if s in checks]
+        indexed = events = 0
+        complete = True
+        for done, session_id in enumerate(wanted):
+            if cancelled():
+                complete = False
+                break
+            if progress is not None and done % _PROGRESS_EVERY == 0:
+                progress(done, len(wanted))
+            try:
+                added = self._look_at(session_id, checks[session_id], cancelled)
+            except sqlite3.OperationalError:
+                added = None  # busy beyond the timeout: each of the rest would wait as long
+            except Bypassed:
+                raise IndexReplaced(UpdateReport(len(wanted), indexed, events, False)) from None
+            if added is None:
+                complete = False
+                break
+            if added != UP_TO_DATE:
+                indexed += 1
+                events += added
+        if progress is not None and complete:
+            progress(len(wanted), len(wanted))
+        if full and complete and session_ids is None:
+            self._all_logs_checked_at = started
+        return UpdateReport(len(wanted), indexed, events, complete)
+
+    def _logs_due(self, full: bool) -> dict[str, _LogCheck]:
+        """The logs an update looks at, with what each was indexed as: every catalogued one
+        on a full check, else those whose metadata changed or that are still racy."""
+        try:
+            return self._log_checks(None if full else sorted(self._logs_to_check))
+        except sqlite3.Error:
+            return {}
+
+    def _look_at(
+        self, session_id: str, check: _LogCheck, cancelled: Callable[[], bool]
+    ) -> int | None:
+        """Index what is new in one log, if its stat says it may have changed (the answer of
+        `_index_session`), and keep it among the logs to check until its timestamps can be
+        trusted."""
+        if _log_unchanged(self._log_stats.look(session_id)[1], check):
+            self._logs_to_check.discard(session_id)
+            return UP_TO_DATE
+        self._logs_to_check.add(session_id)
+        added = self._index_session(session_id, cancelled)
+        if added == UP_TO_DATE and self._settled(session_id):
+            self._logs_to_check.discard(session_id)
+        return added
+
+    def _settled(self, session_id: str) -> bool:
+        """The log is as now indexed, by its stat alone (no longer racy)."""
+        with self._database.lock:
+            check = self._log_checks([session_id]).get(session_id)
+        return check is not None and _log_unchanged(
+            regular_stat(self._log_stats.path(session_id)), check
+        )
+
+    def _log_checks(self, session_ids: Iterable[str] | None) -> dict[str, _LogCheck]:
+        """session id -> what its log was indexed as (`_LOG_CHECK`), for every catalogued
+        session (`session_ids` None) or for these."""
+        if session_ids is None:
+            rows = self._database.read(_LOG_CHECK)
+        else:
+            rows = []
+            for session_id in session_ids:
+                rows += self._database.read(f"{_LOG_CHECK} WHERE session_id = ?", (session_id,))
+        return {row[0]: row[1:] for row in rows if isinstance(row[0], str)}
+
+    def _log_state(self, session_id: str) -> tuple[int, LogState] | None:
+        rows = self._database.connection.execute(
+            f"SELECT {_STATE_COLUMNS} FROM sessions WHERE session_id = ?", (session_id,)
+        ).fetchall()
+        return _state_of(rows[0]) if rows else None
+
+    # --- one log, chunk by chunk ---------------------------------------------------------
+
+    def _index_session(self, session_id: str, cancelled: Callable[[], bool]) -> int | None:
+        """Index what is new in one log: UP_TO_DATE when there was nothing new, None when
+        cancelled, else the number of events added."""
+        path = self._log_stats.path(session_id)
+        added = 0
+        touched = False
+        while True:
+            with self._database.lock:
+                found = self._log_state(session_id)
+            if found is None:
+                return added if touched else UP_TO_DATE
+            key, state = found
+            checked_ns = time.time_ns()
+            chunk = _read_chunk(path, state, checked_ns)
+            if chunk is None:
+                return added if touched else UP_TO_DATE
+            result = self._commit_chunk(session_id, key, state, chunk)
+            if result is None:
+                continue  # another process moved this session on: look again
+            if not touched and not chunk.reset and not chunk.data:
+                return UP_TO_DATE  # unchanged: only the time of this check was recorded
+            added += result
+            touched = True
+            if chunk.info is None or chunk.offset >= chunk.info.st_size or not chunk.data:
+                return added
+            if cancelled():
+                return None
+
+    def _commit_chunk(
+        self, session_id: str, key: int, state: LogState, chunk: _Chunk
+    ) -> int | None:
+        """Write one chunk's events and the new state, if the state is still `state`: the
+        number of events written, None when another process moved the session on."""
+        texts = _line_texts(chunk.data)
+        with self._database.write() as connection:
+            current = self._log_state(session_id)
+            if current is None or current != (key, state):
+                return None
+            if chunk.reset:
+                delete_event_text(connection, key)
+            count = 0 if chunk.reset else state.events
+            rows, count, compaction = _event_rows(session_id, key, count, texts)
+            connection.executemany(
+                "INSERT INTO event_text (rowid, body, sequence, role, event_id) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+            if chunk.reset and compaction is False:
+                compaction = None  # indexed anew: the old plan goes
+            _record_state(connection, key, chunk, count, compaction)
+            return len(rows)
+
+
+def _read_chunk(path: str, state: LogState, checked_ns: int) -> _Chunk | None:
+    """The next complete lines to index, or None when the log has not changed."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        fd = -1
+    try:
+        info = os.fstat(fd) if fd >= 0 else None
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            info = None
+        plan = _plan(fd, info, state)
+        if plan is None:
+            return None
+        start, reset = plan
+        if info is None:
+            return _Chunk(reset, None, checked_ns, 0, b"", None)
+        data = b""
+        if start < info.st_size:
+            data = os.pread(fd, min(READ_CHUNK, info.st_size - start), start)
+        end = data.rfind(b"\n") + 1
+        if end == 0 and len(data) == READ_CHUNK:
+            end = len(data)  # one line longer than a chunk: index its first part
+        data = data[:end]
+        offset = start + end
+        low = max(0, offset - TAIL_CHECK_BYTES)
+        tail = file_identity.digest(os.pread(fd, offset - low, low)) if offset else None
+        return _Chunk(reset, info, checked_ns, start, data, tail)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _plan(fd: int, info: os.stat_result | None, state: LogState) -> tuple[int, bool] | None:
+    """(offset to read from, whether to start over), or None when nothing changed."""
+    if info is None:
+        return (0, True) if state.identity is not None or state.events else None
+    if state.identity != _log_identity(info) or info.st_size < state.offset:
+        return 0, True
+    if file_identity.same_file(info, state.stat, state.checked_ns):
+        return None
+    if state.offset:
+        low = max(0, state.offset - TAIL_CHECK_BYTES)
+        if state.tail != file_identity.digest(os.pread(fd, state.offset - low, low)):
+            return 0, True  # rewritten in place
+    # grown, or unchanged but racy: read on (nothing, maybe), recording the new check
+    return state.offset, False
+
+
+def _line_texts(data: bytes) -> list[tuple[bytes, EventText | None]]:
+    """Each non-blank line of `data` (complete lines) with its searchable text."""
+    found: list[tuple[bytes, EventText | None]] = []
+    for piece in data.split(b"\n"):
+        content = piece if piece[:1] == b"{" and piece[-1:] == b"}" else trim_space_bytes(piece)
+        if content:
+            found.append((content, line_text(content)))
+    return found
+
+
+def _event_rows(
+    session_id: str, key: int, count: int, texts: list[tuple[bytes, EventText | None]]
+) -> tuple[list[tuple[int, str, int, str, str]], int, str | bool | None]:
+    """The `event_text` rows of these lines, numbered on from `count` events; the count
+    after them; and the plan of the last compaction among them (False when there is none)."""
+    low = key << EVENT_BITS
+    compaction: str | bool | None = False
+    rows: list[tuple[int, str, int, str, str]] = []
+    for line, text in texts:
+        count += 1
+        if text is None or count >= 1 << EVENT_BITS:
+            continue
+        rows.append((low | count, text.text, text.sequence, text.role, text.event_id))
+        if text.event_type == "session_compaction":
+            compaction = _compaction_json(line, session_id)
+    return rows, count, compaction
+
+
+def _record_state(
+    connection: sqlite3.Connection,
+    key: int,
+    chunk: _Chunk,
+    count: int,
+    compaction: str | bool | None,
+) -> None:
+    """Note how far the log is indexed, and its latest compaction's plan unless
+    `compaction` is False (unchanged)."""
+    info = chunk.info
+    values: tuple[Any, ...] = (None, None, None, 0, None, 0)
+    if info is not None:
+        values = (
+            _log_identity(info),
+            file_identity.stat_key(info),
+            chunk.checked_ns,
+            chunk.offset,
+            chunk.tail,
+            count,
+        )
+    connection.execute(
+        "UPDATE sessions SET log_identity = ?, log_stat = ?, log_checked_ns = ?, "
+        "log_offset = ?, log_tail = ?, log_events = ? WHERE key = ?",
+        (*values, key),
+    )
+    if compaction is not False:
+        connection.execute("UPDATE sessions SET compaction = ? WHERE key = ?", (compaction, key))
+
+
+def _compaction_json(line: bytes, session_id: str) -> str | None:
+    """The latest compaction's plan (what it replaced), or None when it cannot be applied."""
+    try:
+        event = decode_line(line, session_id, 0)
+        plan = compaction_plan(event)
+    except StoreError:
+        return None
+    return json.dumps(
+        {
+            "eventId": plan.event_id,
+            "sequence": event.sequence,
+            "skipIds": sorted(plan.skip_ids),
+            "throughSequence": plan.through_sequence,
+        }
+    )
+
+
+def _state_of(row: tuple[Any, ...]) -> tuple[int, LogState] | None:
+    key, identity, log_stat, checked, offset, tail, count = row
+    if not isinstance(key, int):
+        return None
+    if not (isinstance(offset, int) and isinstance(count, int)):
+        return key, LogState(None, None, None, 0, None, 0)
+    return key, LogState(
+        identity if isinstance(identity, str) else None,
+        log_stat if isinstance(log_stat, str) else None,
+        checked if isinstance(checked, int) else None,
+        max(0, offset),
+        tail if isinstance(tail, bytes) else None,
+        max(0, count),
+    )
+
+
+def _log_identity(info: os.stat_result) -> str:
+    return f"{info.st_dev}:{info.st_ino}"
+
+
+def _log_unchanged(info: os.stat_result | None, check: _LogCheck) -> bool:
+    """The log (`info`: its stat, None when it is not a regular file) is as indexed
+    (`check`: from `_LOG_CHECK`), by the stat alone."""
+    identity, stat_key, indexed_ns, well_typed = check
+    if not well_typed:
+        return False
+    if info is None:
+        return identity is None
+    return identity == _log_identity(info) and file_identity.same_file(info, stat_key, indexed_ns)

@@ -1,0 +1,299 @@
+"""The catalog's sqlite database: where it is, its schema, and what happens when it fails.
+
+One database per store in zero-tui's cache dir (`zero_tui.paths`), in WAL mode, with named
+columns and a schema version. A missing, corrupt, foreign, read-only or version-mismatched
+database is rebuilt, or bypassed with an in-memory one. Two processes may share it: writes
+are short transactions (WAL, a busy timeout), and a write that waited the timeout out sets
+`busy` rather than giving the database up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from zero_tui.paths import default_cache_dir
+from zero_tui.store import Metadata
+
+SCHEMA_VERSION = 4
+BUSY_TIMEOUT_MS = 5000
+KEYS_PER_QUERY = 20_000
+EVENT_BITS = 32  # an indexed event's rowid: session key << EVENT_BITS | its number
+
+METADATA_COLUMNS = tuple(
+    field.name for field in dataclasses.fields(Metadata) if field.name != "goal"
+)  # the goal is a column of its own, as JSON
+
+
+def _column(name: str) -> str:
+    # No declared type, so no affinity: a value of the wrong type stays so (sqlite would
+    # turn 5 into '5' in a TEXT column), and the metadata cache sees it and re-reads the file.
+    return f"{name} NOT NULL"
+
+
+_SCHEMA = f"""
+CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sessions (
+    key INTEGER PRIMARY KEY AUTOINCREMENT,
+    {", ".join(_column(name) for name in METADATA_COLUMNS)},
+    goal,
+    metadata_stat NOT NULL,
+    metadata_digest NOT NULL,
+    metadata_checked_ns NOT NULL,
+    verdict,
+    verdict_stat,
+    verdict_checked_ns,
+    log_identity,
+    log_stat,
+    log_checked_ns,
+    log_offset INTEGER NOT NULL DEFAULT 0,
+    log_tail,
+    log_events INTEGER NOT NULL DEFAULT 0,
+    compaction
+);
+CREATE UNIQUE INDEX sessions_by_id ON sessions (session_id);
+CREATE INDEX sessions_log_check ON sessions (
+    session_id, log_identity, log_stat, log_checked_ns, log_offset, log_events
+);
+CREATE INDEX sessions_verdicts ON sessions (session_id, verdict, verdict_stat, verdict_checked_ns);
+CREATE VIRTUAL TABLE event_text USING fts5(
+    body, sequence UNINDEXED, role UNINDEXED, event_id UNINDEXED,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+);
+"""
+
+
+class Bypassed(Exception):
+    """The database cannot be used, or was given up for an in-memory one: start over."""
+
+
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+
+
+def is_damaged(error: sqlite3.DatabaseError) -> bool:
+    """The database file itself is broken (not busy, locked or read-only)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    return type(error) is sqlite3.DatabaseError
+
+
+def _is_busy(error: sqlite3.Error) -> bool:
+    return "locked" in str(error) or "busy" in str(error)
+
+
+def sql_lists(keys: Iterable[int]) -> Iterator[str]:
+    """The distinct keys, ascending, as SQL lists of at most `KEYS_PER_QUERY`."""
+    wanted = sorted({int(key) for key in keys})
+    for start in range(0, len(wanted), KEYS_PER_QUERY):
+        yield ",".join(map(str, wanted[start : start + KEYS_PER_QUERY]))
+
+
+def delete_event_text(connection: sqlite3.Connection, session_key: int) -> None:
+    """Drop one session's indexed events: the rowids `session_key << EVENT_BITS | n`."""
+    low = session_key << EVENT_BITS
+    connection.execute(
+        "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", (low, low + (1 << EVENT_BITS) - 1)
+    )
+
+
+class CatalogDatabase:
+    """One store's database: one connection shared between threads under one lock, opened
+    on first use, replaced by a fresh one when it fails (see `when_replaced`)."""
+
+    def __init__(self, store_root: Path, cache_dir: Path | None = None) -> None:
+        root = os.path.abspath(store_root)
+        root_digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:20]
+        self.path = (cache_dir or default_cache_dir()) / f"index-{root_digest}.sqlite3"
+        self._root_text = os.fsencode(root).decode("utf-8", "replace")
+        self._lock = threading.RLock()
+        self._connection: sqlite3.Connection | None = None
+        self._on_replaced: list[Callable[[], None]] = []
+        self.persistent = True  # False once bypassed to an in-memory database
+        self.busy = False  # a write waited out the busy timeout: another process holds it
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held around every use of `connection` (it is shared between threads)."""
+        return self._lock
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        with self._lock:
+            if self._connection is None:
+                self._connection = self._open()
+            return self._connection
+
+    def when_replaced(self, forget: Callable[[], None]) -> None:
+        """Call `forget` (under the lock) whenever the database is replaced by a fresh one:
+        what was read from the old one no longer holds (its keys, its verdicts)."""
+        self._on_replaced.append(forget)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._connection.close()
+                self._connection = None
+
+    # --- reading and writing -------------------------------------------------------------
+
+    def read(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
+        """The rows of one query; a damaged database is rebuilt and asked again."""
+        with self._lock:
+            try:
+                return self.connection.execute(sql, parameters).fetchall()
+            except sqlite3.DatabaseError as error:
+                self._bypass(error)
+                return self.connection.execute(sql, parameters).fetchall()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction. A database that fails for other reasons than being busy
+        is given up for an in-memory one (raising `Bypassed` so the caller can start over)."""
+        with self._lock:
+            connection = self.connection
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as error:
+                if _is_busy(error):
+                    self.busy = True
+                    raise
+                self._bypass(error)
+                raise Bypassed(str(error)) from None
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            except BaseException as error:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.execute("ROLLBACK")
+                if isinstance(error, sqlite3.DatabaseError):
+                    if _is_busy(error):
+                        self.busy = True
+                    else:
+                        self._bypass(error)
+                        raise Bypassed(str(error)) from None
+                raise
+
+    def use_private_index(self) -> None:
+        """Go on with an index of this process's own, in memory: for a caller that must not
+        answer from a shared database another process keeps busy (`busy`). Complete but
+        slower, as every log is read again; the shared one is left as it is."""
+        self._bypass()
+        self.busy = False
+
+    def recover(self, error: sqlite3.Error) -> None:
+        """After a query failed on `error`: a damaged database is rebuilt (empty, to be
+        filled by the next `refresh` and `update_content`)."""
+        if isinstance(error, sqlite3.DatabaseError) and is_damaged(error):
+            self._bypass(error)
+
+    def _bypass(self, error: sqlite3.DatabaseError | None = None) -> None:
+        """Continue on a fresh database: the file rebuilt when `error` says it is damaged
+        (found in use: a check of every page at each start would cost more than the
+        query), else an in-memory one for this process."""
+        with self._lock:
+            self.close()
+            if error is not None and is_damaged(error):
+                self._remove_files()
+                self._connection = self._open()
+            else:
+                self._connection = self._open_memory()
+            for forget in self._on_replaced:
+                forget()
+
+    # --- opening -------------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        for attempt in range(2):
+            try:
+                return self._open_file()
+            except sqlite3.OperationalError as error:
+                if _is_busy(error):
+                    break  # another process is busy with it: leave it alone
+                if attempt == 0:
+                    self._remove_files()
+            except (sqlite3.DatabaseError, Bypassed):
+                if attempt == 0:
+                    self._remove_files()
+            except OSError:
+                break
+        return self._open_memory()
+
+    def _open_file(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
+            raise Bypassed("unwritable")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+        connection = sqlite3.connect(
+            self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                raise Bypassed("no WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            self._ensure_schema(connection)
+        except BaseException:
+            connection.close()
+            raise
+        self.persistent = True
+        return connection
+
+    def _open_memory(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._create_schema(connection)
+        self.persistent = False
+        return connection
+
+    def _ensure_schema(self, connection: sqlite3.Connection) -> None:
+        tables = {
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        if not tables:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                if not connection.execute("SELECT 1 FROM sqlite_master").fetchone():
+                    self._create_schema(connection, in_transaction=True)
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            return
+        info: dict[str, str] = {}
+        with contextlib.suppress(sqlite3.Error):
+            info = dict(connection.execute("SELECT key, value FROM info").fetchall())
+        if info.get("schema_version") != str(SCHEMA_VERSION) or info.get("root") != self._root_text:
+            raise Bypassed("another schema or store")
+
+    def _create_schema(
+        self, connection: sqlite3.Connection, *, in_transaction: bool = False
+    ) -> None:
+        statements = [part for part in _SCHEMA.split(";") if part.strip()]
+        if not in_transaction:
+            connection.execute("BEGIN")
+        for statement in statements:
+            connection.execute(statement)
+        connection.executemany(
+            "INSERT INTO info (key, value) VALUES (?, ?)",
+            [("schema_version", str(SCHEMA_VERSION)), ("root", self._root_text)],
+        )
+        if not in_transaction:
+            connection.execute("COMMIT")
+
+    def _remove_files(self) -> None:
+        self.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(OSError):
+                os.unlink(f"{self.path}{suffix}")

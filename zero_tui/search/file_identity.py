@@ -1,0 +1,84 @@
+"""Whether a file is still the one the catalog remembers, by its stat alone.
+
+A file's identity is (inode, size, mtime, ctime). An atomic rename can reuse an inode and
+keep size and mtime on a filesystem with 1-second timestamps, so an entry recorded within
+`RACY_NS` of the file's last change is "racy" (as in git's index): its content is compared
+again until it is old enough for any later change to show in the timestamps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+
+RACY_NS = 3_000_000_000  # coarser than any timestamp granularity we meet (FAT: 2 s)
+STAT_REUSE_SECONDS = 1.0
+
+
+def stat_key(info: os.stat_result) -> str:
+    return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+
+def changed_ns(info: os.stat_result) -> int:
+    return max(info.st_mtime_ns, info.st_ctime_ns)
+
+
+def is_racy(changed: int, checked_ns: int) -> bool:
+    """Could a later change keep the same timestamps? (changed too close to the check)"""
+    return changed >= checked_ns - RACY_NS
+
+
+def same_file(info: os.stat_result | None, remembered: object, checked_ns: object) -> bool:
+    """The file (`info`: its stat) is the one remembered (`remembered`: its `stat_key` as
+    taken at `checked_ns`), by the stat alone: never when it changed too close to that."""
+    return (
+        info is not None
+        and isinstance(checked_ns, int)
+        and remembered == stat_key(info)
+        and not is_racy(changed_ns(info), checked_ns)
+    )
+
+
+def digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def regular_stat(path: str) -> os.stat_result | None:
+    """stat of a regular file, else None (a FIFO or device is never opened)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
+class LogStats:
+    """The sessions' logs' last stats, each reused for under `STAT_REUSE_SECONDS` until the
+    next look at the store (`forget`): a filter and the update next to it see the same
+    files for one stat each."""
+
+    def __init__(self, session_prefix: str, log_name: str) -> None:
+        self._prefix = session_prefix  # + session id: its directory
+        self._log_name = log_name
+        self._taken: dict[str, tuple[float, int, os.stat_result | None]] = {}
+
+    def look(self, session_id: str) -> tuple[int, os.stat_result | None]:
+        """The log's stat (None: not a regular file) and the wall time just before it was
+        taken."""
+        now = time.monotonic()
+        taken = self._taken.get(session_id)
+        if taken is not None and now - taken[0] < STAT_REUSE_SECONDS:
+            return taken[1], taken[2]
+        checked_ns = time.time_ns()
+        info = regular_stat(self.path(session_id))
+        self._taken[session_id] = (now, checked_ns, info)
+        return checked_ns, info
+
+    def path(self, session_id: str) -> str:
+        return f"{self._prefix}{session_id}/{self._log_name}"
+
+    def forget(self) -> None:
+        """A new look at the store: no stat from before it is reused."""
+        self._taken.clear()

@@ -1,0 +1,442 @@
+"""The catalog's copy of every session's metadata.json, revalidated before it is trusted.
+
+Every entry is looked at again (a stat) before it is used, and a racy one (see
+`file_identity`) compared by content (a digest of metadata.json). The only unvalidated
+read is `cached_sessions`, for a first paint. A text search (`revalidate`) lists the
+directories only, and looks again at the sessions it goes on to order or load
+(`recency_order`, `sessions_with_keys`): at 10,000 sessions a look at every metadata file
+costs more than the query. Wrong-typed values in the database are ignored and re-read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
+
+from zero_tui.search import file_identity
+from zero_tui.search.database import (
+    METADATA_COLUMNS,
+    Bypassed,
+    CatalogDatabase,
+    delete_event_text,
+    sql_lists,
+)
+from zero_tui.search.file_identity import LogStats, regular_stat
+from zero_tui.store import Goal, Metadata, SessionStore, StoreError
+from zero_tui.store.gojson import GoJSONError
+from zero_tui.store.store import (
+    METADATA_FILE,
+    UnreadableSession,
+    read_regular,
+    sort_in_zero_order,
+    sort_sessions,
+)
+
+PROGRESS_EVERY = 256
+
+Progress = Callable[[int, int], None]
+
+_FIELD_NAMES = tuple(field.name for field in dataclasses.fields(Metadata))  # goal among them
+_GOAL_INDEX = _FIELD_NAMES.index("goal")
+_INT_COLUMNS = frozenset(
+    field.name
+    for field in dataclasses.fields(Metadata)
+    if field.name in METADATA_COLUMNS and field.type in (int, "int")
+)  # annotations are strings under `from __future__ import annotations`
+_GOAL_FIELDS = tuple(field.name for field in dataclasses.fields(Goal))
+_GOAL_INT_FIELDS = frozenset(
+    field.name for field in dataclasses.fields(Goal) if field.type in (int, "int")
+)
+_VALID_ROW = " AND ".join(
+    [
+        *(
+            f"typeof({name}) = '{'integer' if name in _INT_COLUMNS else 'text'}'"
+            for name in METADATA_COLUMNS
+        ),
+        "(goal IS NULL OR typeof(goal) = 'text')",
+        "typeof(metadata_stat) = 'text'",
+        "typeof(metadata_digest) = 'blob'",
+        "typeof(metadata_checked_ns) = 'integer'",
+    ]
+)
+_REMEMBERED_COLUMNS = (
+    *METADATA_COLUMNS,
+    "goal",
+    "metadata_stat",
+    "metadata_digest",
+    "metadata_checked_ns",
+)
+_UPSERT = (
+    f"INSERT INTO sessions ({', '.join(_REMEMBERED_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _REMEMBERED_COLUMNS)}) ON CONFLICT (session_id) DO UPDATE "
+    f"SET {', '.join(f'{name} = excluded.{name}' for name in _REMEMBERED_COLUMNS)} RETURNING key"
+)
+
+
+def _metadata_of(columns: tuple[Any, ...]) -> Metadata | None:
+    """A session from its columns (`_FIELD_NAMES`: Metadata's fields, in order), or None
+    when its goal is not one."""
+    if columns[_GOAL_INDEX] is None:
+        return Metadata(*columns)
+    values = list(columns)
+    try:
+        values[_GOAL_INDEX] = _goal_from_json(values[_GOAL_INDEX])
+    except (ValueError, TypeError):
+        return None
+    return Metadata(*values)
+
+
+def _goal_json(goal: Goal | None) -> str | None:
+    if goal is None:
+        return None
+    return json.dumps({name: getattr(goal, name) for name in _GOAL_FIELDS}, ensure_ascii=False)
+
+
+def _goal_from_json(text: str | None) -> Goal | None:
+    if text is None:
+        return None
+    values = json.loads(text)
+    if not isinstance(values, dict) or set(values) != set(_GOAL_FIELDS):
+        raise ValueError("goal has the wrong shape")
+    for name, value in values.items():
+        expected = int if name in _GOAL_INT_FIELDS else str
+        if type(value) is not expected:
+            raise ValueError("goal has a wrong-typed field")
+    return Goal(**values)
+
+
+@dataclass(slots=True)
+class _Known:
+    """What the database remembers of one session's metadata."""
+
+    key: int
+    metadata: Metadata
+    stat: str
+    digest: bytes
+    checked_ns: int
+
+
+_Upsert = tuple[Metadata, str, bytes, int]  # metadata, its file's stat key, digest, check time
+
+
+@dataclass(slots=True)
+class _Looked:
+    """What one look at some sessions' metadata files found, to write in one transaction."""
+
+    upserts: list[_Upsert] = dataclasses.field(default_factory=list)
+    dropped: list[int] = dataclasses.field(default_factory=list)
+    unreadable: list[UnreadableSession] = dataclasses.field(default_factory=list)
+
+
+class MetadataCache:
+    """The sessions' metadata as the database remembers it, each entry revalidated against
+    its file before it is trusted. `metadata_changed(session_id)` is told of every session
+    whose metadata.json was (re)read: Zero rewrites it after every append and rewind."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        database: CatalogDatabase,
+        log_stats: LogStats,
+        metadata_changed: Callable[[str], None],
+    ) -> None:
+        self.store = store
+        self._database = database
+        self._log_stats = log_stats
+        self._metadata_changed = metadata_changed
+        self._prefix = os.path.join(os.fspath(store.root), "")  # + session id: its directory
+        self.unreadable: list[UnreadableSession] = []
+        # this instance's view of the rows as of the last `refresh`; after `revalidate`,
+        # those a text search has looked at
+        self._known_cache: dict[str, _Known] | None = None
+        self._ids_by_key: dict[int, str] | None = None
+        database.when_replaced(self._forget)
+
+    def _forget(self) -> None:
+        self._known_cache = None
+        self._ids_by_key = None
+
+    # --- reading what is remembered ------------------------------------------------------
+
+    def cached_sessions(self) -> list[Metadata]:
+        """What the database remembers, in Zero's order, without touching the store."""
+        try:
+            return sort_sessions([entry.metadata for entry in self._known().values()])
+        except sqlite3.Error:
+            return []
+
+    def session_keys(self) -> dict[str, int]:
+        """session id -> its key in the database."""
+        return {session_id: key for key, session_id in self.session_ids_by_key().items()}
+
+    def session_ids_by_key(self) -> dict[int, str]:
+        """key -> session id, as this instance last saw the catalog."""
+        with self._database.lock:
+            if self._ids_by_key is None:
+                try:
+                    rows = self._database.read(
+                        "SELECT key, session_id FROM sessions WHERE typeof(key) = 'integer'"
+                    )
+                except sqlite3.Error:
+                    rows = []
+                self._ids_by_key = {key: str(session_id) for key, session_id in rows}
+            return self._ids_by_key
+
+    def _known(self, where: str = "") -> dict[str, _Known]:
+        """The remembered sessions (`where`: an SQL condition and AND, to pick some) whose
+        values are all well typed (others are re-read)."""
+        rows = self._database.read(
+            f"SELECT {', '.join(_FIELD_NAMES)}, key, metadata_stat, metadata_digest, "
+            f"metadata_checked_ns FROM sessions WHERE {where}{_VALID_ROW}"
+        )
+        known: dict[str, _Known] = {}
+        width = len(_FIELD_NAMES)
+        for row in rows:
+            meta = _metadata_of(row[:width])
+            if meta is not None:
+                known[meta.session_id] = _Known(row[width], meta, *row[width + 1 :])
+        return known
+
+    # --- looking at the store again ------------------------------------------------------
+
+    def refresh(self, progress: Progress | None = None) -> list[Metadata]:
+        """Every valid session now in the store (Zero's List), re-reading only what changed;
+        `progress(done, total)` is told of the sessions looked at, every few hundred."""
+        self._log_stats.forget()
+        by_directory = self._known_cache
+        if by_directory is None:
+            try:
+                by_directory = self._known()
+            except sqlite3.Error:
+                by_directory = {}
+        sessions: list[Metadata] = []
+        looked = _Looked()
+        seen: set[str] = set()
+        names = list(self.store.iter_session_dirs())
+        for done, name in enumerate(names):
+            if progress is not None and done % PROGRESS_EVERY == 0:
+                progress(done, len(names))
+            meta, upsert, kept = self._check_metadata(name, by_directory.get(name), looked)
+            if meta is not None:
+                sessions.append(meta)
+            if upsert is not None:
+                looked.upserts.append(upsert)
+            if kept:
+                seen.add(name)
+        if progress is not None:
+            progress(len(names), len(names))
+        looked.dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
+        self.unreadable = []
+        keys = self._remember(looked)
+        if keys is not None:
+            self._known_cache = self._cache_after(by_directory, seen, looked.upserts, keys)
+        return sort_sessions(sessions)
+
+    @staticmethod
+    def _cache_after(
+        before: dict[str, _Known], seen: set[str], upserts: list[_Upsert], keys: dict[str, int]
+    ) -> dict[str, _Known]:
+        """The view of the rows once `upserts` are written with `keys`, of the sessions
+        `seen` (the others were dropped)."""
+        cache = {name: entry for name, entry in before.items() if name in seen}
+        for meta, stat_key, digest, checked_ns in upserts:
+            session_key = keys.get(meta.session_id)
+            if session_key is None:
+                cache.pop(meta.session_id, None)
+            else:
+                cache[meta.session_id] = _Known(session_key, meta, stat_key, digest, checked_ns)
+        return cache
+
+    def revalidate(self) -> None:
+        """Bring the catalog's list of sessions up to date with the store's directories, as
+        `refresh` does, without looking again at the metadata of the sessions it knows: a
+        new session is read and catalogued, a gone one dropped.
+
+        For a text search, which then loads only the sessions that match with
+        `sessions_with_keys`, which looks again at each of them: at 10,000 sessions, a look
+        at every metadata file costs more than the query. `unreadable` then lists the new
+        sessions that could not be read, and those `recency_order` and `sessions_with_keys`
+        find so."""
+        self._log_stats.forget()
+        try:
+            rows = self._database.read("SELECT session_id, key FROM sessions")
+        except sqlite3.Error:
+            rows = []
+        known: dict[str, int] = dict(rows)  # an ill-typed row is re-read when it is loaded
+        names = list(self.store.iter_session_dirs())
+        looked = _Looked()
+        for name in names:
+            if name not in known:
+                _, upsert, _ = self._check_metadata(name, None, looked)
+                if upsert is not None:
+                    looked.upserts.append(upsert)
+        listed = set(names)
+        looked.dropped = [key for session_id, key in known.items() if session_id not in listed]
+        self.unreadable = []
+        keys = self._remember(looked)
+        if keys is not None:  # what was read is the map of keys `session_ids_by_key` keeps
+            ids_by_key = {key: name for name, key in known.items() if name in listed}
+            self._ids_by_key = ids_by_key | {key: name for name, key in keys.items()}
+
+    def sessions_with_keys(self, keys: Iterable[int]) -> list[Metadata]:
+        """The catalogued sessions with these keys, in Zero's order, each looked at again
+        (its metadata.json re-read if it changed; dropped if it is gone or unreadable)."""
+        wanted = {int(key) for key in keys}
+        entries: dict[str, _Known] = {}
+        for listed in sql_lists(wanted):
+            try:
+                entries.update(self._known(f"key IN ({listed}) AND "))
+            except sqlite3.Error:
+                return []
+        to_check: list[tuple[str, _Known | None]] = list(entries.items())
+        ill_typed = wanted - {entry.key for entry in entries.values()}
+        if ill_typed:  # rows `_known` does not trust: read again from their files
+            ids_by_key = self.session_ids_by_key()
+            names = {ids_by_key[key] for key in ill_typed if key in ids_by_key}
+            to_check += [(name, None) for name in sorted(names - entries.keys())]
+        found: list[Metadata] = []
+        looked = _Looked()
+        for name, entry in to_check:
+            meta, upsert, kept = self._check_metadata(name, entry, looked)
+            if meta is not None:
+                found.append(meta)
+            if upsert is not None:
+                looked.upserts.append(upsert)
+            if entry is not None and not kept:
+                looked.dropped.append(entry.key)
+        self._remember(looked)
+        return sort_sessions(found)
+
+    def recency_order(self, keys: Iterable[int]) -> list[int]:
+        """These catalogued sessions' keys in Zero's order, by each one's metadata as it is
+        now, without loading them: every file is looked at (a stat), a changed one read
+        again and remembered, a gone or unreadable one dropped and left out."""
+        rows: list[Any] = []
+        for listed in sql_lists(keys):
+            try:
+                rows += self._database.read(
+                    "SELECT key, session_id, updated_at, metadata_stat, metadata_checked_ns "
+                    f"FROM sessions WHERE key IN ({listed}) AND typeof(session_id) = 'text'"
+                )
+            except sqlite3.Error:
+                return []
+        order: list[tuple[str, str, int]] = []
+        looked = _Looked()
+        for session_key, name, updated_at, remembered, checked_ns in rows:
+            stat_now = self._metadata_stat(name)
+            if isinstance(updated_at, str) and file_identity.same_file(
+                stat_now[1], remembered, checked_ns
+            ):
+                order.append((updated_at, name, session_key))
+                continue
+            meta, upsert, kept = self._check_metadata(name, None, looked, stat_now)
+            if upsert is not None:
+                looked.upserts.append(upsert)
+            if meta is not None and kept:
+                order.append((meta.updated_at, name, session_key))
+            else:
+                looked.dropped.append(session_key)
+        self._remember(looked)
+        sort_in_zero_order(order, itemgetter(0), itemgetter(1))
+        return [session_key for _, _, session_key in order]
+
+    # --- one session's metadata.json -----------------------------------------------------
+
+    def _metadata_stat(self, name: str) -> tuple[int, os.stat_result | None]:
+        """The wall time just before, and the stat of, a session's metadata.json."""
+        checked_ns = time.time_ns()
+        return checked_ns, regular_stat(f"{self._prefix}{name}/{METADATA_FILE}")
+
+    def _check_metadata(
+        self,
+        name: str,
+        entry: _Known | None,
+        looked: _Looked,
+        stat_now: tuple[int, os.stat_result | None] | None = None,
+    ) -> tuple[Metadata | None, _Upsert | None, bool]:
+        """One session's metadata.json against what the catalog remembers of it (`entry`):
+        (its metadata, None when unreadable; what to remember anew, if anything; whether
+        the catalog keeps the session). An unreadable one is added to `looked.unreadable`,
+        in the store's words. `stat_now`: the file's `_metadata_stat`, when the caller
+        took it."""
+        checked_ns, info = stat_now or self._metadata_stat(name)
+        if info is None:
+            return self._cannot_read(name, looked)
+        if entry is not None and file_identity.same_file(info, entry.stat, entry.checked_ns):
+            return entry.metadata, None, True
+        try:
+            data = read_regular(f"{self._prefix}{name}/{METADATA_FILE}")
+        except OSError:
+            return self._cannot_read(name, looked)
+        digest = file_identity.digest(data)
+        if entry is not None and entry.digest == digest:
+            meta = entry.metadata
+        else:
+            try:
+                meta = Metadata.from_json(data)
+            except (GoJSONError, StoreError, ValueError, RecursionError):
+                return self._cannot_read(name, looked)
+        if meta.session_id != name:
+            # the catalog is keyed by directory: such a session is listed, not kept
+            return meta, None, False
+        # remember it (again): new, changed, or checked anew while racy
+        self._metadata_changed(name)
+        return meta, (meta, file_identity.stat_key(info), digest, checked_ns), True
+
+    def _cannot_read(self, name: str, looked: _Looked) -> tuple[None, None, bool]:
+        """`_check_metadata`'s answer for a session it cannot read, noted in `looked`."""
+        found = self.store.read_session(name)  # the reason, in the store's words
+        if isinstance(found, UnreadableSession):
+            looked.unreadable.append(found)
+        return None, None, False
+
+    # --- writing what was found ----------------------------------------------------------
+
+    def _remember(self, looked: _Looked) -> dict[str, int] | None:
+        """Write what changed (`_store_metadata`), note the unreadable, and forget the views
+        of the rows it makes stale; the keys of the upserted sessions, or None when not
+        written."""
+        if looked.unreadable:
+            by_id = {item.session_id: item for item in [*self.unreadable, *looked.unreadable]}
+            self.unreadable = sorted(by_id.values(), key=lambda item: item.session_id)
+        keys = self._store_metadata(looked.upserts, looked.dropped)
+        if keys is None or keys or looked.dropped:
+            self._known_cache = None
+        known_ids = self._ids_by_key
+        if (
+            keys is None
+            or looked.dropped
+            or (known_ids is not None and not known_ids.keys() >= set(keys.values()))
+        ):
+            self._ids_by_key = None  # a key came or went (an update keeps its session's key)
+        return keys
+
+    def _store_metadata(self, upserts: list[_Upsert], dropped: list[int]) -> dict[str, int] | None:
+        """Write the changes; the keys of the upserted sessions, or None when not written."""
+        if not upserts and not dropped:
+            return {}
+        keys: dict[str, int] = {}
+        try:
+            with self._database.write() as connection:
+                for session_key in dropped:
+                    delete_event_text(connection, session_key)
+                    connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
+                for meta, stat_key, digest, checked_ns in upserts:
+                    values = [getattr(meta, name) for name in METADATA_COLUMNS]
+                    try:
+                        row = connection.execute(
+                            _UPSERT, (*values, _goal_json(meta.goal), stat_key, digest, checked_ns)
+                        ).fetchone()
+                    except (UnicodeEncodeError, OverflowError):
+                        continue  # not representable in sqlite: listed, re-read next time
+                    keys[meta.session_id] = row[0]
+        except (sqlite3.Error, Bypassed):
+            return None  # a cache that cannot be written is skipped; the listing stays right
+        return keys

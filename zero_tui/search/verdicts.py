@@ -1,0 +1,93 @@
+"""Whether a session has resumable content, remembered in the catalog until its log changes."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from zero_tui.search import file_identity
+from zero_tui.search.database import Bypassed, CatalogDatabase
+from zero_tui.search.file_identity import LogStats
+from zero_tui.store import SessionStore
+from zero_tui.store.resumable import has_resumable_content
+
+VERDICT_BATCH = 512
+VERDICTS_ONE_BY_ONE = 64
+
+_VERDICT = "SELECT session_id, verdict, verdict_stat, verdict_checked_ns FROM sessions"
+
+
+class ContentVerdicts:
+    """`has_resumable_content` per session, dated by the log's stat it rests on: remembered
+    per instance, and written to the database in batches (`save`)."""
+
+    def __init__(self, store: SessionStore, database: CatalogDatabase, log_stats: LogStats) -> None:
+        self.store = store
+        self._database = database
+        self._log_stats = log_stats
+        self._verdicts: dict[str, tuple[object, object, object]] | None = None
+        self._pending: list[tuple[int, str, int, str]] = []
+        self._asked_one_by_one = 0  # before `_verdicts` is loaded
+        database.when_replaced(self._forget)
+
+    def _forget(self) -> None:
+        self._verdicts = None
+
+    def has_content(self, session_id: str) -> bool:
+        """has_resumable_content, remembered until the log changes."""
+        # the verdict is dated by the stat it rests on: a reused stat must not look newer
+        checked_ns, info = self._log_stats.look(session_id)
+        if info is not None:
+            remembered = self._remembered(session_id)
+            if remembered is not None:
+                verdict, verdict_stat, verdict_checked = remembered
+                if verdict in (0, 1) and file_identity.same_file(
+                    info, verdict_stat, verdict_checked
+                ):
+                    return bool(verdict)
+        verdict_now = has_resumable_content(self.store, session_id)
+        if info is not None:
+            stat_key = file_identity.stat_key(info)
+            with self._database.lock:
+                if self._verdicts is not None:
+                    self._verdicts[session_id] = (int(verdict_now), stat_key, checked_ns)
+                self._pending.append((int(verdict_now), stat_key, checked_ns, session_id))
+                flush = len(self._pending) >= VERDICT_BATCH
+            if flush:
+                self.save()
+        return verdict_now
+
+    def save(self) -> None:
+        """Write the content verdicts found since the last save (one transaction)."""
+        with self._database.lock:
+            pending, self._pending = self._pending, []
+        if not pending:
+            return
+        try:
+            with self._database.write() as connection:
+                connection.executemany(
+                    "UPDATE sessions SET verdict = ?, verdict_stat = ?, verdict_checked_ns = ? "
+                    "WHERE session_id = ?",
+                    pending,
+                )
+        except (sqlite3.Error, Bypassed):
+            pass  # found again next time
+
+    def _remembered(self, session_id: str) -> tuple[object, object, object] | None:
+        """(verdict, the log stat it rests on, when it was found) as the database has it:
+        the first few sessions asked of one by one, then every session's at once (a search
+        that matched a few sessions asks of those; the picker, of every session)."""
+        with self._database.lock:
+            if self._verdicts is None and self._asked_one_by_one < VERDICTS_ONE_BY_ONE:
+                self._asked_one_by_one += 1
+                try:
+                    rows = self._database.read(f"{_VERDICT} WHERE session_id = ?", (session_id,))
+                except sqlite3.Error:
+                    rows = []
+                return (rows[0][1], rows[0][2], rows[0][3]) if rows else None
+            if self._verdicts is None:
+                try:
+                    rows = self._database.read(_VERDICT)
+                except sqlite3.Error:
+                    rows = []
+                self._verdicts = {row[0]: (row[1], row[2], row[3]) for row in rows}
+            return self._verdicts.get(session_id)
