@@ -160,7 +160,8 @@ def test_a_text_search_looks_again_only_at_what_it_orders_or_loads(
         catalog.refresh()
     make_session(store, "e")  # new
     shutil.rmtree(Path(store.root) / "b")  # gone
-    store.update_title("a", "a, renamed")  # changed: now updated last
+    store.update_title("a", "a, renamed")  # changed (a rename keeps updatedAt, as in Zero)
+    store.append_events("a", [("message", {"role": "user", "content": "more"})])  # now last
     (Path(store.root) / "c" / "metadata.json").write_text("{ not json")  # unreadable
     with SessionCatalog(store, tmp_path / "cache") as catalog:
         catalog.revalidate()
