@@ -270,6 +270,8 @@ async def test_model_and_auto_are_shown_and_passed(fake_agent: AgentSandbox) -> 
         assert "model: gpt-5-mini" in status
         assert "auto: high" in status
         assert "unsafe" in status
+        notes = [note.message for note in pilot.app._notifications]
+        assert "autonomy for the next runs: high — their tools run without asking first" in notes
         await send(pilot, "slow 10")
         await wait_until(pilot, lambda: "chunk 1" in screen.live.blocks_text(), rounds=500)
         live = screen.live.blocks_text()

@@ -546,6 +546,8 @@ async def test_resume_latest_takes_the_picker_filters(
         ("zero_123", "zero session not found: zero_123"),
         ("a:b", 'invalid zero session id "a:b"'),
         ("latest", "no zero sessions available to resume"),
+        ("[/]", 'invalid zero session id "[/]"'),  # markup in a notification is shown
+        ("[bogus]", 'invalid zero session id "[bogus]"'),
     ],
 )
 async def test_resume_messages_leave_the_picker_usable(
@@ -554,11 +556,14 @@ async def test_resume_messages_leave_the_picker_usable(
     builder = make_store()
     builder.add("c1", cwd="/w", session_kind="child")
     app = picker_app(builder, cwd="/w", resume=argument)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         assert isinstance(pilot.app.screen, PickerScreen)
         notes = [(note.title, note.message) for note in pilot.app._notifications]
         assert notes == [("Sessions", message)]
+        await pilot.pause()
+        (toast,) = pilot.app.screen.query("Toast")
+        assert message in str(toast.render())  # drawn literally (markup would raise here)
         assert picker(pilot).query_one("#query").has_focus
 
 

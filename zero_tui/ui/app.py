@@ -12,6 +12,7 @@ from typing import ClassVar
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
@@ -71,6 +72,20 @@ class ZeroApp(App[None]):
         self.copier = copier or terminal_copier(self)
         self.engine = ExecEngine(store)
         self.run_settings = RunSettings()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every notification is literal text, whoever asks (a widget's `notify` passes
+        Textual's default, markup on): they carry paths, ids, titles and what Zero said,
+        and `[/]` in any of them must show, not end the app with a MarkupError."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def on_mount(self) -> None:
         if not self.is_headless:

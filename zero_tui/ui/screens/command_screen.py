@@ -153,10 +153,11 @@ class CommandScreen(Screen[None]):
 
     def command_auto(self, args: str) -> None:
         self.settings.auto = parse_auto_args(args)
-        warning = autonomy_warning(self.settings.auto)
-        if warning is not None:
+        if autonomy_warning(self.settings.auto) is not None:
             self.notify(
-                f"The next runs: {warning}", title="Autonomy", severity="warning", markup=False
+                "autonomy for the next runs: high — their tools run without asking first",
+                title="Autonomy",
+                severity="warning",
             )
         else:
             level = self.settings.auto or "low"
