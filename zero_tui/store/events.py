@@ -9,9 +9,11 @@ from typing import Any
 
 from zero_tui.store import gojson
 from zero_tui.store.errors import StoreError
-from zero_tui.store.gojson import GoJSONError, JSONObject
+from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import decode_utf8, trim_space, trim_space_bytes
 from zero_tui.store.models import Event
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import CompactionPayload
 
 # A line exactly as Go writes it, with no escapes in the header strings: the common case,
 # decoded without building the whole object in Python.
@@ -236,61 +238,16 @@ class CompactionPlan:
 
 
 def compaction_plan(event: Event) -> CompactionPlan:
-    """Decode a session_compaction payload with Go's rules; StoreError when it is unusable."""
+    """The session_compaction payload as rehydration reads it; StoreError when unusable."""
     prefix = f"decode compaction payload seq {event.sequence}"
-    try:
-        decoded = None if event.payload_raw is None else gojson.loads_pairs(event.payload_raw)
-        if decoded is None:
-            raise StoreError(f"{prefix}: summary is required")
-        if not isinstance(decoded, JSONObject):
-            raise GoJSONError(
-                f"cannot unmarshal {gojson.go_type_name(decoded)} into Go value of type "
-                "sessions.CompactionRecord"
-            )
-        fields = {
-            "summary": "summary",
-            "compactedThroughSequence": "compactedthroughsequence",
-            "compactableEvents": "compactableevents",
-        }
-        matched = gojson.match_fields(decoded, fields, "CompactionRecord")
-        summary = gojson.as_go_string(
-            matched.get("summary", (None, ""))[0], "CompactionRecord.summary", ""
-        )
-        through = gojson.as_go_int(
-            matched.get("compactedThroughSequence", (None, ""))[0],
-            "CompactionRecord.compactedThroughSequence",
-            0,
-        )
-        refs = matched.get("compactableEvents", (None, ""))[0]
-        skip: set[str] = set()
-        if refs is not None:
-            if not isinstance(refs, list) or isinstance(refs, JSONObject):
-                raise gojson.field_type_error(
-                    gojson.go_type_name(refs),
-                    "CompactionRecord.compactableEvents",
-                    "[]sessions.EventRef",
-                )
-            for ref in refs:
-                if ref is None:
-                    continue
-                if not isinstance(ref, JSONObject):
-                    raise gojson.field_type_error(
-                        gojson.go_type_name(ref),
-                        "CompactionRecord.compactableEvents",
-                        "sessions.EventRef",
-                    )
-                ref_fields = gojson.match_fields(
-                    ref, {"id": "id", "sequence": "sequence"}, "EventRef"
-                )
-                ref_id = gojson.as_go_string(ref_fields.get("id", (None, ""))[0], "EventRef.id", "")
-                gojson.as_go_int(ref_fields.get("sequence", (None, ""))[0], "EventRef.sequence", 0)
-                if ref_id:
-                    skip.add(ref_id)
-    except GoJSONError as error:
-        raise StoreError(f"{prefix}: {error}") from None
-    if not trim_space(summary):
+    payload = decode_payload(event)
+    if not isinstance(payload, CompactionPayload):
+        raise StoreError(f"{prefix}: a {event.type} event is not a compaction")
+    if payload.error:
+        raise StoreError(f"{prefix}: {payload.error}")
+    if not trim_space(payload.summary):
         raise StoreError(f"{prefix}: summary is required")
-    return CompactionPlan(event.id, frozenset(skip), through)
+    return CompactionPlan(event.id, payload.compacted_ids, payload.compacted_through_sequence)
 
 
 def rehydrate(events: list[Event]) -> list[Event]:
