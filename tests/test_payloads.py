@@ -461,6 +461,13 @@ def test_change_summaries_go_through_go_marshal_and_unmarshal() -> None:
         assert decoded("tool_result", raw).change_summaries == ()
 
 
+def test_change_summaries_with_a_whole_float_count_reach_the_row() -> None:
+    raw = b'{"toolCallId":"c","name":"edit","changeSummaries":[{"path":"a/","count":3.0}]}'
+    rows = rows_from_events([event("tool_result", raw)])
+    assert rows[0].tool_info is not None
+    assert rows[0].tool_info.change_summaries == [ChangeSummary("a/", count=3)]
+
+
 # --- rehydration reads the whole struct -------------------------------------------------------
 
 
