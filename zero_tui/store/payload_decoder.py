@@ -182,8 +182,19 @@ def _tool_call(event: Event) -> ToolCallPayload:
     )
 
 
+_PLAIN_RESULT_KEYS = frozenset({"toolCallId", "name", "status", "output"})
+
+
 def _tool_result(event: Event) -> ToolResultPayload:
     payload = payload_map(event)
+    if payload.keys() <= _PLAIN_RESULT_KEYS:  # nothing else to read
+        return ToolResultPayload(
+            call_id=_call_id(payload),
+            name=text(payload, "name"),
+            status=text(payload, "status"),
+            output=text(payload, "output"),
+            raw=payload,
+        )
     summaries: tuple[ChangeSummary, ...] = ()
     if "changeSummaries" in payload:
         # Zero marshals the map value back to JSON and unmarshals that into []execution.Change
