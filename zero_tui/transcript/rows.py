@@ -105,11 +105,22 @@ _NOTEWORTHY_PERMISSION_ACTIONS = frozenset({"prompt", "deny", "cancel"})
 # --- what one event's row says ----------------------------------------------------------
 
 
+def _flattened(output: str) -> str:
+    return trim_space(output.replace("\r\n", "\n")).replace("\n", " ")
+
+
 def truncate_tool_output(output: str, limit: int = TOOL_OUTPUT_LIMIT_BYTES) -> str:
     """One line, cut to `limit` UTF-8 bytes on a code-point boundary + ` [truncated]`."""
-    flat = trim_space(output.replace("\r\n", "\n")).replace("\n", " ")
     if limit <= 0:
-        return flat
+        return _flattened(output)
+    if len(output) > 2 * limit + 2:
+        # Only the start is shown: flatten a head of a long output. Where the flattened
+        # head is longer than the limit (and one more, as its last character may be a
+        # "\r" the rest pairs with), its first `limit` characters are the whole one's.
+        head = _flattened(output[: 2 * limit + 2])
+        if len(head) > limit + 1:
+            return truncate_utf8(head[:limit], limit) + TRUNCATED_SUFFIX
+    flat = _flattened(output)
     if len(flat) <= limit and len(flat.encode("utf-8", "surrogatepass")) <= limit:
         return flat
     # `limit` characters hold at least `limit` bytes, so the cut never needs more of the text.
