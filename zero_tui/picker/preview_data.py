@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import tzinfo
 
 from zero_tui.store.models import Event, Metadata
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import MessagePayload, ToolCallPayload
 from zero_tui.text.labels import (
     clean_text,
     display_title,
@@ -42,37 +44,36 @@ class PreviewData:
         return event_count_label(self.shown_events, self.event_count)
 
 
-def _message_exchange(payload: object) -> PreviewExchange | None:
-    if not isinstance(payload, dict):
+def _message_exchange(message: MessagePayload) -> PreviewExchange | None:
+    content = (message.display_content or message.content).strip()
+    if not content:
         return None
-    role = payload.get("role")
-    content = payload.get("displayContent") or payload.get("content")
-    if not isinstance(content, str) or not content.strip():
-        return None
-    role_name = role.lower() if isinstance(role, str) else "assistant"
-    if role_name == "user":
-        return PreviewExchange("user", clean_text(content.strip()))
-    if role_name in ("assistant", ""):
-        return PreviewExchange("assistant", clean_text(content.strip()))
-    return PreviewExchange("system", clean_text(content.strip()))
+    role = message.role.lower()
+    if role == "user":
+        return PreviewExchange("user", clean_text(content))
+    if role in ("assistant", ""):
+        return PreviewExchange("assistant", clean_text(content))
+    return PreviewExchange("system", clean_text(content))
 
 
-def _tool_exchange(payload: object) -> PreviewExchange | None:
-    if not isinstance(payload, dict):
-        return None
-    name = payload.get("name")
-    return PreviewExchange("tool", f"tool call: {one_line(name) if isinstance(name, str) else '?'}")
+def _exchange(event: Event) -> PreviewExchange | None:
+    """What a message or a tool call shows in the preview (nothing for other events)."""
+    if event.type not in ("message", "tool_call"):
+        return None  # not decoded
+    match decode_payload(event):
+        case MessagePayload() as message:
+            return _message_exchange(message)
+        case ToolCallPayload(name=name):
+            return PreviewExchange("tool", f"tool call: {one_line(name) if name else '?'}")
+        case _:
+            return None
 
 
 def preview_exchanges(events: Sequence[Event], limit: int = 8) -> list[PreviewExchange]:
     """The last `limit` user/assistant messages and tool calls, oldest first."""
     found: list[PreviewExchange] = []
     for event in reversed(events):
-        exchange: PreviewExchange | None = None
-        if event.type == "message":
-            exchange = _message_exchange(event.payload)
-        elif event.type == "tool_call":
-            exchange = _tool_exchange(event.payload)
+        exchange = _exchange(event)
         if exchange is not None:
             found.append(exchange)
             if len(found) >= limit:

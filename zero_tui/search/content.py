@@ -7,11 +7,34 @@ nothing. No Textual import.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import assert_never
+
+from zero_tui.store.errors import StoreError
+from zero_tui.store.events import decode_line
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import (
+    CheckpointPayload,
+    ChildPayload,
+    CompactionPayload,
+    ErrorPayload,
+    ForkPayload,
+    GoalPayload,
+    MessageKind,
+    MessagePayload,
+    Payload,
+    PermissionPayload,
+    RewindPayload,
+    SpecialistStartPayload,
+    SpecialistStopPayload,
+    SpecPayload,
+    ToolCallPayload,
+    ToolResultPayload,
+    UnknownPayload,
+    UsagePayload,
+)
 
 # The head of a line as Zero's encoder writes it: enough to skip uninteresting types
 # without decoding their payloads.
@@ -34,7 +57,6 @@ class EventText:
     event_type: str
     role: str
     text: str
-    payload: dict[str, Any]
 
 
 def clean_body(text: str) -> str:
@@ -44,89 +66,79 @@ def clean_body(text: str) -> str:
     return _CONTROL.sub(" ", text)
 
 
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
+def _joined(parts: Iterable[str]) -> str:
+    return "\n".join(part for part in parts if part)
 
 
-def _message_text(payload: dict[str, Any]) -> tuple[str, str]:
-    role = payload.get("role")
-    role = role.lower() if isinstance(role, str) else ""
-    parts: list[str] = []
-    for key in ("content", "displayContent"):
-        value = payload.get(key)
-        if isinstance(value, str) and value not in parts:
-            parts.append(value)
-    if role == "ask_user":
-        parts.extend(_strings(payload.get("questions")))
-        return "assistant", "\n".join(parts)
-    if role == "ask_user_answers":
-        parts.extend(_strings(payload.get("answers")))
-        return "user", "\n".join(parts)
-    return ("user" if role in ("user", "goal") else "assistant"), "\n".join(parts)
+def _message_text(message: MessagePayload) -> tuple[str, str]:
+    kind = message.kind
+    parts = [message.content]
+    if message.display_content != message.content:
+        parts.append(message.display_content)
+    match kind:
+        case MessageKind.ASK_USER:
+            for question in message.questions:
+                parts += [question.question, *question.options]
+            return "assistant", _joined(parts)
+        case MessageKind.ASK_USER_ANSWERS:
+            return "user", _joined([*parts, *message.answers])
+        case MessageKind.USER | MessageKind.PEER:
+            return "user", _joined(parts)
+        case MessageKind.ASSISTANT:
+            return "assistant", _joined(parts)
+        case MessageKind.OTHER:
+            return ("user" if message.role.lower() == "goal" else "assistant"), _joined(parts)
+        case _:
+            assert_never(kind)
 
 
-def payload_text(event_type: str, payload: dict[str, Any]) -> tuple[str, str] | None:
+def payload_text(payload: Payload) -> tuple[str, str] | None:
     """(role, text) of an event's payload, or None when it holds nothing to search."""
-    if event_type == "message":
-        role, text = _message_text(payload)
-    elif event_type == "tool_call":
-        role = "tool"
-        text = "\n".join(
-            value
-            for value in (payload.get("name"), payload.get("arguments"))
-            if isinstance(value, str)
-        )
-    elif event_type == "tool_result":
-        role = "tool"
-        parts = [payload.get("output"), payload.get("displayPreview")]
-        text = "\n".join(value for value in parts if isinstance(value, str))
-    elif event_type == "error":
-        role = "error"
-        message = payload.get("message")
-        text = message if isinstance(message, str) else ""
-    elif event_type == "session_compaction":
-        role = "summary"
-        summary = payload.get("summary")
-        text = summary if isinstance(summary, str) else ""
-    else:
-        return None
+    match payload:
+        case MessagePayload():
+            role, text = _message_text(payload)
+        case ToolCallPayload():
+            role, text = "tool", _joined((payload.name, payload.arguments))
+        case ToolResultPayload():
+            role, text = "tool", _joined((payload.output, payload.display_preview))
+        case ErrorPayload():
+            role, text = "error", payload.message
+        case CompactionPayload():
+            role, text = "summary", payload.text
+        case (
+            PermissionPayload()
+            | UsagePayload()
+            | CheckpointPayload()
+            | RewindPayload()
+            | ForkPayload()
+            | ChildPayload()
+            | SpecialistStartPayload()
+            | SpecialistStopPayload()
+            | SpecPayload()
+            | GoalPayload()
+            | UnknownPayload()
+        ):
+            return None
+        case _:
+            assert_never(payload)
     text = clean_body(text)
     return (role, text) if text.strip() else None
 
 
 def line_text(line: bytes) -> EventText | None:
-    """The searchable text of one log line; None for other types or a line that is not JSON."""
+    """The searchable text of one log line; None for other types or a line Zero's reader
+    rejects."""
     head = _HEADER.match(line)
     if head is not None and head.group(3) not in _TEXT_TYPE_BYTES:
         return None
     try:
-        decoded = json.loads(line.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
+        event = decode_line(line, "", 0)
+    except StoreError:
         return None
-    if not isinstance(decoded, dict):
+    if event.type not in TEXT_TYPES:
         return None
-    event_type = decoded.get("type")
-    sequence = decoded.get("sequence")
-    event_id = decoded.get("id")
-    payload = decoded.get("payload")
-    if (
-        not isinstance(event_type, str)
-        or event_type not in TEXT_TYPES
-        or not isinstance(sequence, int)
-        or not isinstance(payload, dict)
-    ):
-        return None
-    found = payload_text(event_type, payload)
+    found = payload_text(decode_payload(event))
     if found is None:
         return None
     role, text = found
-    return EventText(
-        event_id if isinstance(event_id, str) else "", sequence, event_type, role, text, payload
-    )
+    return EventText(event.id, event.sequence, event.type, role, text)

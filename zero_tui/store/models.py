@@ -210,6 +210,7 @@ class Event:
     payload_raw: bytes | None = None
     _payload: Any = field(default=None, repr=False, compare=False)
     _payload_decoded: bool = field(default=False, repr=False, compare=False)
+    _payload_typed: Any = field(default=None, repr=False, compare=False)  # payloads.decode_payload
 
     @property
     def has_payload(self) -> bool:

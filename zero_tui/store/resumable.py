@@ -6,11 +6,10 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
-from zero_tui.store.gojson import go_sprint
 from zero_tui.store.gotext import (
     atoi,
     clean_path,
@@ -19,6 +18,8 @@ from zero_tui.store.gotext import (
     trim_space_bytes,
 )
 from zero_tui.store.models import Event, Metadata
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import MessagePayload
 from zero_tui.store.store import (
     EVENTS_FILE,
     SessionStore,
@@ -43,20 +44,16 @@ def is_no_progress_answer(content: str) -> bool:
     return match is not None and atoi(match.group(1)) is not None
 
 
-def _field_text(payload: dict[str, Any], key: str) -> str:
-    return go_sprint(payload.get(key))
-
-
 def event_shows_progress(event: Event) -> bool:
     """A tool call/result, or a non-user message with real content (tui-behaviour §1.2.3)."""
     if event.type in ("tool_call", "tool_result"):
-        return True
+        return True  # whatever its payload: it is not even decoded
     if event.type != "message":
         return False
-    payload = event.payload_object()
-    if equal_fold(_field_text(payload, "role"), "user"):
+    message = decode_payload(event)
+    if not isinstance(message, MessagePayload) or equal_fold(message.role, "user"):
         return False
-    content = _field_text(payload, "content")
+    content = message.content
     return bool(trim_space(content)) and not is_no_progress_answer(content)
 
 

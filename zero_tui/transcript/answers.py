@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from zero_tui.transcript.log_facts import LogFacts
 from zero_tui.transcript.log_index import CHUNK_EVENTS, LogIndex, chunk_rows
 from zero_tui.transcript.markdown_parser import markdown_parser
-from zero_tui.transcript.rows import LogFacts, Row, RowKind
+from zero_tui.transcript.row_model import Row, RowKind
 
 NO_ANSWER = "no answer to copy yet."
 

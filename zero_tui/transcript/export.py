@@ -52,16 +52,13 @@ from zero_tui.store.events import rehydrate
 from zero_tui.store.gojson import JSONNumber
 from zero_tui.store.gotext import clean_path, decode_utf8, trim_space
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line, sanitize_text
+from zero_tui.transcript.cards import resume_card
+from zero_tui.transcript.collapse import collapse_for_display
 from zero_tui.transcript.export_formats import ExportFormat, format_for_path, parse_format
 from zero_tui.transcript.export_parts import session_facts, tool_view, turn_excerpt
 from zero_tui.transcript.log_index import LogIndex
-from zero_tui.transcript.rows import (
-    Row,
-    RowBuilder,
-    RowKind,
-    collapse_for_display,
-    resume_card,
-)
+from zero_tui.transcript.row_model import Row, RowKind
+from zero_tui.transcript.rows import RowBuilder
 
 _WINDOWS = os.name == "nt"
 CHUNK_CHARS = 1 << 20

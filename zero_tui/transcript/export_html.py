@@ -25,7 +25,7 @@ from zero_tui.store import Metadata
 from zero_tui.store.gotext import trim_space
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.export_parts import session_facts, tool_view, turn_excerpt
-from zero_tui.transcript.rows import Row, RowKind
+from zero_tui.transcript.row_model import Row, RowKind
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'"
 

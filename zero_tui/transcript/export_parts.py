@@ -15,7 +15,7 @@ from zero_tui.store import Metadata
 from zero_tui.store.gotext import collapse_space, trim_space
 from zero_tui.text.labels import event_count_label
 from zero_tui.text.sanitize import sanitize_text
-from zero_tui.transcript.rows import Row, RowKind, ToolInfo
+from zero_tui.transcript.row_model import Row, RowKind, ToolInfo
 
 
 @dataclass(frozen=True, slots=True)

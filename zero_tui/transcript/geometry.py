@@ -18,7 +18,7 @@ from itertools import accumulate
 from typing import Generic, TypeVar
 
 from zero_tui.transcript.log_index import CHUNK_EVENTS
-from zero_tui.transcript.rows import Row, RowKind
+from zero_tui.transcript.row_model import Row, RowKind
 
 ESTIMATED_LINES_PER_EVENT = 2
 GUTTER = 2

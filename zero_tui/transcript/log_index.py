@@ -30,13 +30,10 @@ from zero_tui.store import Event, StoreError
 from zero_tui.store.events import decode_line, rehydrate
 from zero_tui.store.gotext import trim_space_bytes
 from zero_tui.store.store import missing_log_notice, open_regular, os_reason
-from zero_tui.transcript.rows import (
-    LogFacts,
-    Row,
-    RowBuilder,
-    event_links,
-    visible_row_indices,
-)
+from zero_tui.transcript.collapse import visible_row_indices
+from zero_tui.transcript.log_facts import LogFacts, event_links
+from zero_tui.transcript.row_model import Row
+from zero_tui.transcript.rows import RowBuilder
 
 _SCAN_CHUNK = 8 * 1024 * 1024  # bytes read at once for the heads of lines
 _SCAN_WINDOW = 4 * 1024 * 1024

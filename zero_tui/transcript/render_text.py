@@ -13,7 +13,7 @@ from typing import assert_never
 
 from zero_tui.store.models import Metadata
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
-from zero_tui.transcript.rows import Row, RowKind
+from zero_tui.transcript.row_model import Row, RowKind
 
 TOOL_OUTPUT_PREVIEW_LINES = 6
 _INDENT = "    "
