@@ -8,22 +8,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
-from zero_tui.clipboard import CopyResult
-from zero_tui.commands import ExportRequest, Outcome
-from zero_tui.picker.content_search import ContentOutcome
-from zero_tui.picker.loader import LoadStage
-from zero_tui.picker.preview_data import PreviewData
-from zero_tui.picker.ranking import Ranking
-from zero_tui.picker.scopes import ScopeKey
-from zero_tui.picker.session_rows import PickerRow
-from zero_tui.store import Metadata
-from zero_tui.transcript.answers import CodeBlock
-from zero_tui.transcript.log_index import LogIndex
-from zero_tui.transcript.rows import LogFacts
+if TYPE_CHECKING:  # annotations only: the first frame does not wait for these imports
+    from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
+    from zero_tui.clipboard import CopyResult
+    from zero_tui.commands import ExportRequest, Outcome
+    from zero_tui.picker.content_search import ContentOutcome
+    from zero_tui.picker.loader import LoadStage
+    from zero_tui.picker.preview_data import PreviewData
+    from zero_tui.picker.ranking import Ranking
+    from zero_tui.picker.scopes import ScopeKey
+    from zero_tui.picker.session_rows import PickerRow
+    from zero_tui.store import Metadata
+    from zero_tui.transcript.answers import CodeBlock
+    from zero_tui.transcript.log_index import LogIndex
+    from zero_tui.transcript.rows import LogFacts
 
 # --- the picker ------------------------------------------------------------------------
 
