@@ -14,11 +14,12 @@ from zero_tui.store.gotext import decode_utf8, trim_space, trim_space_bytes
 from zero_tui.store.models import Event
 
 # A line exactly as Go writes it, with no escapes in the header strings: the common case,
-# decoded without building the whole object in Python.
+# decoded without building the whole object in Python. The payload group holds no whitespace
+# at either end: Go's RawMessage is the value's bytes alone.
 _CANONICAL_LINE = re.compile(
     rb'\{"id":"([^"\\\x00-\x1f]*)","sessionId":"([^"\\\x00-\x1f]*)",'
     rb'"sequence":(-?(?:0|[1-9][0-9]{0,18})),"type":"([^"\\\x00-\x1f]*)",'
-    rb'"createdAt":"([^"\\\x00-\x1f]*)"(?:,"payload":(.*))?\}\Z',
+    rb'"createdAt":"([^"\\\x00-\x1f]*)"(?:,"payload":([^ \t\n\r].*)(?<![ \t\n\r]))?\}\Z',
     re.DOTALL,
 )
 _INTEGER_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
@@ -49,36 +50,36 @@ def decode_line(line: bytes, session_id: str, line_number: int) -> Event:
 
 def _decode(line: bytes) -> Event:
     match = _CANONICAL_LINE.match(line)
-    if match is not None:
-        sequence = int(match.group(3))
-        if -(2**63) <= sequence < 2**63:
-            payload = match.group(6)
-            value: Any = None
-            huge = payload is not None and len(payload) > gojson.HUGE_VALUE
-            if payload is not None:
-                # validates the payload, and keeps the decoded value for later; a failure may
-                # only mean more keys follow the payload, which the general decoder handles.
-                # A huge payload is only validated: it is decoded when (if) it is used.
-                try:
-                    if huge:
-                        gojson.check_valid(decode_utf8(payload), depth=1)
-                    else:
-                        value = gojson.loads(payload, depth=1)
-                except GoJSONError:
-                    return _decode_general(line)
-            event = Event(
-                decode_utf8(match.group(1)),
-                decode_utf8(match.group(2)),
-                sequence,
-                decode_utf8(match.group(4)),
-                decode_utf8(match.group(5)),
-                payload,
-            )
-            if payload is not None and not huge:
-                event._payload = value
-                event._payload_decoded = True
-            return event
-    return _decode_general(line)
+    if match is None:
+        return _decode_general(line)
+    event_id, session_id, sequence_text, event_type, created_at, payload = match.groups()
+    sequence = int(sequence_text)
+    if not -(2**63) <= sequence < 2**63:
+        return _decode_general(line)
+    value: Any = None
+    decoded = False
+    if payload is not None:
+        # validates the payload, and keeps the decoded value for later; a failure may only
+        # mean more keys follow the payload, which the general decoder handles.
+        # A huge payload is only validated: it is decoded when (if) it is used.
+        try:
+            if len(payload) > gojson.HUGE_VALUE:
+                gojson.check_valid(decode_utf8(payload), depth=1)
+            else:
+                value = gojson.loads(payload, depth=1)
+                decoded = True
+        except GoJSONError:
+            return _decode_general(line)
+    return Event(
+        decode_utf8(event_id),
+        decode_utf8(session_id),
+        sequence,
+        decode_utf8(event_type),
+        decode_utf8(created_at),
+        payload,
+        value,
+        decoded,
+    )
 
 
 def _decode_general(line: bytes) -> Event:
