@@ -20,8 +20,14 @@ from example_store import EXAMPLE_STORE, shared_available
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zero_tui.store import Event, gojson
-from zero_tui.store.events import _decode, _decode_general, iter_pieces
+from zero_tui.store import Event, StoreError, gojson
+from zero_tui.store.events import (
+    _decode,
+    _decode_general,
+    decode_line,
+    decode_line_of_types,
+    iter_pieces,
+)
 from zero_tui.store.gojson import GoJSONError, JSONNumber, JSONObject
 from zero_tui.store.gotext import decode_utf8
 
@@ -63,7 +69,7 @@ def payload_of(event: Event) -> Any:
     return event.payload
 
 
-def outcome(decode: Callable[..., Any], *args: Any, **kwargs: Any) -> object:
+def outcome(decode: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[object, ...]:
     """What `decode(*args, **kwargs)` gives: its value's tokens, or its error and message."""
     try:
         return ("value", shape(decode(*args, **kwargs)))
@@ -79,6 +85,9 @@ def assert_same_as_exact(data: bytes | str) -> None:
             expected = outcome(gojson._whole_exact, text, pairs, depth)
             assert outcome(fast, data, depth=depth) == expected, data
             assert outcome(fast, text, depth=depth) == expected, data
+            if isinstance(data, bytes) and not pairs:  # the check decodes as loads does
+                checked = expected if expected[0] == "error" else ("value", shape(None))
+                assert outcome(gojson.check_decodes, data, depth=depth) == checked, data
     # raw_decode reads one value at an index and leaves what follows to its caller
     raw = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
     for index in {0, len(raw) - len(raw.lstrip(" \t\r\n"))}:
@@ -92,12 +101,35 @@ def assert_line_same_as_general(line: bytes) -> None:
     assert outcome(_decode, line) == outcome(_decode_general, line), line
 
 
+TYPE_FILTERS = [frozenset(), frozenset({"message"}), frozenset({"message", "tool_call", ""})]
+
+
+def assert_type_filter_same_as_decoding(line: bytes) -> None:
+    """`decode_line_of_types` gives what `decode_line` gives, or None for another type."""
+    try:
+        event = decode_line(line, "s", 7)
+    except StoreError as error:
+        message = str(error)
+    else:
+        message = ""
+    if message:
+        for types in TYPE_FILTERS:
+            with pytest.raises(StoreError) as raised:
+                decode_line_of_types(line, "s", 7, types)
+            assert str(raised.value) == message, (line, types)
+        return
+    for types in TYPE_FILTERS:
+        expected = event if event.type in types else None
+        assert shape(decode_line_of_types(line, "s", 7, types)) == shape(expected), (line, types)
+
+
 def check_everything(data: bytes) -> None:
     assert_same_as_exact(data)
     assert_same_as_exact(data.decode("utf-8", "surrogateescape"))
     for piece in iter_pieces(data):
         assert_same_as_exact(piece.content)
         assert_line_same_as_general(piece.content)
+        assert_type_filter_same_as_decoding(piece.content)
 
 
 # --- every fixture --------------------------------------------------------------------------
@@ -202,33 +234,43 @@ def test_a_raw_surrogate_in_text_is_replaced_on_the_fast_path() -> None:
 
 
 def event_line(payload: bytes, **header: str) -> bytes:
-    fields = {"id": "s:1", "sessionId": "s", "type": "message", "createdAt": "2026-07-04T10:00:00Z"}
+    fields = {
+        "id": "s:1",
+        "sessionId": "s",
+        "sequence": "1",
+        "type": "message",
+        "createdAt": "2026-07-04T10:00:00Z",
+    }
     fields.update(header)
     return (
-        b'{"id":"%s","sessionId":"%s","sequence":1,"type":"%s","createdAt":"%s","payload":'
-        % tuple(fields[key].encode() for key in ("id", "sessionId", "type", "createdAt"))
+        b'{"id":"%s","sessionId":"%s","sequence":%s,"type":"%s","createdAt":"%s","payload":'
+        % tuple(field.encode() for field in fields.values())
         + payload
         + b"}"
     )
 
 
-@pytest.mark.parametrize(
-    "payload",
-    [
-        b' {"a":1}',
-        b'{"a":1} ',
-        b"\t[1]\r",
-        b'{"a":1},"payload":{"b":2}',
-        b'{"a":1},"Payload":{"b":2}',
-        b'{"a":1},"x":"y"',
-        b"null",
-        b'"\\ud800"',
-        b"[" + HUGE_INTEGER.encode() + b"]",
-        b"[" * 10_000 + b"]" * 10_000,
-    ],
-)
+ODD_PAYLOADS = [
+    b' {"a":1}',
+    b'{"a":1} ',
+    b"\t[1]\r",
+    b'{"a":1},"payload":{"b":2}',
+    b'{"a":1},"Payload":{"b":2}',
+    b'{"a":1},"x":"y"',
+    b"null",
+    b'"\\ud800"',
+    b"[" + HUGE_INTEGER.encode() + b"]",
+    b"[" * 10_000 + b"]" * 10_000,
+]
+
+
+@pytest.mark.parametrize("payload", ODD_PAYLOADS, ids=range(len(ODD_PAYLOADS)))
 def test_a_canonical_line_reads_as_the_general_decoder_reads_it(payload: bytes) -> None:
-    assert_line_same_as_general(event_line(payload))
+    for event_type in ("message", "tool_call", "other"):
+        for sequence in ("1", "-0", "9223372036854775807", "9223372036854775808", "-" + "9" * 19):
+            line = event_line(payload, type=event_type, sequence=sequence)
+            assert_line_same_as_general(line)
+            assert_type_filter_same_as_decoding(line)
 
 
 def test_a_canonical_line_with_odd_header_bytes_reads_as_the_general_decoder() -> None:
@@ -350,3 +392,4 @@ def test_generated_event_lines_read_the_same_on_both_paths(
         + b"}"
     )
     assert_line_same_as_general(line)
+    assert_type_filter_same_as_decoding(line)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,43 @@ def decode_line(line: bytes, session_id: str, line_number: int) -> Event:
         return _decode(line)
     except GoJSONError as error:
         raise events_file_error(session_id, line_number, str(error)) from None
+
+
+def decode_line_of_types(
+    line: bytes, session_id: str, line_number: int, types: Container[str]
+) -> Event | None:
+    """`decode_line` for a reader that keeps only events whose type is in `types`: a line of
+    another type is read with Go's rules all the same (a corrupt one raises StoreError), but
+    no event is built for it (None)."""
+    try:
+        match = _CANONICAL_LINE.match(line)
+        if (
+            match is not None
+            and decode_utf8(match.group(4)) not in types
+            and _canonical_line_is_valid(match)
+        ):
+            return None
+        event = _decode(line)
+    except GoJSONError as error:
+        raise events_file_error(session_id, line_number, str(error)) from None
+    return event if event.type in types else None
+
+
+def _canonical_line_is_valid(match: re.Match[bytes]) -> bool:
+    """True when `_decode` would take the line as matched; False: it decides otherwise."""
+    if not -(2**63) <= int(match.group(3)) < 2**63:
+        return False
+    payload = match.group(6)
+    if payload is None:
+        return True
+    try:
+        if len(payload) > gojson.HUGE_VALUE:
+            gojson.check_valid(decode_utf8(payload), depth=1)
+        else:
+            gojson.check_decodes(payload, depth=1)
+    except GoJSONError:
+        return False
+    return True
 
 
 def _decode(line: bytes) -> Event:

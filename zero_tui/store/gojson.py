@@ -511,6 +511,18 @@ def loads(data: bytes | str, *, depth: int = 0) -> Any:
     return _whole(data, False, depth)
 
 
+def check_decodes(data: bytes, *, depth: int = 0) -> None:
+    """Raise GoJSONError where `loads(data)` would; faster, as the value is not kept (nor
+    scanned for surrogates, which change a value but never whether it decodes)."""
+    text = decode_utf8(data)
+    try:
+        _value, end = _plain_scan(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        end = -1
+    if end != len(text):
+        _whole_exact(text, False, depth)
+
+
 def raw_decode(text: str, index: int, *, depth: int = 0) -> tuple[Any, int]:
     """Decode one value starting at text[index]; returns (value, end index)."""
     return _decode(text, index, False, depth)

@@ -20,14 +20,14 @@ import re
 import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import add
 from pathlib import Path
 
 from zero_tui.store import Event, StoreError
-from zero_tui.store.events import decode_line, rehydrate
+from zero_tui.store.events import decode_line, decode_line_of_types, rehydrate
 from zero_tui.store.gotext import trim_space_bytes
 from zero_tui.store.store import missing_log_notice, open_regular, os_reason
 from zero_tui.transcript.rows import (
@@ -290,12 +290,15 @@ class LogIndex:
             number = self._line_numbers[index]
         return decode_line(line, self.session_id, number)
 
-    def iter_decoded(self, order: Sequence[int]) -> Iterator[Event]:
+    def iter_decoded(
+        self, order: Sequence[int], types: Container[str] | None = None
+    ) -> Iterator[Event]:
         """Decode the lines at `order`, one at a time, reading the file in large windows.
 
         For streaming a whole session (show, exports): nothing but the current window and
         event is held, so memory stays flat whatever the log's length. A corrupt line
-        raises StoreError naming its line, as `read_events` does.
+        raises StoreError naming its line, as `read_events` does. With `types`, only events
+        of those types are given; the other lines are still read, and raise alike.
         """
         buffer = b""
         base = 0
@@ -305,7 +308,12 @@ class LogIndex:
                 base = start
                 buffer = self._read(base, max(_SCAN_CHUNK, end - start))
             piece = _content(buffer[start - base : end - base])
-            yield decode_line(piece, self.session_id, self._line_numbers[line])
+            if types is None:
+                yield decode_line(piece, self.session_id, self._line_numbers[line])
+            elif event := decode_line_of_types(
+                piece, self.session_id, self._line_numbers[line], types
+            ):
+                yield event
 
     def line_at_offset(self, offset: int) -> int | None:
         """The accepted line holding byte `offset`, if any."""
