@@ -763,7 +763,9 @@ class RowBuilder:
             return None
         if role == "user":
             self._turn += 1
-            attachments = _payload_object(payload, "attachments") or {}
+            attachments = _payload_object(payload, "attachments")
+            if attachments is None:  # most prompts: the row's default, made once
+                return self._append(self._row(RowKind.USER, content, sequence, order))
             summary = AttachmentSummary(
                 images=_positive_count(attachments, "images"),
                 documents=_positive_count(attachments, "documents"),
