@@ -43,7 +43,7 @@ def events_file_error(session_id: str, line_number: int, detail: str) -> StoreEr
 def decode_line(line: bytes, session_id: str, line_number: int) -> Event:
     """Decode one trimmed, non-empty log line with Go's rules; raises StoreError."""
     try:
-        return _decode(line)
+        return _decode(line, _CANONICAL_LINE.match(line))
     except GoJSONError as error:
         raise events_file_error(session_id, line_number, str(error)) from None
 
@@ -62,7 +62,7 @@ def decode_line_of_types(
             and _canonical_line_is_valid(match)
         ):
             return None
-        event = _decode(line)
+        event = _decode(line, match)
     except GoJSONError as error:
         raise events_file_error(session_id, line_number, str(error)) from None
     return event if event.type in types else None
@@ -85,8 +85,8 @@ def _canonical_line_is_valid(match: re.Match[bytes]) -> bool:
     return True
 
 
-def _decode(line: bytes) -> Event:
-    match = _CANONICAL_LINE.match(line)
+def _decode(line: bytes, match: re.Match[bytes] | None) -> Event:
+    """The event of a line; `match`: the line's match of `_CANONICAL_LINE`, if any."""
     if match is None:
         return _decode_general(line)
     event_id, session_id, sequence_text, event_type, created_at, payload = match.groups()
