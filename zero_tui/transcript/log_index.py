@@ -329,11 +329,12 @@ class LogIndex:
                 base = start
                 buffer = self._read(base, max(_SCAN_CHUNK, end - start))
             piece = _content(buffer[start - base : end - base])
+            number = self._line_numbers[line]
             if types is None:
-                yield decode_line(piece, self.session_id, self._line_numbers[line])
-            elif event := decode_line_of_types(
-                piece, self.session_id, self._line_numbers[line], types
-            ):
+                yield decode_line(piece, self.session_id, number)
+                continue
+            event = decode_line_of_types(piece, self.session_id, number, types)
+            if event is not None:
                 yield event
 
     def line_at_offset(self, offset: int) -> int | None:
