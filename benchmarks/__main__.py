@@ -385,6 +385,19 @@ def build_rows(
                 export[fmt]["within_budget"] if budgeted else None,
             )
         )
+    vs_zero = export.get("vs_zero")
+    if vs_zero is not None:  # Zero's own `zero` is on PATH
+        events = export["events"]
+        rows.append(
+            Row(
+                f"export txt of {events:,} events, process (median)",
+                {m: f"{vs_zero['export_txt_s']:.3f} s"},
+                f"`{vs_zero['zero_command']}` {vs_zero['zero_s']:.3f} s",
+                _ratio(vs_zero["ratio"]),
+                "≤ 1.0x Zero",
+                vs_zero["ratio"] <= 1.0,
+            )
+        )
     return rows
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
+from benchmarks import export_bench
 from benchmarks.__main__ import QUERIES, main
 
 
@@ -47,3 +51,24 @@ def test_the_query_set_is_valid() -> None:
 
     for query in QUERIES:
         assert not parse_query(query).is_empty
+
+
+def test_the_export_is_timed_against_zero_reading_the_same_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a stand-in for Zero's `zero` that says which log it would read
+    calls = tmp_path / "calls"
+    fake = tmp_path / "bin" / "zero"
+    fake.parent.mkdir()
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'test -s "$XDG_DATA_HOME/zero/sessions/$4/events.jsonl" && echo "$*" >> "{calls}"\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    result = export_bench.run(30, formats=("txt",), repeat=1)
+    vs_zero = result["vs_zero"]
+    assert vs_zero["zero_command"] == "zero usage report --session bench"
+    assert calls.read_text().splitlines() == ["usage report --session bench"] * (1 + 3)
+    for figure in ("zero_s", "export_txt_s", "ratio", "export_txt_cpu_s"):
+        assert vs_zero[figure] > 0

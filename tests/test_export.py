@@ -28,7 +28,7 @@ from markdown_it import MarkdownIt
 
 from zero_tui.atomic import AtomicWriteError, DestinationExists, write_atomic
 from zero_tui.cli import main
-from zero_tui.store import Event, SessionStore
+from zero_tui.store import Event, SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.export import (
     default_export_name,
@@ -324,6 +324,55 @@ def test_txt_is_zeros_format_without_tool_rows(
     for absent in ("compacted away", "tool call", "grep", "ask_user", "specialist", "\x00"):
         assert absent not in text
     assert text.endswith("error: after the unclosed fence </details>\n\n")
+
+
+@pytest.mark.parametrize(
+    "bad_line",
+    [
+        b'{"id":"c:3","sessionId":"c","sequence":3,"type":"tool_result","createdAt":"t",'
+        b'"payload":{"output":"x",}}',
+        b'{"id":"c:3","sessionId":"c","sequence":9999999999999999999,"type":"tool_call",'
+        b'"createdAt":"t"}',
+        b'{"id":"c:3","sessionId":"c","sequence":3,"type":"provider_usage","createdAt":"t",'
+        b'"payload":[NaN]}',
+        b'{"id":"c:3","sessionId":"c","sequence":3,"type":"tool_call","createdAt":"t",'
+        b'"payload":{},"payload":}',
+    ],
+)
+def test_txt_reads_the_lines_it_does_not_show_with_gos_rules(
+    store: SessionStore, workspace: str, bad_line: bytes
+) -> None:
+    # txt shows messages only, and builds no event for the other lines; a corrupt one must
+    # still fail the export as it fails every reader
+    make_session(store, "c", [user("question"), assistant("answer")])
+    log = store.events_path("c")
+    log.write_bytes(log.read_bytes() + bad_line + b"\n" + log.read_bytes().splitlines()[1] + b"\n")
+    with pytest.raises(StoreError) as read_error:
+        store.read_events("c")
+    assert "at line 3" in str(read_error.value)
+    for fmt in FORMATS:
+        with pytest.raises(StoreError) as export_error:
+            export_bytes(store, "c", fmt, workspace)
+        assert str(export_error.value) == str(read_error.value)
+
+
+def test_txt_shows_what_a_line_of_any_spelling_says(store: SessionStore, workspace: str) -> None:
+    # lines not written as Zero writes them go through the general decoder, type and all
+    make_session(store, "s", [user("question")])
+    log = store.events_path("s")
+    log.write_bytes(
+        log.read_bytes()
+        + b'{"ID":"s:2","Type":"message","sequence":2,'
+        + b'"payload":{"role":"assistant","content":"folded keys"}}\n'
+        + b'{"id":"s:3","type":"tool_call","sequence":3,"type":"message",'
+        + b'"payload":{"role":"assistant","content":"the last type wins"}}\n'
+        + b'{"id":"s:4","sessionId":"s","sequence":4,"type":"tool_call","createdAt":"t",'
+        + b'"payload":{"x":1},"type":"message","payload":{"role":"assistant","content":"late"}}\n'
+    )
+    text = export_bytes(store, "s", "txt", workspace).decode()
+    assert "zero: folded keys" in text
+    assert "zero: the last type wins" in text
+    assert "zero: late" in text
 
 
 def test_txt_matches_zeros_export_example(store: SessionStore, workspace: str) -> None:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import mmap
 import os
+import re
+from array import array
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from zero_tui.store import Event, SessionStore, StoreError
-from zero_tui.store.events import parse_log, rehydrate
+from zero_tui.store.events import iter_pieces, parse_log, rehydrate
+from zero_tui.transcript import log_index
 from zero_tui.transcript.log_index import LogChange, LogIndex
 
 SID = "s"
@@ -55,6 +60,37 @@ def test_offsets_match_the_store_reader(tmp_path: Path) -> None:
         assert [index.line_number(i) for i in range(3)] == [1, 4, 5]
         assert decoded(index) == parse_log(data, SID)
         assert index.line_bytes(2).startswith(b'{"id":"s:3"')
+
+
+def test_offsets_match_the_store_reader_across_windows_of_long_and_short_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # long lines are found by `find`, a window of short ones sends the next to `finditer`
+    scans: list[str] = []
+    find_offsets, newline = log_index._newline_offsets, log_index._NEWLINE
+
+    def counting_find(data: mmap.mmap, start: int, end: int) -> array[int]:
+        scans.append("find")
+        return find_offsets(data, start, end)
+
+    class CountingNewline:
+        def finditer(self, data: mmap.mmap, start: int, end: int) -> Iterator[re.Match[bytes]]:
+            scans.append("finditer")
+            return newline.finditer(data, start, end)
+
+    monkeypatch.setattr(log_index, "_SCAN_WINDOW", 512)
+    monkeypatch.setattr(log_index, "_newline_offsets", counting_find)
+    monkeypatch.setattr(log_index, "_NEWLINE", CountingNewline())
+    long_text = "a long answer " * 60
+    data = message(1, "user", long_text) + message(2, "assistant", long_text)
+    data += b"null\n\n  \n" * 200 + message(3, "user", long_text) + b"\n" + message(4, "x", "")
+    path = write_log(tmp_path, data)
+    with LogIndex.open(path, SID) as index:
+        assert decoded(index) == parse_log(data, SID)
+        pieces = list(iter_pieces(data))
+        assert [index.line_number(i) for i in range(len(index))] == [p.number for p in pieces]
+        assert [index.line_bytes(i) for i in range(len(index))] == [p.content for p in pieces]
+    assert {"find", "finditer"} <= set(scans)
 
 
 def test_missing_log_is_empty(tmp_path: Path) -> None:

@@ -481,7 +481,9 @@ def compaction_log(raw: bytes | None) -> list[Event]:
 
 def test_rehydration_fails_on_any_field_of_the_wrong_type() -> None:
     raw = b'{"summary":"s","compactableEvents":[{"id":"s:1","type":5}]}'
-    with pytest.raises(StoreError, match=r"EventRef\.compactableEvents\.type of type sessions\.EventType"):
+    with pytest.raises(
+        StoreError, match=r"EventRef\.compactableEvents\.type of type sessions\.EventType"
+    ):
         rehydrate(compaction_log(raw))
     with pytest.raises(StoreError, match=r"CompactionPayload\.preserveLast of type int"):
         rehydrate(compaction_log(b'{"summary":"s","preserveLast":"2"}'))

@@ -775,6 +775,17 @@ def test_case_81_raw_payload_is_compacted_and_html_escaped(store: SessionStore) 
     assert event.payload_raw == expected
 
 
+@pytest.mark.parametrize("around", [(b" ", b""), (b"", b" "), (b"\t", b"\r \t")])
+def test_whitespace_around_a_payload_is_not_part_of_its_bytes(around: tuple[bytes, bytes]) -> None:
+    # Go's RawMessage holds the value's bytes alone, however the line is spelled
+    head = b'{"id":"s:1","sessionId":"s","sequence":1,"type":"message","createdAt":"t",'
+    for tail in (b"}", b',"x":1}'):
+        line = head + b'"payload":' + around[0] + b'{"a": 1}' + around[1] + tail
+        event = decode_line(line, "s", 1)
+        assert event.payload_raw == b'{"a": 1}'
+        assert event.payload == {"a": 1}
+
+
 def test_case_82_control_characters_and_invalid_utf8(store: SessionStore) -> None:
     store.create("ctl")
     content = "\x07\x08\x0c\x1b\x7f\x00" + b"\xff".decode("utf-8", "surrogateescape")

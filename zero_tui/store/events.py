@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,11 +14,12 @@ from zero_tui.store.gotext import decode_utf8, trim_space, trim_space_bytes
 from zero_tui.store.models import Event
 
 # A line exactly as Go writes it, with no escapes in the header strings: the common case,
-# decoded without building the whole object in Python.
+# decoded without building the whole object in Python. The payload group holds no whitespace
+# at either end: Go's RawMessage is the value's bytes alone.
 _CANONICAL_LINE = re.compile(
     rb'\{"id":"([^"\\\x00-\x1f]*)","sessionId":"([^"\\\x00-\x1f]*)",'
     rb'"sequence":(-?(?:0|[1-9][0-9]{0,18})),"type":"([^"\\\x00-\x1f]*)",'
-    rb'"createdAt":"([^"\\\x00-\x1f]*)"(?:,"payload":(.*))?\}\Z',
+    rb'"createdAt":"([^"\\\x00-\x1f]*)"(?:,"payload":([^ \t\n\r].*)(?<![ \t\n\r]))?\}\Z',
     re.DOTALL,
 )
 _EVENT_FIELDS = {
@@ -41,43 +42,80 @@ def events_file_error(session_id: str, line_number: int, detail: str) -> StoreEr
 def decode_line(line: bytes, session_id: str, line_number: int) -> Event:
     """Decode one trimmed, non-empty log line with Go's rules; raises StoreError."""
     try:
-        return _decode(line)
+        return _decode(line, _CANONICAL_LINE.match(line))
     except GoJSONError as error:
         raise events_file_error(session_id, line_number, str(error)) from None
 
 
-def _decode(line: bytes) -> Event:
-    match = _CANONICAL_LINE.match(line)
-    if match is not None:
-        sequence = int(match.group(3))
-        if -(2**63) <= sequence < 2**63:
-            payload = match.group(6)
-            value: Any = None
-            huge = payload is not None and len(payload) > gojson.HUGE_VALUE
-            if payload is not None:
-                # validates the payload, and keeps the decoded value for later; a failure may
-                # only mean more keys follow the payload, which the general decoder handles.
-                # A huge payload is only validated: it is decoded when (if) it is used.
-                try:
-                    if huge:
-                        gojson.check_valid(decode_utf8(payload), depth=1)
-                    else:
-                        value = gojson.loads(payload, depth=1)
-                except GoJSONError:
-                    return _decode_general(line)
-            event = Event(
-                decode_utf8(match.group(1)),
-                decode_utf8(match.group(2)),
-                sequence,
-                decode_utf8(match.group(4)),
-                decode_utf8(match.group(5)),
-                payload,
-            )
-            if payload is not None and not huge:
-                event._payload = value
-                event._payload_decoded = True
-            return event
-    return _decode_general(line)
+def decode_line_of_types(
+    line: bytes, session_id: str, line_number: int, types: Container[str]
+) -> Event | None:
+    """`decode_line` for a reader that keeps only events whose type is in `types`: a line of
+    another type is read with Go's rules all the same (a corrupt one raises StoreError), but
+    no event is built for it (None)."""
+    try:
+        match = _CANONICAL_LINE.match(line)
+        if (
+            match is not None
+            and decode_utf8(match.group(4)) not in types
+            and _canonical_line_is_valid(match)
+        ):
+            return None
+        event = _decode(line, match)
+    except GoJSONError as error:
+        raise events_file_error(session_id, line_number, str(error)) from None
+    return event if event.type in types else None
+
+
+def _canonical_line_is_valid(match: re.Match[bytes]) -> bool:
+    """True when `_decode` would take the line as matched; False: it decides otherwise."""
+    if not -(2**63) <= int(match.group(3)) < 2**63:
+        return False
+    payload = match.group(6)
+    if payload is None:
+        return True
+    try:
+        if len(payload) > gojson.HUGE_VALUE:
+            gojson.check_valid(decode_utf8(payload), depth=1)
+        else:
+            gojson.check_decodes(payload, depth=1)
+    except GoJSONError:
+        return False
+    return True
+
+
+def _decode(line: bytes, match: re.Match[bytes] | None) -> Event:
+    """The event of a line; `match`: the line's match of `_CANONICAL_LINE`, if any."""
+    if match is None:
+        return _decode_general(line)
+    event_id, session_id, sequence_text, event_type, created_at, payload = match.groups()
+    sequence = int(sequence_text)
+    if not -(2**63) <= sequence < 2**63:
+        return _decode_general(line)
+    value: Any = None
+    decoded = False
+    if payload is not None:
+        # validates the payload, and keeps the decoded value for later; a failure may only
+        # mean more keys follow the payload, which the general decoder handles.
+        # A huge payload is only validated: it is decoded when (if) it is used.
+        try:
+            if len(payload) > gojson.HUGE_VALUE:
+                gojson.check_valid(decode_utf8(payload), depth=1)
+            else:
+                value = gojson.loads(payload, depth=1)
+                decoded = True
+        except GoJSONError:
+            return _decode_general(line)
+    return Event(
+        decode_utf8(event_id),
+        decode_utf8(session_id),
+        sequence,
+        decode_utf8(event_type),
+        decode_utf8(created_at),
+        payload,
+        value,
+        decoded,
+    )
 
 
 def _decode_general(line: bytes) -> Event:

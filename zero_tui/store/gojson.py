@@ -372,7 +372,7 @@ def _decode_iterative(text: str, index: int, pairs: bool, depth: int) -> tuple[A
             raise _syntax_error("Expecting ',' delimiter", text, index)
 
 
-def _decode(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
+def _decode_exact(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
     """One value at text[index] with Go's rules; returns (value, end index).
 
     The C decoder nests only as deep as Python's recursion limit (~1,000 levels), far
@@ -397,12 +397,51 @@ def _decode(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
         raise GoJSONError(_describe(error)) from None
 
 
-def _whole(text: str, pairs: bool, depth: int) -> Any:
-    value, end = _decode(text, _SPACE.match(text).end(), pairs, depth)  # type: ignore[union-attr]
+def _whole_exact(text: str, pairs: bool, depth: int) -> Any:
+    value, end = _decode_exact(text, _SPACE.match(text).end(), pairs, depth)  # type: ignore[union-attr]
     end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise _syntax_error("Extra data", text, end)
     return value
+
+
+# The fast path: the C scanner alone, kept only when a cheap scan shows that none of Go's
+# rules could have changed the result. Anything else (an error, a number past Python's digit
+# limit, nesting past the recursion limit, a surrogate escape, whitespace around the value)
+# goes through the exact path above, which decides alone what is returned or raised.
+_pairs_scan: Callable[[str, int], tuple[Any, int]] = _pairs_decoder.scan_once  # type: ignore[attr-defined]
+_plain_scan: Callable[[str, int], tuple[Any, int]] = _plain_decoder.scan_once  # type: ignore[attr-defined]
+_SURROGATE_ESCAPE = re.compile("\\\\u[dD][89a-fA-F]")
+
+
+def _decode_fast(
+    text: str, index: int, pairs: bool, raw_surrogates: bool
+) -> tuple[Any, int] | None:
+    """The value at text[index] and its end, or None when only the exact path can say.
+    `raw_surrogates` False: the text was made by `decode_utf8`, which leaves none in it."""
+    try:
+        value, end = (_pairs_scan if pairs else _plain_scan)(text, index)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if _SURROGATE_ESCAPE.search(text, index, end) is not None:
+        return None
+    if raw_surrogates and not text.isascii() and _SURROGATE.search(text, index, end):
+        return None
+    return value, end
+
+
+def _decode(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
+    """`_decode_exact`, through the fast path when it can decide."""
+    decoded = _decode_fast(text, index, pairs, True)
+    return _decode_exact(text, index, pairs, depth) if decoded is None else decoded
+
+
+def _whole(text: str, pairs: bool, depth: int, *, raw_surrogates: bool = True) -> Any:
+    """`_whole_exact`, through the fast path when the value fills the text."""
+    decoded = _decode_fast(text, 0, pairs, raw_surrogates)
+    if decoded is not None and decoded[1] == len(text):
+        return decoded[0]
+    return _whole_exact(text, pairs, depth)
 
 
 # One token of JSON, after optional whitespace: a string exactly as the grammar allows it, a
@@ -482,12 +521,28 @@ def loads_pairs(data: bytes | str, *, depth: int = 0) -> Any:
 
     `depth`: how many levels already enclose the value (Go's limit counts the whole line).
     """
-    return _whole(decode_utf8(data) if isinstance(data, bytes) else data, True, depth)
+    if isinstance(data, bytes):
+        return _whole(decode_utf8(data), True, depth, raw_surrogates=False)
+    return _whole(data, True, depth)
 
 
 def loads(data: bytes | str, *, depth: int = 0) -> Any:
     """Decode JSON the way Go decodes into `any` (objects become dicts, last key wins)."""
-    return _whole(decode_utf8(data) if isinstance(data, bytes) else data, False, depth)
+    if isinstance(data, bytes):
+        return _whole(decode_utf8(data), False, depth, raw_surrogates=False)
+    return _whole(data, False, depth)
+
+
+def check_decodes(data: bytes, *, depth: int = 0) -> None:
+    """Raise GoJSONError where `loads(data)` would; faster, as the value is not kept (nor
+    scanned for surrogates, which change a value but never whether it decodes)."""
+    text = decode_utf8(data)
+    try:
+        _value, end = _plain_scan(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        end = -1
+    if end != len(text):
+        _whole_exact(text, False, depth)
 
 
 def raw_decode(text: str, index: int, *, depth: int = 0) -> tuple[Any, int]:

@@ -38,7 +38,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -175,8 +175,10 @@ class SessionSource:
     def event_count(self) -> int:
         return len(self.order)
 
-    def events(self) -> Iterator[Event]:
-        return self.index.iter_decoded(self.order)
+    def events(self, types: Container[str] | None = None) -> Iterator[Event]:
+        """The events in order; with `types`, only those of these types (the other lines
+        are still read with Go's rules, so a corrupt one fails the stream all the same)."""
+        return self.index.iter_decoded(self.order, types)
 
 
 @contextmanager
@@ -844,7 +846,7 @@ def _export(
         size = write(
             iter_export(
                 source.meta,
-                source.events(),
+                source.events(_TXT_EVENT_TYPES if chosen is ExportFormat.TXT else None),
                 chosen,
                 notice=notice,
                 model=model,
