@@ -41,7 +41,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -225,7 +224,7 @@ def _with_cache(env: dict[str, str], cache: Path) -> dict[str, str]:
 
 
 class Tmux:
-    """A private tmux server (its own socket, no config) whose windows are SCREEN big and
+    """A private tmux server (its socket at `socket`, no config) whose windows are SCREEN big and
     stay on screen after their program exits, so a crash can be read.
 
     Commands go through one control-mode client (`tmux -C`), so a poll of the screen costs
@@ -233,8 +232,8 @@ class Tmux:
     being timed need. The client sits in a session of its own; the programs run in another,
     which no client sizes."""
 
-    def __init__(self, env: dict[str, str]) -> None:
-        self.base = ["tmux", "-L", f"zero-bench-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
+    def __init__(self, env: dict[str, str], socket: Path) -> None:
+        self.base = ["tmux", "-S", str(socket), "-f", "/dev/null"]
         self.env = env
         self.client: subprocess.Popen[bytes] | None = None
         self.hung: list[str] = []  # programs that outlived their closed terminal
@@ -507,7 +506,7 @@ def compare_picker(
         label = "python listing the titles (no zero)"
     ours_runs: list[TuiRun] = []
     theirs_runs: list[TuiRun] = []
-    with Tmux(env) as tmux:
+    with Tmux(env, work / "tmux-socket") as tmux:
 
         def run_ours() -> float:
             ours_runs.append(time_tui(tmux, ours, workspace, ours_env, title))
