@@ -8,7 +8,9 @@ events across W workspaces (and the same at --small, and at 50,000 with --large,
 each figure grows), and one session of --big-events events. Every figure is a ratio against
 a baseline taken in the same run on the same machine (an empty store, `cat`, `grep -rl`,
 Textual's fuzzy matcher, `fzf --filter` when installed, parsing the same log), because
-absolute times on a shared machine say little. The table is Markdown, for the README.
+absolute times on a shared machine say little. The rows "vs Zero" compare with Zero's own
+commands on the same stores (benchmarks/zero_bench.py). The table is Markdown, for the
+README.
 """
 
 from __future__ import annotations
@@ -26,7 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import export_bench, picker_bench, ranking_bench, store_bench, transcript_bench
+from benchmarks import (
+    export_bench,
+    picker_bench,
+    ranking_bench,
+    store_bench,
+    transcript_bench,
+    zero_bench,
+)
 from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.search.catalog import RACY_NS, SessionCatalog
 from zero_tui.search.query import search
@@ -385,20 +394,22 @@ def build_rows(
                 export[fmt]["within_budget"] if budgeted else None,
             )
         )
-    vs_zero = export.get("vs_zero")
-    if vs_zero is not None:  # Zero's own `zero` is on PATH
-        events = export["events"]
-        rows.append(
-            Row(
-                f"export txt of {events:,} events, process (median)",
-                {m: f"{vs_zero['export_txt_s']:.3f} s"},
-                f"`{vs_zero['zero_command']}` {vs_zero['zero_s']:.3f} s",
-                _ratio(vs_zero["ratio"]),
-                "≤ 1.0x Zero",
-                vs_zero["ratio"] <= 1.0,
-            )
-        )
     return rows
+
+
+def versus_zero_rows(versus: zero_bench.Versus, sizes: list[int], main: int) -> list[Row]:
+    """zero_bench's comparisons, each in the column of the store size it was taken at."""
+    return [
+        Row(
+            item.figure,
+            {item.sessions if item.sessions in sizes else main: _time(item.ours_s)},
+            f"{item.baseline} {_time(item.theirs_s)}",
+            _ratio(item.ratio),
+            "" if item.goal is None else f"≤ {item.goal}x Zero",
+            item.within,
+        )
+        for item in versus.comparisons
+    ]
 
 
 def render(rows: list[Row], sizes: list[int], main: int) -> str:
@@ -444,6 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help=f"also {LARGE_SESSIONS:,} sessions")
     parser.add_argument("--repeats", type=int, default=5, help="runs of each process timing")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each keystroke/query")
+    parser.add_argument("--skip-tui", action="store_true", help="no picker vs Zero's TUI (tmux)")
     args = parser.parse_args(argv)
     sizes = sorted({args.small, args.sessions} | ({LARGE_SESSIONS} if args.large else set()))
     started = time.perf_counter()
@@ -465,7 +477,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         transcript = transcript_bench.run(args.big_events)
         _say(f"export of {args.big_events:,} events")
         export = export_bench.run(args.big_events, repeat=max(1, min(3, args.repeats)))
+    _say("against Zero's own commands")
+    versus = zero_bench.run(
+        args.sessions,
+        args.small,
+        args.events,
+        args.workspaces,
+        args.big_events,
+        args.repeats,
+        tui=not args.skip_tui,
+    )
     rows = build_rows(per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export)
+    rows += versus_zero_rows(versus, sizes, args.sessions)
     print(render(rows, sizes, args.sessions))
     elapsed = time.perf_counter() - started
     print(
@@ -473,6 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{os.cpu_count()} CPUs; taken in {elapsed:.0f} s"
         + ("" if fzf is not None else "; fzf not installed")
     )
+    print("; ".join([f"vs Zero: {versus.describe()}", *versus.notes]))
     return 0
 
 

@@ -11,21 +11,13 @@ fraction of the parse speed (`parse_s / export_s`; the budget is >= 1/3).
 
 Every format is budgeted, html too: its Markdown goes through markdown-it.rs.
 
-When Zero's own `zero` is on PATH, `zero-tui export ID --format txt` is also timed as a
-process against `zero usage report --session ID` on the same store (Zero's command that
-reads one whole log with its ReadEvents and little else), in paired runs: the median wall
-and CPU times of each, and the medians of the paired ratios (issue 19's figure).
+The comparison with Zero's own reading of the same log is benchmarks/zero_bench.py's.
 """
 
 from __future__ import annotations
 
 import gc
 import json
-import os
-import resource
-import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.big_session import EVENT_COUNT, SESSION_ID, write_session
-from benchmarks.store_bench import _zero_tui_command
 from zero_tui.short_lived import gc_paused
 from zero_tui.store import SessionStore
 from zero_tui.transcript.export import export_session
@@ -52,63 +43,6 @@ def _timed(action: Callable[[], object]) -> tuple[float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     action()
     return time.perf_counter() - wall, time.process_time() - cpu
-
-
-def _timed_process(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one run of `command`, its output discarded."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return wall, cpu
-
-
-def measure_against_zero(data_home: Path, work: Path, rounds: int = 5) -> dict[str, Any] | None:
-    """`zero-tui export SESSION --format txt` against `zero usage report --session SESSION`,
-    both reading the store under `data_home` (Zero's $XDG_DATA_HOME); None without `zero`."""
-    zero = shutil.which("zero")
-    if zero is None:
-        return None
-    store_root = data_home / "zero" / "sessions"
-    cwd = work / "cwd"  # not a git repository: Zero's report skips its diff summary
-    cwd.mkdir(exist_ok=True)
-    env = {**os.environ, "XDG_DATA_HOME": str(data_home), "HOME": str(work)}
-    zero_command = [zero, "usage", "report", "--session", SESSION_ID]
-    export_command = [
-        *_zero_tui_command(),
-        "export",
-        SESSION_ID,
-        "--store",
-        str(store_root),
-        "--format",
-        "txt",
-        "-o",
-        str(work / "export.txt"),
-        "--force",  # the same file each run
-    ]
-    _timed_process(zero_command, env, cwd)  # both read the log once before timing
-    _timed_process(export_command, env, cwd)
-    zero_runs: list[tuple[float, float]] = []
-    export_runs: list[tuple[float, float]] = []
-    for _ in range(rounds):
-        zero_runs.append(_timed_process(zero_command, env, cwd))
-        export_runs.append(_timed_process(export_command, env, cwd))
-    pairs = list(zip(zero_runs, export_runs, strict=True))
-    zero_cpu = statistics.median(cpu for _, cpu in zero_runs)
-    export_cpu = statistics.median(cpu for _, cpu in export_runs)
-    return {
-        "zero_command": " ".join(["zero", *zero_command[1:]]),
-        "rounds": rounds,
-        "zero_s": round(statistics.median(wall for wall, _ in zero_runs), 3),
-        "zero_cpu_s": round(zero_cpu, 3),
-        "export_txt_s": round(statistics.median(wall for wall, _ in export_runs), 3),
-        "export_txt_cpu_s": round(export_cpu, 3),
-        "ratio": round(statistics.median(mine[0] / zeros[0] for zeros, mine in pairs), 2),
-        # CPU time is steadier on a shared machine (Zero's collector runs on other threads)
-        "cpu_ratio": round(export_cpu / zero_cpu, 2) if zero_cpu > 0 else None,
-    }
 
 
 def run(
@@ -175,7 +109,6 @@ def run(
         result["within_budget"] = all(
             result[fmt]["within_budget"] for fmt in formats if fmt in BUDGETED_FORMATS
         )
-        result["vs_zero"] = measure_against_zero(data_home, root, rounds=max(3, repeat))
     return result
 
 

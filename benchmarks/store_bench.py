@@ -105,9 +105,14 @@ def _session_events(session_id: str, count: int, start: datetime, index: int = 0
 
 
 def generate_store(
-    root: Path, sessions: int, events_per_session: int, workspaces: int = WORKSPACES
+    root: Path,
+    sessions: int,
+    events_per_session: int,
+    workspaces: int = WORKSPACES,
+    workspace_root: str = "/home/dev",
 ) -> list[str]:
-    """Write a store of `sessions` sessions spread over `workspaces` workspaces.
+    """Write a store of `sessions` sessions spread over `workspaces` workspaces, named
+    `project-N` under `workspace_root` (need not exist; a TUI started in one must have it).
 
     Files are written directly (an fsync per append would make generation take minutes)
     but with the store's own encoders, so every byte is what Zero would write. Every
@@ -115,7 +120,7 @@ def generate_store(
     ran on gpt-5.
     """
     root.mkdir(parents=True, exist_ok=True)
-    paths = [f"/home/dev/project-{index}" for index in range(workspaces)]
+    paths = [f"{workspace_root}/project-{index}" for index in range(workspaces)]
     for index in range(sessions):
         session_id = f"zero_20260604090000_{1780563600000000000 + index}_{index + 1}"
         start = _BASE + timedelta(minutes=index)
@@ -164,13 +169,19 @@ def _zero_tui_command() -> list[str]:
     return [script] if script else [sys.executable, "-m", "zero_tui"]
 
 
-def measure_listing(root: Path, work: Path, repeats: int = 5) -> dict[str, float]:
-    """`zero-tui sessions --all --json` (cold and warm cache) against `cat` of every
-    metadata file of the store at `root`; `work` is a scratch directory."""
+def cat_metadata_command(root: Path, work: Path) -> list[str]:
+    """A command that reads every metadata file of the store at `root` with `cat`, the floor
+    any lister pays; its list of files is written in `work`."""
     metadata_files = [str(path) for path in sorted(root.glob("*/metadata.json"))]
     list_file = work / "metadata-files"
     list_file.write_text("\0".join(metadata_files))
-    floor = _median_wall(["sh", "-c", f"xargs -0 cat < '{list_file}' > /dev/null"], repeats)
+    return ["sh", "-c", f"xargs -0 cat < '{list_file}' > /dev/null"]
+
+
+def measure_listing(root: Path, work: Path, repeats: int = 5) -> dict[str, float]:
+    """`zero-tui sessions --all --json` (cold and warm cache) against `cat` of every
+    metadata file of the store at `root`; `work` is a scratch directory."""
+    floor = _median_wall(cat_metadata_command(root, work), repeats)
     list_command = [*_zero_tui_command(), "sessions", "--all", "--json", "--store", str(root)]
     env = {**os.environ, CACHE_DIR_VARIABLE: str(work / "listing-cache")}
     cold = _median_wall(list_command, repeats, env, fresh_cache=True)

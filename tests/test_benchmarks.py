@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from benchmarks import export_bench
+from benchmarks import zero_bench
 from benchmarks.__main__ import QUERIES, main
+from benchmarks.store_bench import generate_store
 
 
 def test_the_benchmark_prints_one_table_with_every_figure(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     arguments = ["--sessions", "24", "--small", "12", "--events", "6", "--big-events", "120"]
-    assert main([*arguments, "--repeats", "1", "--rounds", "1", "--workspaces", "3"]) == 0
+    other = ["--repeats", "1", "--rounds", "1", "--workspaces", "3", "--skip-tui"]
+    assert main([*arguments, *other]) == 0
     out = capsys.readouterr().out
     table = [line for line in out.splitlines() if line.startswith("|")]
     header = table[0]
@@ -38,8 +40,17 @@ def test_the_benchmark_prints_one_table_with_every_figure(
         "transcript peak memory (traced)",
         "export txt throughput",
         "export html throughput",
+        "vs Zero: `zero-tui search --all` a common word, readable output",
+        "vs Zero: `zero-tui search --all` two words, readable output",
+        "vs Zero: `sessions --all --json`, cold cache",
+        "vs Zero: `export --format txt -o -`, 120 events (0 MB)",
     ):
         assert expected in figures
+    # the rows against Zero say what they were compared with
+    no_zero = zero_bench.find_zero()[0] is None
+    for line in table[2:]:
+        if line.split("|")[1].strip().startswith("vs Zero"):
+            assert ("(no zero)" in line) == no_zero, line
     # every measured cell holds a number with its unit
     for line in table[2:]:
         cells = [cell.strip() for cell in line.split("|")[2:4]]
@@ -53,22 +64,38 @@ def test_the_query_set_is_valid() -> None:
         assert not parse_query(query).is_empty
 
 
-def test_the_export_is_timed_against_zero_reading_the_same_log(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # a stand-in for Zero's `zero` that says which log it would read
-    calls = tmp_path / "calls"
-    fake = tmp_path / "bin" / "zero"
-    fake.parent.mkdir()
-    fake.write_text(
-        "#!/bin/sh\n"
-        f'test -s "$XDG_DATA_HOME/zero/sessions/$4/events.jsonl" && echo "$*" >> "{calls}"\n'
-    )
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
-    result = export_bench.run(30, formats=("txt",), repeat=1)
-    vs_zero = result["vs_zero"]
-    assert vs_zero["zero_command"] == "zero usage report --session bench"
-    assert calls.read_text().splitlines() == ["usage report --session bench"] * (1 + 3)
-    for figure in ("zero_s", "export_txt_s", "ratio", "export_txt_cpu_s"):
-        assert vs_zero[figure] > 0
+def test_paired_runs_alternate_and_give_the_median_of_the_ratios() -> None:
+    calls: list[str] = []
+    ours = iter([1.0, 2.0, 9.0])
+    theirs = iter([2.0, 1.0, 3.0])
+
+    def run_ours() -> float:
+        calls.append("ours")
+        return next(ours)
+
+    def run_theirs() -> float:
+        calls.append("theirs")
+        return next(theirs)
+
+    assert zero_bench._paired(run_ours, run_theirs, 3) == (2.0, 2.0, 2.0)
+    assert calls == ["ours", "theirs", "theirs", "ours", "ours", "theirs"]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("against", ["a plain lister", "zero"])
+def test_the_picker_is_timed_in_tmux(tmp_path: Path, against: str) -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    zero = zero_bench.find_zero()[0] if against == "zero" else None
+    if against == "zero" and zero is None:
+        pytest.skip("no real zero ($ZERO_BIN, PATH)")
+    root = tmp_path / "data" / "zero" / "sessions"
+    workspace = Path(generate_store(root, 12, 6, 3, str(tmp_path / "workspaces"))[0])
+    workspace.mkdir(parents=True)
+    env = zero_bench.sandbox_env(tmp_path, tmp_path / "data")
+    notes: list[str] = []
+    rows, frame = zero_bench.compare_picker(root, 12, workspace, env, tmp_path, zero, 1, notes)
+    assert 0 < frame.ours_s <= rows.ours_s
+    assert 0 < frame.theirs_s <= rows.theirs_s
+    assert ("(no zero)" in rows.baseline) == (zero is None)
+    assert rows.within is None if zero is None else rows.within == (rows.ratio <= 1.5)
