@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import ClassVar
 
@@ -15,22 +12,12 @@ from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical
 from textual.content import Content
+from textual.reactive import var
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from zero_tui.agent import (
-    AgentUnavailable,
-    ExecEngine,
-    ExecRun,
-    ReasoningBlock,
-    RunOutcome,
-    RunRequest,
-    TextBlock,
-    TurnModel,
-    choose_cwd,
-)
+from zero_tui.agent import ExecEngine, RunRequest
 from zero_tui.agent.settings import RunSettings
-from zero_tui.agent.stream import RunStart
 from zero_tui.clipboard import CopyResult
 from zero_tui.commands import (
     NOTHING_TO_EXPORT,
@@ -58,7 +45,6 @@ from zero_tui.transcript.log_index import (
 from zero_tui.transcript.rows import LogFacts, Row, card_row, resume_card
 from zero_tui.ui.copier import Copier, terminal_copier
 from zero_tui.ui.messages import (
-    AgentEventArrived,
     CodeBlocksFound,
     CopyDone,
     EventLocated,
@@ -67,28 +53,18 @@ from zero_tui.ui.messages import (
     OpenSession,
     PromptRecalled,
     ResumeRequest,
-    RunFinished,
-    RunStarted,
     TranscriptFailed,
     TranscriptLoaded,
 )
 from zero_tui.ui.screens.command_screen import CommandScreen, screen_bindings
 from zero_tui.ui.screens.dialogs import CodeBlockPicker
+from zero_tui.ui.widgets.agent_pane import AgentPane, RunState, RunStatus, RunStatusLine
 from zero_tui.ui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
 from zero_tui.ui.widgets.find_bar import FindBar
 from zero_tui.ui.widgets.live_turn import LiveTurn
 from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 POLL_SECONDS = 0.5
-STATUS_SECONDS = 0.1
-LIVE_FRAME_SECONDS = 1 / 30  # streamed text redraws at most this often; deltas between coalesce
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
-def run_clock() -> float:
-    """Seconds for a run's elapsed time (a function, so snapshot tests can fix it)."""
-    return time.monotonic()
-
 
 EDITOR_HINT = "Ask zero… · Enter sends, alt+Enter: new line · / for commands · Tab: rows"
 READ_ONLY_NOTICE = (
@@ -130,6 +106,8 @@ class TranscriptScreen(CommandScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = screen_bindings(Context.TRANSCRIPT)
 
+    run_status: var[RunStatus] = var(RunStatus("", unsafe=False), init=False)
+
     def __init__(
         self,
         store: SessionStore,
@@ -153,8 +131,9 @@ class TranscriptScreen(CommandScreen):
         self._mark = mark
         self.store = store
         self.session_id = session_id
-        self.engine = engine or ExecEngine(store)
         self.settings = settings or RunSettings()
+        self.agent = AgentPane(engine or ExecEngine(store), id="agent-pane")
+        self.set_reactive(TranscriptScreen.run_status, RunStatus.of(self.settings, RunState()))
         self.notice = notice
         self.workspace = workspace
         self._clock = clock
@@ -170,16 +149,7 @@ class TranscriptScreen(CommandScreen):
         self._load_id = 0
         self._polling = False
         self._note: str | None = None
-        # the run in flight (one at a time): its token tells its messages from older runs'
-        self._run_token = 0
-        self._turn: TurnModel | None = None
-        self._run: ExecRun | None = None
-        self._run_began = 0.0
-        self._run_cwd = ""
-        self._cwd_note: str | None = None
-        self._render_pending = False
-        self._text_rendered_at = 0.0  # when the live turn last drew streamed text
-        self._clear_live_on_load = False
+        self._clear_live_on_load = False  # a run ended: its stored rows replace the live turn
 
     def compose(self) -> ComposeResult:
         with Vertical(id="transcript-header"):
@@ -187,11 +157,10 @@ class TranscriptScreen(CommandScreen):
             yield Static(Content("loading…"), id="transcript-facts")
             yield Static(Content(""), id="transcript-note")
         yield TranscriptView(id="transcript-view")
-        yield LiveTurn(id="live-turn")
-        yield Static(Content(""), id="run-outcome")
+        yield self.agent
         yield FindBar(id="find-bar")
         yield SlashComplete(id="slash-complete")
-        yield Static(Content(""), id="run-status")
+        yield RunStatusLine(id="run-status").data_bind(status=TranscriptScreen.run_status)
         yield PromptEditor(Context.TRANSCRIPT, placeholder=EDITOR_HINT, id="composer")
         yield Footer()
 
@@ -209,40 +178,28 @@ class TranscriptScreen(CommandScreen):
 
     @property
     def live(self) -> LiveTurn:
-        return self.query_one(LiveTurn)
+        return self.agent.live
 
     @property
     def running(self) -> bool:
-        """A run is starting or in flight (until its RunFinished is handled)."""
-        return self._turn is not None
+        """A run is starting or in flight (until its end is handled)."""
+        return self.agent.running
 
     def on_mount(self) -> None:
         self._show_note()
         self.composer.attach(self.query_one(SlashComplete))
         self.view.type_target = self.composer
         self.set_focus(self.composer)
-        self.query_one("#run-outcome").display = False
-        self._show_status()
         if self.session_id is None:
             self._show_header()
         else:
             self._load(self._load_id, self.session_id)
         self.set_interval(POLL_SECONDS, self._poll)
-        self.set_interval(STATUS_SECONDS, self._tick)
 
-    async def on_unmount(self) -> None:
+    def on_unmount(self) -> None:
         self._load_id += 1
         if self.index is not None:
             self.index.close()
-        run = self._run
-        if run is not None and run.running:
-            # Leaving (or quitting) mid-run cancels it as Esc does, and waits for the agent
-            # to stop, so that it records the cancel and no process or pipe outlives us.
-            # Once only: the run's worker, cancelled on exit too, may have sent the SIGINT
-            # already, and a second cancel() is Esc pressed twice, a SIGKILL.
-            if not run.cancelled:
-                run.cancel()
-            await run.wait()
 
     # -- loading ----------------------------------------------------------------------
 
@@ -291,7 +248,7 @@ class TranscriptScreen(CommandScreen):
         if self._clear_live_on_load and not message.partial:
             # the run's rows are in the store now: they replace the live turn
             self._clear_live_on_load = False
-            await self.live.clear()
+            await self.agent.clear()
         previous, shown = self.index, len(self.order)
         self.meta, self.index, self.order = message.meta, message.index, message.order
         self._matches = None
@@ -371,7 +328,7 @@ class TranscriptScreen(CommandScreen):
         if message.load_id == self._load_id:
             if self._clear_live_on_load:
                 self._clear_live_on_load = False
-                await self.live.clear()
+                await self.agent.clear()
             self._note = f"This session cannot be read: {message.error}"
             self._show_note()
             self.query_one("#transcript-facts", Static).update(Content(""))
@@ -501,14 +458,6 @@ class TranscriptScreen(CommandScreen):
             self._error("Prompt", refusal)
             return False
         self.settings.last_prompt = prompt
-        self._run_token += 1
-        self._turn = TurnModel(prompt)
-        self._text_rendered_at = 0.0  # the first streamed characters are drawn at once
-        self._run = None
-        self._run_began = run_clock()
-        self.query_one("#run-outcome").display = False
-        self.live.start(prompt)
-        self.view.action_jump_bottom()
         recorded = self.meta.cwd if self.meta is not None else ""
         request = RunRequest(
             prompt,
@@ -517,146 +466,36 @@ class TranscriptScreen(CommandScreen):
             model=self.settings.model,
             auto=self.settings.auto,
         )
-        self._drive_run(self._run_token, request, self.workspace)
-        self.refresh_bindings()
-        self._show_status()
+        self.agent.start(request, self.workspace)
+        self.view.action_jump_bottom()
         return True
 
-    @work(exclusive=True, group="agent-run", exit_on_error=False)
-    async def _drive_run(self, token: int, request: RunRequest, fallback_cwd: str) -> None:
-        """Run `zero exec`; every event comes back as a message, then the outcome."""
-        cwd, cwd_note = await asyncio.to_thread(choose_cwd, request.cwd, fallback_cwd)
-        request = replace(request, cwd=cwd)
-        try:
-            run = await self.engine.start(request)
-        except AgentUnavailable as error:
-            self.post_message(RunFinished(token, None, str(error)))
-            return
-        self.post_message(RunStarted(token, run, cwd, cwd_note))
-        async with run:  # leaving early (the screen closed, the app quit) cancels the run
-            async for event in run.events():
-                self.post_message(AgentEventArrived(token, event))
-            outcome = await run.wait()
-        self.post_message(RunFinished(token, outcome))
+    def on_agent_pane_state_changed(self, message: AgentPane.StateChanged) -> None:
+        self.run_status = RunStatus.of(self.settings, message.state)
 
-    def on_run_started(self, message: RunStarted) -> None:
-        if message.run_token != self._run_token or self._turn is None:
-            return
-        self._run = message.run
-        self._run_cwd, self._cwd_note = message.cwd, message.cwd_note
-        self._show_status()
+    def watch_run_status(self, old: RunStatus, new: RunStatus) -> None:
+        if old.run.running != new.run.running:
+            self.refresh_bindings()  # Esc: cancel the run, or back
 
-    def on_agent_event_arrived(self, message: AgentEventArrived) -> None:
-        turn = self._turn
-        if message.run_token != self._run_token or turn is None:
-            return
-        event = message.event
-        turn.apply(event)
-        if isinstance(event, RunStart) and self.session_id is None and event.session_id:
-            self.session_id = event.session_id  # a new conversation: its id from Zero
-            self.query_one("#transcript-title", Static).update(Content(event.session_id))
-        if not self._render_pending:
-            # One render for all the events that arrive until it runs: once the events
-            # queued behind this one are applied, and no sooner than a frame after the
-            # last render of streamed text (each render lays the screen out again).
-            self._render_pending = True
-            wait = self._text_rendered_at + LIVE_FRAME_SECONDS - time.monotonic()
-            if wait > 0:
-                self.set_timer(wait, self._render_live)
-            else:
-                self.call_later(self._render_live)
+    def on_agent_pane_session_started(self, message: AgentPane.SessionStarted) -> None:
+        if self.session_id is None:
+            self.session_id = message.session_id  # a new conversation: its id from Zero
+            self.query_one("#transcript-title", Static).update(Content(message.session_id))
 
-    async def _render_live(self) -> None:
-        self._render_pending = False
-        turn = self._turn
-        if turn is not None:
-            await self.live.show(turn)
-            if any(isinstance(block, TextBlock | ReasoningBlock) for block in turn.blocks):
-                self._text_rendered_at = time.monotonic()
-            self._show_status()
-
-    async def on_run_finished(self, message: RunFinished) -> None:
-        if message.run_token != self._run_token or self._turn is None:
-            return
-        turn = self._turn
-        await self.live.show(turn)
-        self._turn = self._run = None
-        self._show_outcome(message.outcome, message.refused, turn)
-        if message.refused is not None or self.session_id is None:
-            await self.live.clear()
-            if not self.composer.text:
-                self.composer.replace_text(turn.prompt)  # nothing ran: the prompt is kept
+    async def on_agent_pane_run_ended(self, message: AgentPane.RunEnded) -> None:
+        saved_nothing = message.refused is not None or self.session_id is None
+        if saved_nothing and not self.composer.text:
+            self.composer.replace_text(message.prompt)  # nothing ran: the prompt is kept
+        self.agent.show_outcome(message.outcome, message.refused)
+        if saved_nothing:
+            await self.agent.clear()
         else:
             # the rows rebuilt from the store replace the live turn once they are loaded
             self._clear_live_on_load = True
             self._reload()
-        self.refresh_bindings()
-        self._show_status()
-
-    def _show_outcome(
-        self, outcome: RunOutcome | None, refused: str | None, turn: TurnModel
-    ) -> None:
-        widget = self.query_one("#run-outcome", Static)
-        if refused is not None:
-            text = "✖ " + refused
-        elif outcome is None or outcome.ok:
-            widget.display = False
-            return
-        else:
-            text = ("✖ " if outcome.status != "interrupted" else "■ ") + (
-                outcome.message or outcome.status
-            )
-            if outcome.hint:
-                text += " — " + outcome.hint
-        widget.update(Content(sanitize_line(text)))
-        widget.set_class(outcome is not None and outcome.status == "interrupted", "-cancelled")
-        widget.display = True
 
     def action_cancel_run(self) -> None:
-        """Esc during a run: SIGINT to the agent; again: kill it now."""
-        run = self._run
-        if run is None:
-            self.notify("the run is starting: press Esc again in a moment", title="Run")
-            return
-        if run.cancelled:
-            run.kill()
-            self.notify("killed the agent", title="Run", severity="warning")
-        else:
-            run.cancel()
-        self._show_status()
-
-    def _tick(self) -> None:
-        if self.running:
-            self._show_status()
-
-    def _show_status(self) -> None:
-        widget = self.query_one("#run-status", Static)
-        turn = self._turn
-        if turn is None:
-            parts = [self.settings.describe()]
-            if self.settings.auto == "high":
-                parts.append("unsafe: tools run without approval")
-            if self._cwd_note:
-                parts.append(self._cwd_note)
-            widget.update(Content(home_relative(" · ".join(sanitize_line(p) for p in parts))))
-            widget.set_class(self.settings.auto == "high", "-unsafe")
-            return
-        elapsed = run_clock() - self._run_began
-        frame = SPINNER[int(elapsed / STATUS_SECONDS) % len(SPINNER)]
-        run = self._run
-        if run is None:
-            state = "starting zero"
-        elif run.cancelled:
-            state = "cancelling (Esc again: kill)"
-        else:
-            state = "running"
-        parts = [f"{frame} {state} {elapsed:.0f}s"]
-        if turn.total_tokens:
-            parts.append(f"{turn.total_tokens:,} tokens")
-        parts += [self.settings.describe(), "Esc: cancel"]
-        if self._cwd_note:
-            parts.append(self._cwd_note)  # last: a long path must not push the hint off
-        widget.update(Content(home_relative(" · ".join(sanitize_line(p) for p in parts))))
+        self.agent.cancel()
 
     # /retry, /edit, /model, /auto
 
@@ -703,7 +542,7 @@ class TranscriptScreen(CommandScreen):
         await self.send_prompt(prompt)
 
     def settings_changed(self) -> None:
-        self._show_status()
+        self.run_status = RunStatus.of(self.settings, self.run_status.run)
 
     # -- find -------------------------------------------------------------------------
 
