@@ -224,7 +224,9 @@ async def delta_rate(
         await asyncio.sleep(stream_wall)
 
     await send(pilot, screen, "hang", engine)
-    await until(pilot, lambda: screen._run is not None and bool(engine.timeline.parsed), "hang")
+    await until(
+        pilot, lambda: screen.agent.exec_run is not None and bool(engine.timeline.parsed), "hang"
+    )
     idle_cpu, idle_wall = await main_thread_cpu(idle_run)
     await pilot.press("escape")
     await finished(pilot, screen)

@@ -276,7 +276,7 @@ async def test_model_and_auto_are_shown_and_passed(fake_agent: AgentSandbox) -> 
         await wait_until(pilot, lambda: "chunk 1" in screen.live.blocks_text(), rounds=500)
         live = screen.live.blocks_text()
         assert "Unsafe permissions are active for this run because --auto high was passed." in live
-        turn = screen._turn
+        turn = screen.agent.turn
         assert turn is not None
         assert turn.run_start is not None
         assert turn.run_start.model == "gpt-5-mini"

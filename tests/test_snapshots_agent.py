@@ -17,7 +17,7 @@ from test_transcript_screen import wait_until
 from textual.pilot import Pilot
 
 from zero_tui.store import SessionStore
-from zero_tui.ui.screens import transcript
+from zero_tui.ui.widgets import agent_pane
 
 SnapCompare = Callable[..., bool]
 SIZE = (100, 36)
@@ -28,7 +28,7 @@ def fixed_session(fake_agent: AgentSandbox, monkeypatch: pytest.MonkeyPatch) -> 
     """A session written at 10:00, a fake agent storing at NOW, a run that took 0 s."""
     monkeypatch.setenv("FAKE_ZERO_NOW", NOW.isoformat())
     fake_agent.env["FAKE_ZERO_NOW"] = NOW.isoformat()
-    monkeypatch.setattr(transcript, "run_clock", lambda: 0.0)
+    monkeypatch.setattr(agent_pane, "run_clock", lambda: 0.0)
     # the workspace under the private HOME: shown as ~/webapp, whatever the temp dir
     workspace = Path(fake_agent.env["HOME"]) / "webapp"
     workspace.mkdir()

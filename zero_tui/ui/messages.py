@@ -22,10 +22,9 @@ if TYPE_CHECKING:  # annotations only: the first frame does not wait for these i
     from zero_tui.picker.ranking import Ranking
     from zero_tui.picker.scopes import ScopeKey
     from zero_tui.picker.session_rows import PickerRow
-    from zero_tui.store import Metadata
     from zero_tui.transcript.answers import CodeBlock
-    from zero_tui.transcript.log_index import LogIndex
-    from zero_tui.transcript.rows import LogFacts
+    from zero_tui.transcript.follower import LogEnd, OpenedLog
+    from zero_tui.transcript.recall import PromptRecall
 
 # --- the picker ------------------------------------------------------------------------
 
@@ -144,12 +143,16 @@ class TranscriptLoaded(Message):
     bubble = False
 
     load_id: int
-    meta: Metadata | None
-    index: LogIndex
-    order: Sequence[int]
-    note: str | None
-    partial: bool = False  # only the latest events: the whole log follows
-    facts: LogFacts | None = None  # the whole log's facts, for rows equal to a batch build
+    log: OpenedLog
+
+    @property
+    def partial(self) -> bool:
+        """Only the latest events: the whole log follows."""
+        return self.log.partial
+
+    @property
+    def order(self) -> Sequence[int]:
+        return self.log.order
 
 
 @dataclass
@@ -162,23 +165,17 @@ class TranscriptFailed(Message):
 
 @dataclass
 class LogPolled(Message):
-    """One look at the log's end. `first_changed` is None when nothing changed; `replaced`
-    when it shrank, changed inode or gained a compaction (read it again)."""
+    """One look at the log's end: what it found."""
 
     bubble = False
 
-    load_id: int
-    first_changed: int | None
-    replaced: bool
-    meta: Metadata | None
-    facts: LogFacts | None = None  # of the new positions only (LogFacts.merge takes them in)
+    end: LogEnd
 
 
 @dataclass
 class MatchesFound(Message):
-    """Every row position (ascending) matching a find query; go to the next one."""
-
-    bubble = False
+    """Every row position (ascending) matching a find query; go to the next one (posted by
+    the log's widget, for the screen, which has the find bar)."""
 
     query: str
     positions: list[int]
@@ -211,11 +208,10 @@ class CodeBlocksFound(Message):
 
 @dataclass
 class PromptRecalled(Message):
-    """The prompt /retry or /edit works on, found in the session's log (None: none)."""
+    """The prompt /retry or /edit works on (None: none), posted by the log's widget for the
+    screen, which sends it or puts it in the editor."""
 
-    bubble = False
-
-    command: str
+    recall: PromptRecall
     prompt: str | None
 
 

@@ -1,7 +1,10 @@
-"""A one-line find bar: type a query, Enter / Shift+Enter for the next / previous match."""
+"""A one-line find bar: type a query, Enter / Shift+Enter for the next / previous match;
+and `RowFinder`, which keeps a query's matches and steps through them from the cursor."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -11,6 +14,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Label
 
+from zero_tui.transcript.geometry import PRELUDE_POSITION
+from zero_tui.transcript.log_index import next_match
 from zero_tui.ui.widgets.composer import TextLine
 
 
@@ -81,3 +86,51 @@ class FindBar(Horizontal):
     def action_close(self) -> None:
         self.close()
         self.post_message(self.Closed())
+
+
+@dataclass(frozen=True)
+class FindStep:
+    """Where a find goes (None: nowhere) and what the bar says: `3/12`, or `no match`."""
+
+    position: int | None
+    status: str
+
+
+class RowFinder:
+    """ctrl+f over the rows: the positions matching the query searched last (kept until the
+    rows change), and the step from the cursor to the next or previous one."""
+
+    def __init__(self) -> None:
+        self._matches: tuple[str, Sequence[int]] | None = None
+
+    def forget(self) -> None:
+        """The rows changed: the next find searches them again."""
+        self._matches = None
+
+    def known(self, query: str) -> Sequence[int] | None:
+        """The matches of `query`, if it was the query searched last."""
+        if self._matches is not None and self._matches[0] == query:
+            return self._matches[1]
+        return None
+
+    def step(
+        self,
+        query: str,
+        positions: Sequence[int],
+        cursor: int | None,
+        count: int,
+        *,
+        backwards: bool,
+    ) -> FindStep:
+        """Keep `positions` as the matches of `query`; the next (or previous) one after the
+        cursor, among `count` rows, and a word on wrapping around."""
+        self._matches = (query, positions)
+        if cursor is None or cursor == PRELUDE_POSITION:
+            cursor = count if backwards else -1
+        match = next_match(positions, cursor, backwards=backwards)
+        if match is None:
+            return FindStep(None, "no match")
+        status = f"{match.number}/{match.total}"
+        if match.wrapped and match.total > 1:
+            status += " · wrapped to the bottom" if backwards else " · wrapped to the top"
+        return FindStep(match.position, status)

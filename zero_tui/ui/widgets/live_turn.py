@@ -74,7 +74,7 @@ class LiveTurn(VerticalScroll, can_focus=False):
     LiveTurn {
         display: none;
         height: auto;
-        max-height: 70%;
+        max-height: 70vh;  /* of the screen (a percentage would be of the agent pane) */
         padding: 0 1 0 2;
         &.-shown { display: block; }
         & > .live-user { color: $primary; text-style: bold; margin: 1 0 1 0; }

@@ -1,0 +1,308 @@
+"""One session's log as the transcript shows it: the header, and the rows under it.
+
+The log is read in thread workers that only post what `transcript.follower` returns: opened
+(a huge log's latest events first), then looked at every POLL_SECONDS while another process
+appends to it. The widget also opens at a search hit, and searches the log for ctrl+f and
+for the prompt /retry and /edit recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from zero_tui.store import Metadata, SessionStore
+from zero_tui.text.sanitize import home_relative, sanitize_line
+from zero_tui.transcript.follower import (
+    Grown,
+    LogFollower,
+    LogLook,
+    Replaced,
+    UnreadableLog,
+    open_log,
+)
+from zero_tui.transcript.header import header_facts
+from zero_tui.transcript.log_index import LogIndex, matching_positions
+from zero_tui.transcript.recall import PromptRecall
+from zero_tui.ui.messages import (
+    EventLocated,
+    LogPolled,
+    MatchesFound,
+    PromptRecalled,
+    TranscriptFailed,
+    TranscriptLoaded,
+)
+from zero_tui.ui.widgets.find_bar import RowFinder
+from zero_tui.ui.widgets.transcript_view import TranscriptView
+
+POLL_SECONDS = 0.5
+TITLE_TOOLTIP_LIMIT = 2000
+
+
+class TranscriptLog(Vertical):
+    """The header and rows of one session (a new conversation: none until it is saved)."""
+
+    # The header spans the screen; the rows stop two columns short of its edge, where the
+    # screen's vertical layout put them when they were its child: it narrows a 1fr-tall
+    # child by its siblings' widest horizontal margin (the editor's and the status line's).
+    DEFAULT_CSS = """
+    TranscriptLog {
+        width: 100%;
+        & > TranscriptView { margin-right: 2; }
+    }
+    """
+
+    @dataclass
+    class Read(Message):
+        """A read of the log is over: the whole log is shown, or it could not be read."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        session_id: str | None,
+        *,
+        notice: str | None,
+        workspace: str,
+        clock: Callable[[], datetime] | None,
+        at_sequence: int | None,
+        mark: str,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.store = store
+        self.follower = LogFollower(session_id)
+        self.view = TranscriptView(id="transcript-view")
+        self.notice = notice
+        self.workspace = workspace
+        self.painted = False  # rows were drawn once, since the log was last read
+        self.following = True  # False while the screen's own run appends (read again after)
+        self._finder = RowFinder()
+        self._clock = clock
+        self._open_at = at_sequence
+        self._mark = mark
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="transcript-header"):
+            title = self.follower.session_id or "New conversation"
+            yield Static(Content(title), id="transcript-title")
+            yield Static(Content("loading…"), id="transcript-facts")
+            yield Static(Content(""), id="transcript-note")
+        yield self.view
+
+    def open(self) -> None:
+        """Show the header and start reading the log (the screen calls it once mounted, so
+        that the rows first meet a view that is laid out)."""
+        self._show_note()
+        session_id = self.follower.session_id
+        if session_id is None:
+            self._show_header()
+        else:
+            self._load(self.follower.load_id, session_id)
+        self.set_interval(POLL_SECONDS, self._poll)
+
+    def on_unmount(self) -> None:
+        self.follower.close()
+
+    def now(self) -> datetime:
+        return self._clock() if self._clock is not None else datetime.now().astimezone()
+
+    def named(self, session_id: str) -> None:
+        """A new conversation's first run named its session."""
+        self.follower.session_id = session_id
+        self.query_one("#transcript-title", Static).update(Content(session_id))
+
+    def renamed(self, meta: Metadata) -> None:
+        self.follower.meta = meta
+        self._show_header()
+        if self.follower.loaded:
+            self.view.replace_prelude(self.follower.prelude())
+
+    def reload(self) -> None:
+        """Read the log again, from the start (it was replaced, or a run ended)."""
+        session_id = self.follower.session_id
+        if session_id is not None:
+            self.painted = False
+            self._load(self.follower.restart(), session_id)
+
+    # -- reading ----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="transcript-load", exit_on_error=False)
+    def _load(self, load_id: int, session_id: str, *, latest_first: bool = True) -> None:
+        """Index the log. A huge one shows its latest events first: they are posted on their
+        own, and the whole log is indexed once they are painted (`_load` again)."""
+        worker = get_current_worker()
+        log = open_log(
+            self.store,
+            session_id,
+            latest_first=latest_first,
+            cancelled=lambda: worker.is_cancelled,
+        )
+        if isinstance(log, UnreadableLog):
+            self.post_message(TranscriptFailed(load_id, log.error))
+        elif log is not None:
+            self.post_message(TranscriptLoaded(load_id, log))
+
+    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+        log = message.log
+        if not self.follower.is_current(message.load_id):
+            log.index.close()
+            return
+        swap = self.follower.take(log)
+        self._finder.forget()
+        if log.partial:
+            self.view.set_source(log.index, log.order, [])
+            self._show_header()
+            self.call_after_refresh(self._latest_painted, message.load_id)
+            return
+        if swap.stale_index is not None:
+            swap.stale_index.close()
+        prelude = self.follower.prelude()
+        if swap.shift is not None:  # the whole log replaces the look at its latest events
+            self.view.replace_source(
+                log.index, log.order, prelude, shift=swap.shift, facts=log.facts
+            )
+        else:
+            self.view.set_source(log.index, log.order, prelude, log.facts)
+        self.call_after_refresh(self._rows_painted)
+        self._show_header()
+        self._show_note()
+        self.post_message(self.Read())
+        if self._open_at is not None:
+            self._locate(log.index, log.order, self._open_at)
+            self._open_at = None
+
+    def _latest_painted(self, load_id: int) -> None:
+        self.painted = True
+        session_id = self.follower.session_id
+        if self.follower.is_current(load_id) and session_id is not None:
+            self._load(load_id, session_id, latest_first=False)
+
+    def _rows_painted(self) -> None:
+        self.painted = True
+
+    def on_transcript_failed(self, message: TranscriptFailed) -> None:
+        if self.follower.is_current(message.load_id):
+            self.follower.unreadable(message.error)
+            self._show_note()
+            self.query_one("#transcript-facts", Static).update(Content(""))
+            self.post_message(self.Read())
+
+    def _show_header(self) -> None:
+        session_id, meta = self.follower.session_id, self.follower.meta
+        title_line = self.query_one("#transcript-title", Static)
+        facts_line = self.query_one("#transcript-facts", Static)
+        if session_id is None:
+            title_line.update(Content("New conversation"))
+            where = home_relative(sanitize_line(self.workspace))
+            facts_line.update(Content("the first prompt starts a session in " + where))
+            return
+        title = sanitize_line(meta.title) if meta is not None and meta.title else "untitled"
+        title_line.update(Content(title))
+        # one line, cut with an ellipsis; the whole title (up to a screenful) on hover
+        title_line.tooltip = Content(title[:TITLE_TOOLTIP_LIMIT])
+        facts = header_facts(session_id, meta, self.follower.event_count, self.now())
+        facts_line.update(Content(facts))
+
+    def _show_note(self) -> None:
+        notes = [note for note in (self.notice, self.follower.note) if note]
+        widget = self.query_one("#transcript-note", Static)
+        widget.update(Content("\n".join(sanitize_line(note) for note in notes)))
+        widget.display = bool(notes)
+
+    # -- following --------------------------------------------------------------------
+
+    def _poll(self) -> None:
+        if self.following and (look := self.follower.next_look()) is not None:
+            self._poll_log(look)
+
+    @work(thread=True, group="transcript-poll", exit_on_error=False)
+    def _poll_log(self, look: LogLook) -> None:
+        """One look at the log's end; the answer always comes back, as `LogPolled`."""
+        self.post_message(LogPolled(look.run(self.store)))
+
+    def on_log_polled(self, message: LogPolled) -> None:
+        change = self.follower.take_end(message.end)
+        if isinstance(change, Replaced):
+            self.reload()
+        elif isinstance(change, Grown):
+            self._finder.forget()  # the new rows may match too
+            follower = self.follower
+            self.view.extend_source(
+                follower.order, change.first_position, follower.facts, change.stale
+            )
+            self._show_header()
+
+    # -- searching --------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="transcript-locate", exit_on_error=False)
+    def _locate(self, index: LogIndex, order: Sequence[int], sequence: int) -> None:
+        """Find the order position of the event with `sequence` (a search hit's)."""
+        position = index.position_of_sequence(order, sequence)
+        if not get_current_worker().is_cancelled:
+            self.post_message(EventLocated(sequence, position))
+
+    def on_event_located(self, message: EventLocated) -> None:
+        if message.position is None:
+            self.notify(f"event #{message.sequence} is not in this view", title="Search")
+            return
+        if self._mark:
+            self.view.set_search(self._mark)
+        self.view.move_cursor(message.position, align_top=True)
+        self.screen.set_focus(self.view)
+
+    def find(self, query: str, backwards: bool) -> str | None:
+        """ctrl+f: to the next (or previous) row matching `query`. What the find bar says:
+        `searching…` when the rows must be searched first (MatchesFound follows); None when
+        there is no log to search yet."""
+        index = self.follower.index
+        if index is None:
+            return None
+        self.view.set_search(query)
+        positions = self._finder.known(query)
+        if positions is None:
+            self._search(index, self.follower.order, query, backwards)
+            return "searching…"
+        return self.go_to_match(query, positions, backwards)
+
+    @work(thread=True, exclusive=True, group="transcript-find", exit_on_error=False)
+    def _search(self, index: LogIndex, order: Sequence[int], query: str, backwards: bool) -> None:
+        worker = get_current_worker()
+        positions = matching_positions(
+            index, order, query, facts=self.follower.facts, cancelled=lambda: worker.is_cancelled
+        )
+        if positions is not None and not worker.is_cancelled:
+            self.post_message(MatchesFound(query, positions, backwards))
+
+    def go_to_match(self, query: str, positions: Sequence[int], backwards: bool) -> str:
+        """To the match of `query` after (or before) the cursor; what the find bar says."""
+        cursor, count = self.view.cursor, len(self.follower.order)
+        step = self._finder.step(query, positions, cursor, count, backwards=backwards)
+        if step.position is not None:
+            self.view.move_cursor(step.position, align_top=False)
+        return step.status
+
+    def recall(self, recall: PromptRecall) -> None:
+        """The prompt /retry or /edit works on: PromptRecalled follows."""
+        index = self.follower.index
+        if recall.reads_log and self.follower.loaded and index is not None:
+            self._read_last_prompt(recall, index, self.follower.order)
+        else:
+            self.post_message(PromptRecalled(recall, recall.remembered))
+
+    @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
+    def _read_last_prompt(
+        self, recall: PromptRecall, index: LogIndex, order: Sequence[int]
+    ) -> None:
+        worker = get_current_worker()
+        prompt = recall.from_log(index, order, cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(PromptRecalled(recall, prompt))
