@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import signal
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path, PurePath
@@ -12,6 +10,7 @@ from typing import ClassVar
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import get_current_worker
@@ -20,6 +19,7 @@ from zero_tui.agent import ExecEngine, terminate_all
 from zero_tui.agent.settings import RunSettings
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.ui.copier import Copier, terminal_copier
+from zero_tui.ui.hangup import ends_with_terminal, guarded_driver
 from zero_tui.ui.messages import NewConversation, OpenSession, ResumeRequest, ResumeResolved
 from zero_tui.ui.screens.picker import PickerScreen
 
@@ -87,14 +87,10 @@ class ZeroApp(App[None]):
         and `[/]` in any of them must show, not end the app with a MarkupError."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def get_driver_class(self) -> type[Driver]:
+        return guarded_driver(super().get_driver_class())
+
     def on_mount(self) -> None:
-        if not self.is_headless:
-            # The terminal gone (an SSH link dropped, tmux killed) or a kill: quit as
-            # ctrl+q does, so that a run in flight is cancelled, not orphaned (the agent
-            # has its own process group: the hangup does not reach it).
-            loop = asyncio.get_running_loop()
-            for signum in (signal.SIGHUP, signal.SIGTERM):
-                loop.add_signal_handler(signum, self.exit)
         self.push_screen(
             PickerScreen(
                 self.store,
@@ -236,8 +232,9 @@ def run_app(
     """Run the TUI until the user quits; the exit status for the command line (the demo's
     store comes from `zero_tui.demo.demo_environment`)."""
     app = make_app(SessionStore(store_root), cwd=cwd, all_workspaces=all_workspaces, resume=resume)
-    try:
+    # The terminal gone (an SSH link dropped, a tmux pane killed) or a kill: the app quits
+    # as ctrl+q does, and a run still in flight is cancelled as Esc would (the agent has its
+    # own process group: a hangup does not reach it); none outlives us.
+    with ends_with_terminal(app, cleanup=terminate_all):
         app.run()
-    finally:
-        terminate_all()  # a run still in flight is cancelled as Esc would: none outlives us
     return app.return_code or 0
