@@ -421,6 +421,34 @@ def test_struct_errors_read_as_go_writes_them(raw: bytes | None, error: str) -> 
     assert decoded("session_compaction", raw).error == error
 
 
+@pytest.mark.parametrize(
+    ("event_type", "raw", "error"),
+    [
+        (
+            "session_compaction",
+            b'{"compactableEvents":[{"id":"x","type":5}]}',
+            "cannot unmarshal number into Go struct field EventRef.compactableEvents.type "
+            "of type sessions.EventType",
+        ),
+        (
+            "goal_updated",
+            b'{"objective":"o","status":5}',
+            "cannot unmarshal number into Go struct field Goal.status of type sessions.GoalStatus",
+        ),
+        (
+            "session_checkpoint",
+            b'{"files":[{"path":"a","mode":1e2}]}',
+            "cannot unmarshal number 1e2 into Go struct field CheckpointFile.files.mode "
+            "of type uint32",
+        ),
+    ],
+)
+def test_struct_errors_name_zeros_own_types_and_the_number_as_written(
+    event_type: str, raw: bytes, error: str
+) -> None:
+    assert decoded(event_type, raw).error == error
+
+
 def test_null_payload_is_a_zero_struct_without_error() -> None:
     assert compaction(b"null") == CompactionPayload()
 
@@ -432,6 +460,16 @@ def test_a_slice_is_emptied_by_null_and_a_repeated_one_reuses_its_elements() -> 
         b'{"compactableEvents":[{"id":"x","sequence":1}],"compactableEvents":[{"sequence":2}]}'
     )
     assert merged.compactable_events == (EventRef("x", 2),)
+
+
+def test_a_repeated_slice_decodes_into_the_elements_a_shorter_one_left_behind() -> None:
+    # Go keeps the slice's backing array: the third array's second element is the "b" the
+    # first array left there, past the second array's length of one
+    payload = compaction(
+        b'{"compactableEvents":[{"id":"a"},{"id":"b"}],"compactableEvents":[{"sequence":1}],'
+        b'"compactableEvents":[{},{}]}'
+    )
+    assert payload.compactable_events == (EventRef("a", 1), EventRef("b"))
 
 
 def test_unsigned_fields_reject_negative_and_too_large_numbers() -> None:
@@ -481,7 +519,9 @@ def compaction_log(raw: bytes | None) -> list[Event]:
 
 def test_rehydration_fails_on_any_field_of_the_wrong_type() -> None:
     raw = b'{"summary":"s","compactableEvents":[{"id":"s:1","type":5}]}'
-    with pytest.raises(StoreError, match=r"EventRef\.compactableEvents\.type of type sessions\.EventType"):
+    with pytest.raises(
+        StoreError, match=r"EventRef\.compactableEvents\.type of type sessions\.EventType"
+    ):
         rehydrate(compaction_log(raw))
     with pytest.raises(StoreError, match=r"CompactionPayload\.preserveLast of type int"):
         rehydrate(compaction_log(b'{"summary":"s","preserveLast":"2"}'))
