@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from zero_tui.store import Event, Goal, StoreError
-from zero_tui.store.events import rehydrate
+from zero_tui.store.events import compaction_plan, rehydrate
 from zero_tui.store.gojson import marshal
 from zero_tui.store.payload_decoder import KNOWN_TYPES, decode_payload
 from zero_tui.store.payloads import (
@@ -530,6 +530,11 @@ def test_rehydration_fails_on_any_field_of_the_wrong_type() -> None:
 def test_rehydration_keeps_a_summary_a_later_null_repeats() -> None:
     raw = b'{"summary":"s","summary":null,"compactableEvents":[{"id":"s:1"}]}'
     assert [e.id for e in rehydrate(compaction_log(raw))] == ["s:3", "s:2"]
+
+
+def test_a_compaction_plan_is_made_from_a_compaction_only() -> None:
+    with pytest.raises(TypeError, match="not a session_compaction event: 'message'"):
+        compaction_plan(event("message", {"role": "user", "content": "a"}))
 
 
 def test_rehydration_of_a_compaction_without_payload_says_what_go_says() -> None:
