@@ -157,6 +157,30 @@ def test_checkpoint_blobs_orphaned_or_missing(store: SessionStore) -> None:
     assert not any(f.repairable for f in found)
 
 
+def test_checkpoint_blobs_are_referred_to_as_zero_reads_a_checkpoint(
+    store: SessionStore,
+) -> None:
+    # Zero's referencedBlobs unmarshals each checkpoint into its CheckpointPayload: a key
+    # matches case-insensitively, and a checkpoint it cannot unmarshal refers to nothing
+    # (its pruner deletes that blob)
+    blobs = store.session_dir("s") / "checkpoints" / "blobs"
+    blobs.mkdir(parents=True, mode=0o700)
+    for name in ("aa", "bb"):
+        (blobs / name).write_bytes(name.encode())
+        os.chmod(blobs / name, 0o600)
+    recased = [{"path": "a.txt", "Blob": "aa"}]
+    undecodable = [{"path": "b.txt", "blob": "bb", "mode": -1}, {"path": "c.txt", "blob": "cc"}]
+    store.append_events(
+        "s",
+        [
+            ("session_checkpoint", {"tool": "edit", "files": recased}),
+            ("session_checkpoint", {"tool": "edit", "files": undecodable}),
+        ],
+    )
+    found = check_store(store, "s").findings
+    assert [(f.kind, Path(f.path).name) for f in found] == [("orphan-blob", "bb")]
+
+
 def test_modes_symlinks_and_unreadable_metadata(store: SessionStore, tmp_path: Path) -> None:
     os.chmod(store.events_path("t"), 0o644)
     os.chmod(store.session_dir("t"), 0o755)

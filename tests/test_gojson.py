@@ -7,7 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from zero_tui.store.gojson import (
+    GO_INT,
+    GO_STRING,
+    GO_UINT32,
     GoJSONError,
+    GoType,
     RawJSON,
     as_go_int,
     compact_raw,
@@ -15,7 +19,10 @@ from zero_tui.store.gojson import (
     fold_key,
     go_sprint,
     loads,
+    loads_pairs,
     marshal,
+    unmarshal,
+    unmarshal_with_error,
 )
 from zero_tui.store.gotext import (
     atoi,
@@ -410,6 +417,51 @@ def test_generated_metadata_is_read_by_go_rules(pairs: list[tuple[str, JSONValue
     else:
         meta = Metadata.from_json(document)
         assert {name: getattr(meta, name) for name in expected} == expected
+
+
+# --- Unmarshal returns what it filled and its first error -----------------------------------
+
+_ITEM = GoType(
+    "struct", "pkg.Item", fields=(("name", "name", GO_STRING), ("mode", "mode", GO_UINT32))
+)
+_ITEMS = GoType(
+    "struct",
+    "pkg.Items",
+    fields=(
+        ("count", "count", GO_INT),
+        ("items", "items", GoType("slice", "[]pkg.Item", elem=_ITEM)),
+    ),
+)
+
+
+def test_unmarshal_with_error_returns_the_value_as_far_as_go_filled_it() -> None:
+    document = loads_pairs(b'{"count":"2","items":[{"name":"a","mode":-1},{"name":"b"}],"count":3}')
+    value, error = unmarshal_with_error(document, _ITEMS)
+    assert value == {
+        "count": 3,
+        "items": [{"name": "a", "mode": 0}, {"name": "b", "mode": 0}],
+    }
+    assert str(error) == "cannot unmarshal string into Go struct field Items.count of type int"
+    with pytest.raises(GoJSONError, match=r"Items\.count of type int"):
+        unmarshal(document, _ITEMS)
+    assert unmarshal_with_error(loads_pairs(b'{"count":1}'), _ITEMS) == (
+        {"count": 1, "items": None},
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "shown"),
+    [(b"-1", "-1"), (b"4294967296", "4294967296"), (b"1e2", "1e2"), (b"2.0", "2.0")],
+)
+def test_an_unsigned_field_takes_only_whole_numbers_in_its_range(mode: bytes, shown: str) -> None:
+    value, error = unmarshal_with_error(loads_pairs(b'{"mode":' + mode + b"}"), _ITEM)
+    assert value == {"name": "", "mode": 0}
+    assert (
+        str(error)
+        == f"cannot unmarshal number {shown} into Go struct field Item.mode of type uint32"
+    )
+    assert unmarshal(loads_pairs(b'{"mode":4294967295}'), _ITEM)["mode"] == 2**32 - 1
 
 
 # --- go_sprint (fmt.Sprint of decoded JSON values) ------------------------------------------

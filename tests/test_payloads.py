@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from zero_tui.store import Event, Goal, StoreError
-from zero_tui.store.events import rehydrate
+from zero_tui.store.events import compaction_plan, rehydrate
 from zero_tui.store.gojson import marshal
 from zero_tui.store.payload_decoder import KNOWN_TYPES, decode_payload
 from zero_tui.store.payloads import (
@@ -421,6 +421,34 @@ def test_struct_errors_read_as_go_writes_them(raw: bytes | None, error: str) -> 
     assert decoded("session_compaction", raw).error == error
 
 
+@pytest.mark.parametrize(
+    ("event_type", "raw", "error"),
+    [
+        (
+            "session_compaction",
+            b'{"compactableEvents":[{"id":"x","type":5}]}',
+            "cannot unmarshal number into Go struct field EventRef.compactableEvents.type "
+            "of type sessions.EventType",
+        ),
+        (
+            "goal_updated",
+            b'{"objective":"o","status":5}',
+            "cannot unmarshal number into Go struct field Goal.status of type sessions.GoalStatus",
+        ),
+        (
+            "session_checkpoint",
+            b'{"files":[{"path":"a","mode":1e2}]}',
+            "cannot unmarshal number 1e2 into Go struct field CheckpointFile.files.mode "
+            "of type uint32",
+        ),
+    ],
+)
+def test_struct_errors_name_zeros_own_types_and_the_number_as_written(
+    event_type: str, raw: bytes, error: str
+) -> None:
+    assert decoded(event_type, raw).error == error
+
+
 def test_null_payload_is_a_zero_struct_without_error() -> None:
     assert compaction(b"null") == CompactionPayload()
 
@@ -432,6 +460,16 @@ def test_a_slice_is_emptied_by_null_and_a_repeated_one_reuses_its_elements() -> 
         b'{"compactableEvents":[{"id":"x","sequence":1}],"compactableEvents":[{"sequence":2}]}'
     )
     assert merged.compactable_events == (EventRef("x", 2),)
+
+
+def test_a_repeated_slice_decodes_into_the_elements_a_shorter_one_left_behind() -> None:
+    # Go keeps the slice's backing array: the third array's second element is the "b" the
+    # first array left there, past the second array's length of one
+    payload = compaction(
+        b'{"compactableEvents":[{"id":"a"},{"id":"b"}],"compactableEvents":[{"sequence":1}],'
+        b'"compactableEvents":[{},{}]}'
+    )
+    assert payload.compactable_events == (EventRef("a", 1), EventRef("b"))
 
 
 def test_unsigned_fields_reject_negative_and_too_large_numbers() -> None:
@@ -492,6 +530,11 @@ def test_rehydration_fails_on_any_field_of_the_wrong_type() -> None:
 def test_rehydration_keeps_a_summary_a_later_null_repeats() -> None:
     raw = b'{"summary":"s","summary":null,"compactableEvents":[{"id":"s:1"}]}'
     assert [e.id for e in rehydrate(compaction_log(raw))] == ["s:3", "s:2"]
+
+
+def test_a_compaction_plan_is_made_from_a_compaction_only() -> None:
+    with pytest.raises(TypeError, match="not a session_compaction event: 'message'"):
+        compaction_plan(event("message", {"role": "user", "content": "a"}))
 
 
 def test_rehydration_of_a_compaction_without_payload_says_what_go_says() -> None:

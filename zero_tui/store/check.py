@@ -39,6 +39,8 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line, iter_pieces
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.models import Event, Metadata
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import CheckpointPayload
 from zero_tui.store.store import (
     EVENTS_FILE,
     LOCK_FILE,
@@ -545,11 +547,13 @@ def _check_blobs(sid: str, blobs: tuple[Path, list[str]], events: list[Event]) -
     for event in events:
         if event.type != "session_checkpoint":
             continue
-        files = event.payload_object().get("files")
-        for entry in files if isinstance(files, list) else []:
-            blob = entry.get("blob") if isinstance(entry, dict) else None
-            if isinstance(blob, str) and blob:
-                referred.setdefault(blob, event.sequence)
+        checkpoint = decode_payload(event)
+        assert isinstance(checkpoint, CheckpointPayload)
+        if checkpoint.error:
+            continue  # Zero's referencedBlobs skips a checkpoint it cannot unmarshal
+        for file in checkpoint.files:
+            if file.blob:
+                referred.setdefault(file.blob, event.sequence)
     for blob, sequence in sorted(referred.items()):
         if blob not in stored:
             yield Finding(

@@ -12,6 +12,8 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import decode_utf8, trim_space, trim_space_bytes
 from zero_tui.store.models import Event
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import CompactionPayload
 
 # A line exactly as Go writes it, with no escapes in the header strings: the common case,
 # decoded without building the whole object in Python. The payload group holds no whitespace
@@ -278,51 +280,18 @@ class CompactionPlan:
         return event_id in self.skip_ids
 
 
-_EVENT_TYPE = gojson.GoType("string", "sessions.EventType")
-_EVENT_REF = gojson.GoType(
-    "struct",
-    "sessions.EventRef",
-    fields=(
-        ("id", "id", gojson.GO_STRING),
-        ("sequence", "sequence", gojson.GO_INT),
-        ("type", "type", _EVENT_TYPE),
-        ("createdAt", "created_at", gojson.GO_STRING),
-    ),
-)
-_EVENT_REFS = gojson.GoType("slice", "[]sessions.EventRef", elem=_EVENT_REF)
-_COMPACTION_PAYLOAD = gojson.GoType(
-    "struct",
-    "sessions.CompactionPayload",
-    fields=(
-        ("summary", "summary", gojson.GO_STRING),
-        ("preserveLast", "preserve_last", gojson.GO_INT),
-        ("compactableCount", "compactable_count", gojson.GO_INT),
-        ("preservedCount", "preserved_count", gojson.GO_INT),
-        ("compactedThroughEventId", "through_event_id", gojson.GO_STRING),
-        ("compactedThroughSequence", "through_sequence", gojson.GO_INT),
-        ("compactableEvents", "compactable_events", _EVENT_REFS),
-        ("preservedEvents", "preserved_events", _EVENT_REFS),
-        ("promptChars", "prompt_chars", gojson.GO_INT),
-        ("truncated", "truncated", gojson.GO_BOOL),
-    ),
-)
-
-
 def compaction_plan(event: Event) -> CompactionPlan:
-    """Decode a session_compaction payload as Zero does (json.Unmarshal into its
-    CompactionPayload); StoreError when it is unusable."""
+    """A session_compaction event's plan, from its payload as Zero decodes it (json.Unmarshal
+    into its CompactionPayload); StoreError when it is unusable."""
+    payload = decode_payload(event)
+    if not isinstance(payload, CompactionPayload):
+        raise TypeError(f"not a session_compaction event: {event.type!r}")
     prefix = f"decode compaction payload seq {event.sequence}"
-    if event.payload_raw is None:
-        # Zero unmarshals the absent payload's empty bytes
-        raise StoreError(f"{prefix}: unexpected end of JSON input")
-    try:
-        payload = gojson.unmarshal(gojson.loads_pairs(event.payload_raw), _COMPACTION_PAYLOAD)
-    except GoJSONError as error:
-        raise StoreError(f"{prefix}: {error}") from None
-    if not trim_space(payload["summary"]):
+    if payload.error:
+        raise StoreError(f"{prefix}: {payload.error}")
+    if not trim_space(payload.summary):
         raise StoreError(f"{prefix}: summary is required")
-    skip = {ref["id"] for ref in (payload["compactable_events"] or ()) if ref["id"]}
-    return CompactionPlan(event.id, frozenset(skip), payload["through_sequence"])
+    return CompactionPlan(event.id, payload.compacted_ids, payload.compacted_through_sequence)
 
 
 def rehydrate(events: list[Event]) -> list[Event]:

@@ -591,13 +591,15 @@ def as_go_string(value: object, field: str, current: str, go_type: str = "string
     return value
 
 
-def _int_problem(value: object) -> str | None:
-    """Why a non-null JSON value cannot go into a Go int field (None: it can), as Go shows
-    it: `number <literal>` for a number strconv.ParseInt refuses, else the JSON kind."""
+def _int_problem(value: object, low: int = INT64_MIN, high: int = INT64_MAX) -> str | None:
+    """Why a non-null JSON value cannot go into a Go integer field of range low..high (None:
+    it can), as Go shows it: `number <literal>` for a number strconv.ParseInt (ParseUint)
+    refuses or the type cannot hold, else the JSON kind. The literal `-0` arrives as 0 and
+    is taken by an unsigned field too, where Go's ParseUint refuses its sign."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
-        return None if INT64_MIN <= value <= INT64_MAX else f"number {value}"
+        return None if low <= value <= high else f"number {value}"
     if isinstance(value, FloatLiteral | JSONNumber):
         return f"number {value.text}"
     if isinstance(value, float):
@@ -622,9 +624,10 @@ def as_go_int(value: object, field: str, current: int) -> int:
 class GoType:
     """A Go type that JSON is unmarshalled into, for `unmarshal`.
 
-    `kind` is "string", "int", "bool", "struct", "pointer" (to a struct) or "slice";
-    `name` is Go's spelling of the type in its errors ("sessions.SessionKind"). A struct's
-    fields are (JSON name, Python attribute, type) in declaration order.
+    `kind` is "string", "int" (any Go integer type: `low`..`high` is its range), "bool",
+    "struct", "pointer" (to a struct) or "slice"; `name` is Go's spelling of the type in
+    its errors ("sessions.SessionKind", "uint32"). A struct's fields are (JSON name, Python
+    attribute, type) in declaration order.
     """
 
     __slots__ = (
@@ -633,7 +636,9 @@ class GoType:
         "elem",
         "fields",
         "has_slice",
+        "high",
         "kind",
+        "low",
         "name",
         "struct_fields",
         "struct_name",
@@ -647,11 +652,14 @@ class GoType:
         *,
         fields: tuple[tuple[str, str, GoType], ...] = (),
         elem: GoType | None = None,
+        low: int = INT64_MIN,
+        high: int = INT64_MAX,
     ) -> None:
         self.kind = kind
         self.name = name
         self.fields = fields
         self.elem = elem
+        self.low, self.high = low, high
         self.struct_name = name.rpartition(".")[2]  # reflect's Name(), as Go's errors show it
         self.by_key = {field[0]: field for field in fields}
         self.by_fold = {fold_key(field[0]) or field[0]: field for field in fields}
@@ -676,6 +684,7 @@ class GoType:
 GO_STRING = GoType("string", "string")
 GO_INT = GoType("int", "int")
 GO_BOOL = GoType("bool", "bool")
+GO_UINT32 = GoType("int", "uint32", low=0, high=2**32 - 1)
 
 
 class _Slice:
@@ -700,11 +709,18 @@ def unmarshal(value: Any, target: GoType) -> Any:
     is an error even when a later duplicate would fit. Go records the first such error and
     decodes on; Unmarshal returns it, so it is raised here (GoJSONError).
     """
+    result, error = unmarshal_with_error(value, target)
+    if error is not None:
+        raise error
+    return result
+
+
+def unmarshal_with_error(value: Any, target: GoType) -> tuple[Any, GoJSONError | None]:
+    """`unmarshal` as Go's returns: the value as far as it was filled (every field of the
+    wrong type left as it was) and the first error, or None."""
     decoder = _Unmarshaller()
     result = decoder.store(value, target, target.zero(), "", "")
-    if decoder.error is not None:
-        raise decoder.error
-    return _finished(result) if target.has_slice else result
+    return (_finished(result) if target.has_slice else result), decoder.error
 
 
 def _finished(value: Any) -> Any:
@@ -744,7 +760,7 @@ class _Unmarshaller:
             self.mismatch(go_type_name(value), target, struct, path)
             return current
         if kind == "int":
-            problem = _int_problem(value)
+            problem = _int_problem(value, target.low, target.high)
             if problem is None:
                 return value
             self.mismatch(problem, target, struct, path)
@@ -792,7 +808,7 @@ class _Unmarshaller:
             name, attribute, go_type = field
             kind = go_type.kind
             if (kind == "string" and value.__class__ is str) or (
-                kind == "int" and value.__class__ is int and INT64_MIN <= value <= INT64_MAX
+                kind == "int" and value.__class__ is int and go_type.low <= value <= go_type.high
             ):
                 values[attribute] = value  # the common cases, inline
             else:

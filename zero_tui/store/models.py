@@ -67,7 +67,7 @@ _GO_TYPE_NAMES = {
 def _go_struct(name: str, fields: tuple[tuple[str, str, str], ...]) -> gojson.GoType:
     def go_type(key: str, kind: str) -> gojson.GoType:
         if kind == "g":
-            return gojson.GoType("pointer", "*sessions.Goal", elem=_GOAL_TYPE)
+            return gojson.GoType("pointer", "*sessions.Goal", elem=GOAL_GO_TYPE)
         if kind in "iI":
             return gojson.GO_INT
         return gojson.GoType("string", _GO_TYPE_NAMES.get(key, "string"))
@@ -77,7 +77,7 @@ def _go_struct(name: str, fields: tuple[tuple[str, str, str], ...]) -> gojson.Go
     )
 
 
-_GOAL_TYPE = _go_struct("sessions.Goal", _GOAL_FIELDS)
+GOAL_GO_TYPE = _go_struct("sessions.Goal", _GOAL_FIELDS)
 _METADATA_TYPE = _go_struct("sessions.Metadata", _METADATA_FIELDS)
 
 RESUMABLE_KINDS = frozenset({"", "fork"})

@@ -1,10 +1,11 @@
 """`decode_payload`: an event's payload as its type's dataclass (`payloads`), decoded once.
 
-Each field is read the way Zero's own reader of that type reads it (`gofields`): what the
-TUI shows is read as a map (a number where a string belongs is written out, never an
-error); what rehydration, rewinds and the usage report read is unmarshalled into Go's
-struct, and Unmarshal's first error is kept in the payload's `error`. Decoding is lazy: a
-payload is decoded when asked for, and the result is cached on the event.
+Each field is read the way Zero's own reader of that type reads it: what the TUI shows is
+read as a map (`gofields`: a number where a string belongs is written out, never an
+error); what rehydration, rewinds and the usage report read is unmarshalled into Zero's
+struct (`gojson.unmarshal_with_error`, with Zero's type names), and Unmarshal's first
+error is kept in the payload's `error`. Decoding is lazy: a payload is decoded when asked
+for, and the result is cached on the event.
 """
 
 from __future__ import annotations
@@ -14,12 +15,6 @@ from typing import Any
 
 from zero_tui.store import gofields, gojson
 from zero_tui.store.gofields import (
-    UINT32,
-    GoBool,
-    GoInt,
-    GoSlice,
-    GoString,
-    GoStruct,
     child_map,
     first_non_blank,
     flag,
@@ -28,7 +23,8 @@ from zero_tui.store.gofields import (
     text,
     whole_number,
 )
-from zero_tui.store.models import Event, Goal
+from zero_tui.store.gojson import GO_BOOL, GO_INT, GO_STRING, GO_UINT32, GoType
+from zero_tui.store.models import GOAL_GO_TYPE, Event, Goal
 from zero_tui.store.payloads import (
     AskUserQuestion,
     ChangeSummary,
@@ -61,17 +57,20 @@ ATTACHMENT_COUNT_LIMIT = 64
 
 _RawMap = Mapping[str, Any]
 
-_CHANGE = GoStruct(
-    "execution.Change",
-    ChangeSummary,
-    {
-        "path": ("path", GoString()),
-        "kind": ("kind", GoString()),
-        "aggregated": ("aggregated", GoBool()),
-        "count": ("count", GoInt()),
-    },
+_CHANGES = GoType(
+    "slice",
+    "[]execution.Change",
+    elem=GoType(
+        "struct",
+        "execution.Change",
+        fields=(
+            ("path", "path", GO_STRING),
+            ("kind", "kind", GoType("string", "execution.ChangeKind")),
+            ("aggregated", "aggregated", GO_BOOL),
+            ("count", "count", GO_INT),
+        ),
+    ),
 )
-_CHANGES = GoSlice(_CHANGE)
 
 
 def payload_map(event: Event) -> _RawMap:
@@ -111,11 +110,14 @@ class _Undecodable:
 _MISSING = _Undecodable("unexpected end of JSON input")  # Go: Unmarshal of no bytes
 
 
-def _unmarshal(struct: GoStruct[Any], event: Event) -> tuple[Any, str]:
+def _unmarshal(go_type: GoType, event: Event) -> tuple[Any, str]:
+    """json.Unmarshal of the payload into `go_type`: (the value as far as it was filled,
+    "" or the error Unmarshal returns)."""
     value = _payload_pairs(event)
     if isinstance(value, _Undecodable):
-        return struct.zero, value.error
-    return gofields.unmarshal(struct, value)
+        return go_type.zero(), value.error
+    result, error = gojson.unmarshal_with_error(value, go_type)
+    return result, "" if error is None else str(error)
 
 
 _PLAIN_MESSAGE_KEYS = frozenset({"role", "content"})
@@ -199,8 +201,9 @@ def _tool_result(event: Event) -> ToolResultPayload:
     if "changeSummaries" in payload:
         # Zero marshals the map value back to JSON and unmarshals that into []execution.Change
         value = gofields.remarshalled(payload["changeSummaries"])
-        decoded, error = gofields.unmarshal(_CHANGES, value)
-        summaries = () if error else decoded
+        changes, error = gojson.unmarshal_with_error(value, _CHANGES)
+        if error is None:
+            summaries = tuple(ChangeSummary(**change) for change in changes or ())
     return ToolResultPayload(
         call_id=_call_id(payload),
         name=text(payload, "name"),
@@ -258,24 +261,24 @@ def _permission(event: Event) -> PermissionPayload:
     )
 
 
-_USAGE: GoStruct[dict[str, Any]] = GoStruct(
+_USAGE = GoType(
+    "struct",
     "usage.usageEventPayload",
-    dict,
-    {
-        "promptTokens": ("prompt_tokens", GoInt()),
-        "completionTokens": ("completion_tokens", GoInt()),
-        "totalTokens": ("total_tokens", GoInt()),
-        "cachedInputTokens": ("cached_input_tokens", GoInt()),
-        "cacheWriteTokens": ("cache_write_tokens", GoInt()),
-        "reasoningTokens": ("reasoning_tokens", GoInt()),
-        "model": ("model", GoString()),
-    },
+    fields=(
+        ("promptTokens", "prompt_tokens", GO_INT),
+        ("completionTokens", "completion_tokens", GO_INT),
+        ("totalTokens", "total_tokens", GO_INT),
+        ("cachedInputTokens", "cached_input_tokens", GO_INT),
+        ("cacheWriteTokens", "cache_write_tokens", GO_INT),
+        ("reasoningTokens", "reasoning_tokens", GO_INT),
+        ("model", "model", GO_STRING),
+    ),
 )
 
 
 def _usage(event: Event) -> UsagePayload:
-    if event.payload_raw is None:
-        values, error = _USAGE.zero, ""  # Zero's report skips the decode of no payload
+    if not event.payload_raw:
+        values, error = _USAGE.zero(), ""  # Zero's report skips the decode of no payload
     else:
         values, error = _unmarshal(_USAGE, event)
     return UsagePayload(**values, error=error, raw=payload_map(event))
@@ -286,85 +289,114 @@ def _error(event: Event) -> ErrorPayload:
     return ErrorPayload(message=text(payload, "message"), raw=payload)
 
 
-_CHECKPOINT_FILE = GoStruct(
+_CHECKPOINT_FILE = GoType(
+    "struct",
     "sessions.CheckpointFile",
-    CheckpointFile,
-    {
-        "path": ("path", GoString()),
-        "blob": ("blob", GoString()),
-        "absent": ("absent", GoBool()),
-        "skipped": ("skipped", GoBool()),
-        "bytes": ("bytes", GoInt()),
-        "mode": ("mode", UINT32),
-    },
+    fields=(
+        ("path", "path", GO_STRING),
+        ("blob", "blob", GO_STRING),
+        ("absent", "absent", GO_BOOL),
+        ("skipped", "skipped", GO_BOOL),
+        ("bytes", "bytes", GO_INT),
+        ("mode", "mode", GO_UINT32),
+    ),
 )
-_CHECKPOINT: GoStruct[dict[str, Any]] = GoStruct(
+_CHECKPOINT = GoType(
+    "struct",
     "sessions.CheckpointPayload",
-    dict,
-    {"tool": ("tool", GoString()), "files": ("files", GoSlice(_CHECKPOINT_FILE))},
+    fields=(
+        ("tool", "tool", GO_STRING),
+        ("files", "files", GoType("slice", "[]sessions.CheckpointFile", elem=_CHECKPOINT_FILE)),
+    ),
 )
 
 
 def _checkpoint(event: Event) -> CheckpointPayload:
     values, error = _unmarshal(_CHECKPOINT, event)
-    return CheckpointPayload(**values, error=error, raw=payload_map(event))
+    return CheckpointPayload(
+        tool=values["tool"],
+        files=tuple(CheckpointFile(**file) for file in values["files"] or ()),
+        error=error,
+        raw=payload_map(event),
+    )
 
 
-_RESTORE_REPORT = GoStruct(
+_RESTORE_REPORT = GoType(
+    "struct",
     "sessions.RestoreReport",
-    RestoreReport,
-    {
-        "targetSequence": ("target_sequence", GoInt()),
-        "filesRestored": ("files_restored", GoInt()),
-        "filesDeleted": ("files_deleted", GoInt()),
-        "skipped": ("skipped", GoSlice(GoString())),
-    },
+    fields=(
+        ("targetSequence", "target_sequence", GO_INT),
+        ("filesRestored", "files_restored", GO_INT),
+        ("filesDeleted", "files_deleted", GO_INT),
+        ("skipped", "skipped", GoType("slice", "[]string", elem=GO_STRING)),
+    ),
 )
-_REWIND: GoStruct[dict[str, Any]] = GoStruct(
+_REWIND = GoType(
+    "struct",
     "sessions.RewindMarker",
-    dict,
-    {
-        "targetSequence": ("target_sequence", GoInt()),
-        "report": ("report", _RESTORE_REPORT),
-    },
+    fields=(
+        ("targetSequence", "target_sequence", GO_INT),
+        ("report", "report", _RESTORE_REPORT),
+    ),
 )
 
 
 def _rewind(event: Event) -> RewindPayload:
     values, error = _unmarshal(_REWIND, event)
-    return RewindPayload(**values, error=error, raw=payload_map(event))
+    report = values["report"]
+    return RewindPayload(
+        target_sequence=values["target_sequence"],
+        report=RestoreReport(
+            target_sequence=report["target_sequence"],
+            files_restored=report["files_restored"],
+            files_deleted=report["files_deleted"],
+            skipped=tuple(report["skipped"] or ()),
+        ),
+        error=error,
+        raw=payload_map(event),
+    )
 
 
-_EVENT_REF = GoStruct(
-    "sessions.EventRef",
-    EventRef,
-    {
-        "id": ("id", GoString()),
-        "sequence": ("sequence", GoInt()),
-        "type": ("type", GoString()),
-        "createdAt": ("created_at", GoString()),
-    },
+_EVENT_REFS = GoType(
+    "slice",
+    "[]sessions.EventRef",
+    elem=GoType(
+        "struct",
+        "sessions.EventRef",
+        fields=(
+            ("id", "id", GO_STRING),
+            ("sequence", "sequence", GO_INT),
+            ("type", "type", GoType("string", "sessions.EventType")),
+            ("createdAt", "created_at", GO_STRING),
+        ),
+    ),
 )
-_COMPACTION: GoStruct[dict[str, Any]] = GoStruct(
+_COMPACTION = GoType(
+    "struct",
     "sessions.CompactionPayload",
-    dict,
-    {
-        "summary": ("summary", GoString()),
-        "preserveLast": ("preserve_last", GoInt()),
-        "compactableCount": ("compactable_count", GoInt()),
-        "preservedCount": ("preserved_count", GoInt()),
-        "compactedThroughEventId": ("compacted_through_event_id", GoString()),
-        "compactedThroughSequence": ("compacted_through_sequence", GoInt()),
-        "compactableEvents": ("compactable_events", GoSlice(_EVENT_REF)),
-        "preservedEvents": ("preserved_events", GoSlice(_EVENT_REF)),
-        "promptChars": ("prompt_chars", GoInt()),
-        "truncated": ("truncated", GoBool()),
-    },
+    fields=(
+        ("summary", "summary", GO_STRING),
+        ("preserveLast", "preserve_last", GO_INT),
+        ("compactableCount", "compactable_count", GO_INT),
+        ("preservedCount", "preserved_count", GO_INT),
+        ("compactedThroughEventId", "compacted_through_event_id", GO_STRING),
+        ("compactedThroughSequence", "compacted_through_sequence", GO_INT),
+        ("compactableEvents", "compactable_events", _EVENT_REFS),
+        ("preservedEvents", "preserved_events", _EVENT_REFS),
+        ("promptChars", "prompt_chars", GO_INT),
+        ("truncated", "truncated", GO_BOOL),
+    ),
 )
+
+
+def _event_refs(refs: list[dict[str, Any]] | None) -> tuple[EventRef, ...]:
+    return tuple(EventRef(**ref) for ref in refs or ())
 
 
 def _compaction(event: Event) -> CompactionPayload:
     values, error = _unmarshal(_COMPACTION, event)
+    values["compactable_events"] = _event_refs(values["compactable_events"])
+    values["preserved_events"] = _event_refs(values["preserved_events"])
     payload = payload_map(event)
     return CompactionPayload(**values, error=error, text=text(payload, "summary"), raw=payload)
 
@@ -428,26 +460,9 @@ def _spec(event: Event) -> SpecPayload:
     )
 
 
-_GOAL = GoStruct(
-    "sessions.Goal",
-    Goal,
-    {
-        "objective": ("objective", GoString()),
-        "status": ("status", GoString()),
-        "statusReason": ("status_reason", GoString()),
-        "tokenBudget": ("token_budget", GoInt()),
-        "tokensUsed": ("tokens_used", GoInt()),
-        "continuationCount": ("continuation_count", GoInt()),
-        "continuationLimit": ("continuation_limit", GoInt()),
-        "createdAt": ("created_at", GoString()),
-        "updatedAt": ("updated_at", GoString()),
-    },
-)
-
-
 def _goal(event: Event) -> GoalPayload:
-    goal, error = _unmarshal(_GOAL, event)
-    return GoalPayload(goal=goal, error=error, raw=payload_map(event))
+    goal, error = _unmarshal(GOAL_GO_TYPE, event)
+    return GoalPayload(goal=Goal(**goal), error=error, raw=payload_map(event))
 
 
 _DECODERS: dict[str, Callable[[Event], Payload]] = {

@@ -20,30 +20,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC
-from typing import Any
 
-from zero_tui.store import gojson
 from zero_tui.store.errors import StoreError
-from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.models import Metadata
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import UsagePayload
 from zero_tui.store.store import SessionStore, UnreadableSession
 from zero_tui.text.labels import parse_rfc3339
 
 USAGE_EVENT = "provider_usage"
-
-_PAYLOAD_TYPE = gojson.GoType(
-    "struct",
-    "usage.usageEventPayload",
-    fields=(
-        ("promptTokens", "prompt", gojson.GO_INT),
-        ("completionTokens", "completion", gojson.GO_INT),
-        ("totalTokens", "total", gojson.GO_INT),
-        ("cachedInputTokens", "cached", gojson.GO_INT),
-        ("cacheWriteTokens", "cache_write", gojson.GO_INT),
-        ("reasoningTokens", "reasoning", gojson.GO_INT),
-        ("model", "model", gojson.GO_STRING),
-    ),
-)
 
 
 @dataclass(slots=True)
@@ -114,22 +99,20 @@ def session_usage(store: SessionStore, session_id: str) -> list[UsageEvent]:
     for event in store.read_events(session_id):
         if event.type != USAGE_EVENT:
             continue
-        values: dict[str, Any] = _PAYLOAD_TYPE.zero()
-        if event.payload_raw:
-            try:
-                values = gojson.unmarshal(gojson.loads_pairs(event.payload_raw), _PAYLOAD_TYPE)
-            except GoJSONError as error:
-                raise StoreError(f"usage event {event.sequence} of {session_id}: {error}") from None
+        payload = decode_payload(event)
+        assert isinstance(payload, UsagePayload)
+        if payload.error:
+            raise StoreError(f"usage event {event.sequence} of {session_id}: {payload.error}")
         tokens = Tokens(
             1,
-            values["prompt"],
-            values["completion"],
-            values["total"],
-            values["cached"],
-            values["cache_write"],
-            values["reasoning"],
+            payload.prompt_tokens,
+            payload.completion_tokens,
+            payload.total_tokens,
+            payload.cached_input_tokens,
+            payload.cache_write_tokens,
+            payload.reasoning_tokens,
         )
-        found.append(UsageEvent(utc_day(event.created_at), str(values["model"]), tokens))
+        found.append(UsageEvent(utc_day(event.created_at), payload.model, tokens))
     return found
 
 
