@@ -66,3 +66,28 @@ def test_a_missing_store_named_with_escapes(
     err = capsys.readouterr().err
     assert "\x1b" not in err
     assert err.startswith("zero-tui: no session store at ")
+
+
+async def test_the_picker_shows_hostile_paths_as_text(tmp_path: Path) -> None:
+    """The title, the empty state, the status line and a notification, with a workspace
+    and a store whose names hold escape sequences: not one control character is drawn."""
+    from textual.widgets import Static
+
+    from zero_tui.ui.app import ZeroApp
+
+    root = tmp_path / f"store{HOSTILE}"
+    root.mkdir()
+    app = ZeroApp(SessionStore(root), cwd=f"/tmp/{HOSTILE}", resume=f"nope{HOSTILE}")
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if "0 sessions" in str(app.screen.query_one("#status", Static).visual):
+                break
+        shown = [str(widget.visual) for widget in app.screen.query(Static)]
+        shown += [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert any("w]0;PWNED" in text for text in shown)  # the workspace, made visible
+        assert any("0 sessions · store" in text for text in shown)
+        for text in shown:
+            assert "\x1b" not in text
+            assert "\x07" not in text
+            assert "\x9b" not in text

@@ -15,6 +15,7 @@ from zero_tui.picker.loader import ScopeLoaded
 from zero_tui.picker.scopes import HiddenCounts, ScopeKey, empty_list_message
 from zero_tui.picker.session_rows import PickerRow, scanning_text, status_text
 from zero_tui.store.store import UnreadableSession
+from zero_tui.text.sanitize import sanitize_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +74,18 @@ class PickerState:
 
     # --- what the picker shows -----------------------------------------------------------
 
+    @property
+    def shown_workspace(self) -> str:
+        """The workspace as it may be shown: a path is data (escape sequences made visible)."""
+        return sanitize_line(self.workspace)
+
+    @property
+    def shown_store(self) -> str:
+        return sanitize_line(str(self.store_root))
+
     def title(self) -> str:
         mode = " · searching what was said (ctrl+t: titles)" if self.content_mode else ""
-        return f"Resume a session · {self.workspace}{mode}"
+        return f"Resume a session · {self.shown_workspace}{mode}"
 
     def placeholder(self) -> str:
         if self.content_mode:
@@ -87,7 +97,7 @@ class PickerState:
         and the text index have got."""
         scope = self.scope
         if self.store_total == 0:
-            return f"0 sessions · store {self.store_root}"
+            return f"0 sessions · store {self.shown_store}"
         if scope is None:
             return scanning_text(self.scan_progress)
         line = status_text(
@@ -135,14 +145,14 @@ class PickerState:
         if self.scan_error is not None:
             return (
                 "The session store could not be read.\n\n"
-                f"  {self.scan_error}\n\n"
-                f"Store: {self.store_root}\n"
+                f"  {sanitize_line(self.scan_error)}\n\n"
+                f"Store: {self.shown_store}\n"
                 "Check the directory's permissions, or point zero-tui at another store "
                 "with --store DIR."
             )
         return (
             "No Zero sessions yet.\n\n"
-            f"Store: {self.store_root}\n\n"
+            f"Store: {self.shown_store}\n\n"
             "Zero saves every conversation there: run `zero` in a project, chat, and the "
             "session shows up here.\n"
             "Other places: zero-tui --store DIR · a tour with sample sessions: zero-tui --demo\n\n"

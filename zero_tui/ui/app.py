@@ -18,6 +18,7 @@ from textual.worker import get_current_worker
 from zero_tui.agent import ExecEngine, terminate_all
 from zero_tui.agent.settings import RunSettings
 from zero_tui.store import SessionStore, StoreError
+from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.ui.copier import Copier, terminal_copier
 from zero_tui.ui.hangup import ends_with_terminal, guarded_driver
 from zero_tui.ui.messages import NewConversation, OpenSession, ResumeRequest, ResumeResolved
@@ -82,10 +83,17 @@ class ZeroApp(App[None]):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """Every notification is literal text, whoever asks (a widget's `notify` passes
-        Textual's default, markup on): they carry paths, ids, titles and what Zero said,
-        and `[/]` in any of them must show, not end the app with a MarkupError."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        """Every notification is literal, safe text, whoever asks (a widget's `notify`
+        passes Textual's default, markup on): they carry paths, ids, titles and what Zero
+        said, so `[/]` in any of them shows instead of ending the app with a MarkupError,
+        and an escape sequence is made visible instead of reaching the terminal."""
+        super().notify(
+            sanitize_text(message),
+            title=sanitize_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def get_driver_class(self) -> type[Driver]:
         return guarded_driver(super().get_driver_class())
