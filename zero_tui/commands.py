@@ -508,6 +508,10 @@ REGISTRY = Registry(
             "Autonomy for the next runs: low (default), medium, or high (unsafe)",
             args="[low | medium | high]",
         ),
+        Command(
+            "usage",
+            "Tokens per day over the last 30 days, the top sessions and models, Zero's cost",
+        ),
         Command("help", "List the commands and keys", aliases=("?",)),
         Command("quit", "Quit zero-tui", aliases=("exit",)),
     ],

@@ -15,7 +15,7 @@ from textual.message import Message
 if TYPE_CHECKING:  # annotations only: the first frame does not wait for these imports
     from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
     from zero_tui.clipboard import CopyResult
-    from zero_tui.commands import ExportRequest, Outcome
+    from zero_tui.commands import CostEstimate, ExportRequest, Outcome
     from zero_tui.picker.content_search import ContentOutcome
     from zero_tui.picker.loader import LoadStage
     from zero_tui.picker.preview_data import PreviewData
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # annotations only: the first frame does not wait for these i
     from zero_tui.transcript.answers import CodeBlock
     from zero_tui.transcript.log_index import LogIndex
     from zero_tui.transcript.rows import LogFacts
+    from zero_tui.transcript.usage import UsageOverviews
 
 # --- the picker ------------------------------------------------------------------------
 
@@ -217,6 +218,28 @@ class PromptRecalled(Message):
 
     command: str
     prompt: str | None
+
+
+# --- the usage screen --------------------------------------------------------------------
+
+
+@dataclass
+class UsageLoaded(Message):
+    """The usage of the window, read from the logs; or why it could not be (`error`)."""
+
+    bubble = False
+
+    overviews: UsageOverviews | None
+    error: str | None = None
+
+
+@dataclass
+class UsageCostLoaded(Message):
+    """Zero's cost estimate for every workspace, or why there is none."""
+
+    bubble = False
+
+    estimate: CostEstimate
 
 
 # --- a run of the agent ------------------------------------------------------------------
