@@ -1,20 +1,25 @@
-"""The usage screen, driven as a user drives it (Pilot)."""
+"""The usage screen and the transcript's token hook, driven as a user drives them (Pilot)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePath
+from typing import Any, ClassVar
 
 import pytest
 from conftest import EventSpec, StoreBuilder, assistant, fixed_clock, user
 from test_app_commands import command, opened, picker_ready, wait_until
 from test_usage_overview import usage_zero
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from zero_tui.ui.app import ZeroApp, make_app
+from zero_tui.store import SessionStore
+from zero_tui.transcript.usage import Tokens
+from zero_tui.ui.app import ZeroApp, css_paths, make_app
 from zero_tui.ui.screens.picker import PickerScreen
+from zero_tui.ui.screens.session_tokens import SessionTokensHook
+from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.screens.usage import NO_WORKSPACE_COST, UsageScreen
 from zero_tui.ui.widgets.day_chart import DayChart
 
@@ -200,3 +205,45 @@ async def test_a_click_on_the_chart_picks_that_day(sessions: StoreBuilder, works
         await pilot.click(DayChart, offset=(x, chart.size.height - 3))
         await wait_until(pilot, lambda: shown(screen, "usage-day").startswith("Thu 2026-07-02"))
         assert "3,100 tokens" in shown(screen, "usage-day")
+
+
+# --- the transcript's tokens -------------------------------------------------------------
+
+
+class WiredTranscript(SessionTokensHook, TranscriptScreen):
+    """The transcript with the hook, as the screen takes it in."""
+
+    changes: ClassVar[list[Tokens | None]] = []
+
+    def session_tokens_changed(self) -> None:
+        self.changes.append(self.session_tokens)
+
+
+class WiredApp(App[None]):
+    CSS_PATH: ClassVar[list[str | PurePath]] = [path for path in css_paths() if path.exists()]
+
+    def __init__(self, store: SessionStore) -> None:
+        super().__init__()
+        self.store = store
+
+    def on_mount(self) -> None:
+        self.push_screen(WiredTranscript(self.store, "s1"))
+
+
+async def test_the_hook_reads_the_tokens_and_follows_the_log(
+    sessions: StoreBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("zero_tui.ui.screens.session_tokens.REREAD_SECONDS", 0.05)
+    WiredTranscript.changes.clear()
+    async with WiredApp(sessions.store).run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(WiredTranscript.changes))
+        screen = pilot.app.screen
+        assert isinstance(screen, WiredTranscript)
+        assert screen.session_tokens == Tokens(1, 20_000, 500, 20_500, 16_000)
+        # another process appends: the header's figures follow
+        sessions.store.append_events("s1", [usage(1000, 10), usage(2000, 20)])
+        await wait_until(
+            pilot,
+            lambda: screen.session_tokens is not None and screen.session_tokens.requests == 3,
+        )
+        assert screen.session_tokens.total == 23_530

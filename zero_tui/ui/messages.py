@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # annotations only: the first frame does not wait for these i
     from zero_tui.transcript.answers import CodeBlock
     from zero_tui.transcript.log_index import LogIndex
     from zero_tui.transcript.rows import LogFacts
-    from zero_tui.transcript.usage import UsageOverviews
+    from zero_tui.transcript.usage import Tokens, UsageOverviews
 
 # --- the picker ------------------------------------------------------------------------
 
@@ -218,6 +218,17 @@ class PromptRecalled(Message):
 
     command: str
     prompt: str | None
+
+
+@dataclass
+class SessionTokensLoaded(Message):
+    """The tokens of a session's usage events, for the transcript's header (None: its log
+    could not be read)."""
+
+    bubble = False
+
+    session_id: str
+    tokens: Tokens | None
 
 
 # --- the usage screen --------------------------------------------------------------------
