@@ -17,6 +17,7 @@ from textual.widgets import OptionList, Static
 from zero_tui.store import SessionStore
 from zero_tui.transcript.usage import Tokens
 from zero_tui.ui.app import ZeroApp, css_paths, make_app
+from zero_tui.ui.messages import UsageProgress
 from zero_tui.ui.screens.picker import PickerScreen
 from zero_tui.ui.screens.session_tokens import SessionTokensHook
 from zero_tui.ui.screens.transcript import TranscriptScreen
@@ -205,6 +206,31 @@ async def test_a_click_on_the_chart_picks_that_day(sessions: StoreBuilder, works
         await pilot.click(DayChart, offset=(x, chart.size.height - 3))
         await wait_until(pilot, lambda: shown(screen, "usage-day").startswith("Thu 2026-07-02"))
         assert "3,100 tokens" in shown(screen, "usage-day")
+
+
+async def test_a_big_store_says_how_far_the_reading_is(
+    sessions: StoreBuilder, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(UsageScreen, "_load", lambda self, today: None)  # the figures wait
+    app = app_for(sessions, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await picker_ready(pilot)
+        await command(pilot, "/usage")
+        await wait_until(pilot, lambda: isinstance(app.screen, UsageScreen))
+        screen = app.screen
+        assert isinstance(screen, UsageScreen)
+        assert shown(screen, "usage-summary") == "reading the sessions' usage…"
+        screen.post_message(UsageProgress(0, 10_000))
+        await wait_until(
+            pilot, lambda: shown(screen, "usage-summary") == "reading the usage of 10,000 sessions…"
+        )
+        screen.post_message(UsageProgress(400, 10_000))
+        await wait_until(
+            pilot,
+            lambda: (
+                shown(screen, "usage-summary") == "reading the usage of 400 of 10,000 sessions…"
+            ),
+        )
 
 
 # --- the transcript's tokens -------------------------------------------------------------

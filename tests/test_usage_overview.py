@@ -16,6 +16,7 @@ from zero_tui.store import SessionStore
 from zero_tui.text.labels import compact_count, cost_label
 from zero_tui.transcript.usage import (
     Tokens,
+    UsageCancelled,
     session_tokens,
     usage_overviews,
     usage_report,
@@ -227,3 +228,24 @@ def test_no_cost_without_zero_or_for_one_workspace(
     missing = estimate_cost(store, used, since="", every_workspace=True)
     assert missing.cost is None
     assert missing.note.startswith("no cost estimate: ")
+
+
+def test_progress_is_told_and_a_cancel_stops_the_reading(
+    store: SessionStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("zero_tui.transcript.usage.PROGRESS_EVERY", 2)
+    for number in range(5):
+        store.create(f"more-{number}", cwd="/w")
+        clock.at(TODAY)
+        store.append_events(f"more-{number}", [usage(10, 1)])
+    heard: list[int] = []
+    usage_overviews(store, store.list(), "/w", TODAY, progress=heard.append)
+    assert heard == [2, 4, 6]  # eight logs: told after every second one read
+    asked: list[bool] = []
+
+    def cancelled() -> bool:
+        asked.append(True)
+        return len(asked) == 2
+
+    with pytest.raises(UsageCancelled):
+        usage_overviews(store, store.list(), "/w", TODAY, cancelled=cancelled)

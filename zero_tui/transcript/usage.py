@@ -225,6 +225,13 @@ class UsageOverviews:
         return self.every_workspace if every_workspace else self.this_workspace
 
 
+class UsageCancelled(Exception):
+    """`usage_overviews` was told to stop (its reader went away)."""
+
+
+PROGRESS_EVERY = 200  # sessions read between two progress calls
+
+
 def usage_overviews(
     store: SessionStore,
     sessions: Sequence[Metadata],
@@ -233,14 +240,21 @@ def usage_overviews(
     *,
     days: int = WINDOW_DAYS,
     top: int = TOP_SESSIONS,
+    progress: Callable[[int], None] = lambda done: None,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> UsageOverviews:
     """The last `days` UTC days up to `today`, over every workspace and over `workspace`
-    (the picker's rule: the same folder), each session's log read once."""
+    (the picker's rule: the same folder), each session's log read once. `progress` hears
+    how many logs were read, now and then; UsageCancelled once `cancelled()` says so."""
     window = window_days(today, days)
     read: dict[str, list[UsageEvent]] = {}
 
     def events_of(session_id: str) -> list[UsageEvent]:
         if session_id not in read:
+            if len(read) % PROGRESS_EVERY == 0 and read:
+                if cancelled():
+                    raise UsageCancelled
+                progress(len(read))
             read[session_id] = session_usage(store, session_id)
         return read[session_id]
 

@@ -235,6 +235,16 @@ class SessionTokensLoaded(Message):
 
 
 @dataclass
+class UsageProgress(Message):
+    """`done` of the store's `total` sessions' logs read for the usage screen."""
+
+    bubble = False
+
+    done: int
+    total: int
+
+
+@dataclass
 class UsageLoaded(Message):
     """The usage of the window, read from the logs; or why it could not be (`error`)."""
 

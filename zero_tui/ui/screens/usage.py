@@ -28,7 +28,7 @@ from zero_tui.store import SessionStore, StoreError
 from zero_tui.text.labels import WEEKDAYS, cost_label, display_title, one_line
 from zero_tui.text.sanitize import home_relative, sanitize_line
 from zero_tui.transcript.usage import WINDOW_DAYS, Tokens, UsageOverview, UsageOverviews
-from zero_tui.ui.messages import OpenSession, UsageCostLoaded, UsageLoaded
+from zero_tui.ui.messages import OpenSession, UsageCostLoaded, UsageLoaded, UsageProgress
 from zero_tui.ui.widgets.day_chart import DayChart
 from zero_tui.ui.widgets.ranked_table import RankedTable, share_label
 
@@ -127,13 +127,30 @@ class UsageScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
     def _load(self, today: date) -> None:
         from zero_tui.commands import estimate_cost
-        from zero_tui.transcript.usage import usage_overviews
+        from zero_tui.transcript.usage import UsageCancelled, usage_overviews
 
         worker = get_current_worker()
+        total = 0
+
+        def progress(done: int) -> None:
+            self.post_message(UsageProgress(done, total))
+
         try:
-            overviews = usage_overviews(self.store, self.store.list(), self.workspace, today)
+            sessions = self.store.list()
+            total = len(sessions)
+            progress(0)
+            overviews = usage_overviews(
+                self.store,
+                sessions,
+                self.workspace,
+                today,
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+            )
         except (StoreError, OSError) as error:
             self.post_message(UsageLoaded(None, f"could not read the store: {error}"))
+            return
+        except UsageCancelled:
             return
         if worker.is_cancelled:
             return
@@ -144,6 +161,13 @@ class UsageScreen(Screen[None]):
         )
         if not worker.is_cancelled:
             self.post_message(UsageCostLoaded(estimate))
+
+    def on_usage_progress(self, message: UsageProgress) -> None:
+        if self.overviews is None:
+            sessions = "session" if message.total == 1 else "sessions"
+            done = f"{message.done:,} of " if message.done else ""
+            text = f"reading the usage of {done}{message.total:,} {sessions}…"
+            self.query_one("#usage-summary", Static).update(Content(text))
 
     def on_usage_loaded(self, message: UsageLoaded) -> None:
         if message.overviews is None:
