@@ -178,6 +178,27 @@ async def test_session_text_is_shown_never_obeyed(sessions: StoreBuilder, worksp
         assert "\x1b" not in hostile
 
 
+@pytest.mark.usefixtures("zero")
+async def test_a_log_zero_could_not_read_is_not_counted_and_said(
+    sessions: StoreBuilder, workspace: Path
+) -> None:
+    sessions.add(
+        "bad",
+        cwd=str(workspace),
+        updated_at="2026-07-04T09:00:00Z",
+        events=[("provider_usage", {"promptTokens": "many"})],
+    )
+    app = app_for(sessions, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await picker_ready(pilot)
+        await command(pilot, "/usage")
+        screen = await usage_ready(pilot)
+        assert shown(screen, "usage-summary").startswith("23,600 tokens · 2 requests")
+        assert shown(screen, "usage-summary").endswith(
+            " · 1 not counted (zero-tui usage --all says why)"
+        )
+
+
 async def test_the_cost_says_why_it_is_missing(
     sessions: StoreBuilder, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -206,8 +206,8 @@ class UsageScreen(Screen[None]):
         self._show_title()
         summary = token_figures(overview.total, sessions=overview.sessions)
         skipped = len(self.overviews.skipped)
-        if skipped:
-            summary += f" · {skipped:,} not counted (zero-tui check)"
+        if skipped:  # as Zero's report would fail on them: `zero-tui usage` names them
+            summary += f" · {skipped:,} not counted (zero-tui usage --all says why)"
         self.query_one("#usage-summary", Static).update(Content(summary))
         self._show_cost()
         self._show_day()
