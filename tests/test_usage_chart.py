@@ -120,6 +120,7 @@ def test_an_empty_window_draws_an_empty_chart() -> None:
     _geometry, lines = day_chart(month_of_days(), [0] * 30, 78, 9)
     assert len(lines) == 9
     assert not "".join(cells(line, Role.BAR) for line in lines).strip()
+    assert "┤" not in "".join(text(line) for line in lines)  # no scale to show
     assert text(lines[-2]).startswith("0└")
 
 

@@ -152,8 +152,8 @@ def day_chart(
 
     # the y axis: the top figure, the middle one when the rows have a middle, and 0; narrow
     # (no counts on the bars), a dotted line across at each figure
-    tick_rows = [(headroom, ticks[0])]
-    if bar_rows >= 4 and ticks[1]:
+    tick_rows = [(headroom, ticks[0])] if top else []  # nothing to scale: the axis alone
+    if top and bar_rows >= 4 and ticks[1]:
         tick_rows.append((headroom + bar_rows // 2, ticks[1]))
     for row in range(headroom, axis_row):
         grid.put(row, label_width, "│", Role.AXIS)
