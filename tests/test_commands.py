@@ -53,6 +53,7 @@ def test_every_command_has_help_and_unique_keys() -> None:
         "edit",
         "model",
         "auto",
+        "usage",
         "help",
         "quit",
     ]
@@ -75,12 +76,14 @@ def test_completion_is_fuzzy_and_lists_everything_on_a_bare_slash() -> None:
         "edit",
         "model",
         "auto",
+        "usage",
         "help",
         "quit",
     ]
     assert REGISTRY.complete("/cop", Context.TRANSCRIPT)[0].name == "copy"
     assert REGISTRY.complete("/rsm", Context.TRANSCRIPT)[0].name == "resume"  # subsequence
     assert REGISTRY.complete("/expotr", Context.TRANSCRIPT)[0].name == "export"  # a typo
+    assert REGISTRY.complete("/usa", Context.PICKER)[0].name == "usage"
     assert REGISTRY.complete("/sessions", Context.PICKER)[0].name == "resume"  # an alias
     assert "copy" not in [c.name for c in REGISTRY.complete("/", Context.PICKER)]
     assert REGISTRY.complete("/copy 2", Context.TRANSCRIPT) == []  # arguments: no list

@@ -9,7 +9,8 @@ from zero_tui.picker.preview_data import build_preview
 from zero_tui.store import SessionStore
 from zero_tui.text.labels import event_count_label
 from zero_tui.transcript.export import load_export_events, render_export
-from zero_tui.transcript.header import header_facts
+from zero_tui.transcript.header import header_facts, token_facts
+from zero_tui.transcript.usage import Tokens, session_tokens
 from zero_tui.ui.widgets.preview import preview_content
 
 NOW = datetime(2026, 7, 4, 12, 0, 0, tzinfo=UTC)
@@ -61,3 +62,26 @@ def test_header_facts(tmp_path: Path) -> None:
     assert facts.startswith("s1  ·  m[31m  ·  1 event  ·  /w  ·  updated ")
     assert "loading earlier events…" in header_facts("s1", meta, None, NOW)
     assert header_facts("s1", None, None, NOW) == "s1"
+
+
+def test_header_facts_with_the_session_s_tokens(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    store.create("s1", title="t", model_id="gpt-5", cwd="/w")
+    usage = {"promptTokens": 20560, "completionTokens": 507, "totalTokens": 21067}
+    store.append_events(
+        "s1",
+        [
+            ("message", {"role": "user", "content": "hi"}),
+            ("provider_usage", {**usage, "cachedInputTokens": 18560}),
+            ("provider_usage", {"promptTokens": 440, "completionTokens": 3, "totalTokens": 443}),
+        ],
+    )
+    meta = store.get("s1")
+    assert meta is not None
+    tokens = session_tokens(store, "s1")
+    facts = header_facts("s1", meta, 3, NOW, tokens=tokens)
+    assert "  ·  3 events  ·  tokens 21k in (19k cached) · 510 out  ·  /w  ·  " in facts
+    assert token_facts(Tokens(1, 4300, 160, 4460)) == "tokens 4.3k in · 160 out"
+    # not read yet, or a session with no usage event: no tokens fact
+    assert "tokens" not in header_facts("s1", meta, 1, NOW)
+    assert "tokens" not in header_facts("s1", meta, 1, NOW, tokens=Tokens())

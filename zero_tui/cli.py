@@ -427,7 +427,7 @@ def _usage_since(args: argparse.Namespace) -> str:
 
 
 def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.agent.zero_commands import ZeroCommandError, zero_cost
+    from zero_tui.commands import estimate_cost
     from zero_tui.store.workspace import workspace_matches
     from zero_tui.transcript.usage import Tokens, usage_report
 
@@ -444,23 +444,15 @@ def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             sessions = [meta for meta in sessions if workspace_matches(meta.cwd, workspace)]
         scope = "every workspace" if args.all else workspace or "this workspace"
     report = usage_report(store, sessions, since=since)
-    cost = None
-    cost_note = ""
-    if args.session is None and not args.all:
-        cost_note = "Zero's cost estimate covers a session or every workspace: --session or --all"
-    elif report.total.requests:
-        try:
-            cost = zero_cost(
-                store, since=since, session_id=sessions[0].session_id if args.session else ""
-            )
-        except ZeroCommandError as error:
-            cost_note = f"no cost estimate: {error}"
-        else:
-            if cost.total_tokens != report.total.total:
-                cost_note = (
-                    f"Zero counted {cost.total_tokens:,} tokens where zero-tui counts "
-                    f"{report.total.total:,}: the store changed between the two reads?"
-                )
+    estimate = estimate_cost(
+        store,
+        report.total,
+        since=since,
+        session_id=sessions[0].session_id if args.session is not None else "",
+        every_workspace=args.all,
+    )
+    cost = estimate.cost
+    cost_note = estimate.note + (": --session or --all" if estimate.out_of_scope else "")
     for skipped in report.skipped:
         err.write(f"{PROG}: {sanitize_line(skipped.reason)}: not counted\n")
     if args.json:

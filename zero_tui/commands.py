@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from zero_tui.agent.settings import AUTONOMY_LEVELS
 from zero_tui.atomic import AtomicWriteError, DestinationExists
@@ -30,6 +31,10 @@ from zero_tui.transcript.export_formats import (
     FORMAT_CHOICES,
     unknown_format_message,
 )
+
+if TYPE_CHECKING:  # the first frame does not wait for these
+    from zero_tui.agent.zero_commands import ZeroCost
+    from zero_tui.transcript.usage import Tokens
 
 TITLE_LIMIT_BYTES = 80
 EXPORT_ARGS = f"[path] [--format {FORMAT_CHOICES}]"
@@ -398,6 +403,48 @@ def rename_session(store: SessionStore, session_id: str, title: str) -> Outcome:
     return Outcome(True, f"Session renamed to {meta.title}.", meta=meta)
 
 
+@dataclass(frozen=True, slots=True)
+class CostEstimate:
+    """Zero's own cost estimate for usage zero-tui counted, or why there is none (`note`;
+    `out_of_scope`: Zero's report covers one session or every workspace, not one
+    workspace). A note may come with an estimate: Zero counted other figures."""
+
+    cost: ZeroCost | None
+    note: str = ""
+    out_of_scope: bool = False
+
+
+def estimate_cost(
+    store: SessionStore,
+    total: Tokens,
+    *,
+    since: str,
+    session_id: str = "",
+    every_workspace: bool,
+) -> CostEstimate:
+    """Ask `zero usage report` for its estimate of the usage `total` counts (blocking: it
+    runs Zero). Never zero-tui's own prices."""
+    from zero_tui.agent.zero_commands import ZeroCommandError, zero_cost
+
+    if not session_id and not every_workspace:
+        return CostEstimate(
+            None, "Zero's cost estimate covers a session or every workspace", out_of_scope=True
+        )
+    if not total.requests:
+        return CostEstimate(None)
+    try:
+        cost = zero_cost(store, since=since, session_id=session_id)
+    except ZeroCommandError as error:
+        return CostEstimate(None, f"no cost estimate: {error}")
+    if cost.total_tokens != total.total:
+        return CostEstimate(
+            cost,
+            f"Zero counted {cost.total_tokens:,} tokens where zero-tui counts "
+            f"{total.total:,}: the store changed between the two reads?",
+        )
+    return CostEstimate(cost)
+
+
 # --- the commands ---------------------------------------------------------------------------
 
 REGISTRY = Registry(
@@ -460,6 +507,10 @@ REGISTRY = Registry(
             "auto",
             "Autonomy for the next runs: low (default), medium, or high (unsafe)",
             args="[low | medium | high]",
+        ),
+        Command(
+            "usage",
+            "Tokens per day over the last 30 days, the top sessions and models, Zero's cost",
         ),
         Command("help", "List the commands and keys", aliases=("?",)),
         Command("quit", "Quit zero-tui", aliases=("exit",)),

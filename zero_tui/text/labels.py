@@ -14,7 +14,9 @@ from zero_tui.text.sanitize import BIDI_CONTROLS, visible_codepoint
 TIME_COLUMN_WIDTH = 12  # len("Jan 02 15:04")
 UNTITLED = "untitled"
 
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+"""English names whatever the locale, as Go's time package writes them."""
 
 # Go's time.Parse(time.RFC3339, ...): optional fractional seconds, `Z` or a numeric offset.
 _RFC3339 = re.compile(
@@ -61,7 +63,7 @@ def time_label(updated_at: str, now: datetime, tz: tzinfo | None = None) -> str 
     if local.year == local_now.year and local.timetuple().tm_yday == local_now.timetuple().tm_yday:
         return f"{local.hour:02d}:{local.minute:02d}:{local.second:02d}"
     if local.year == local_now.year:
-        return f"{_MONTHS[local.month - 1]} {local.day:2d} {local.hour:02d}:{local.minute:02d}"
+        return f"{MONTHS[local.month - 1]} {local.day:2d} {local.hour:02d}:{local.minute:02d}"
     return f"{local.year:04d}-{local.month:02d}-{local.day:02d}"
 
 
@@ -149,3 +151,34 @@ def format_timestamp(value: str, tz: tzinfo | None = None) -> str:
     if moment is None:
         return one_line(value)
     return to_local(moment, tz).strftime("%Y-%m-%d %H:%M:%S")
+
+
+_COUNT_UNITS = ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k"))
+
+
+def compact_count(count: int) -> str:
+    """A count in at most four characters, for a chart's labels: `950`, `1.2k`, `34k`,
+    `1.5M`; rounded to the nearest, never up into the next unit's `1000k`."""
+    if count < 0:
+        return "-" + compact_count(-count)
+    if count < 1000:
+        return str(count)
+    for index, (size, unit) in enumerate(_COUNT_UNITS):
+        if count < size:
+            continue
+        value = count / size
+        if value < 9.95:
+            return f"{value:.1f}".removesuffix(".0") + unit
+        if round(value) < 1000 or index == 0:
+            return f"{round(value)}{unit}"
+        bigger_size, bigger_unit = _COUNT_UNITS[index - 1]  # 999.6k: 1M, not 1000k
+        return f"{count / bigger_size:.1f}".removesuffix(".0") + bigger_unit
+    return str(count)  # not reached: a count of 1000 or more meets the last unit
+
+
+def cost_label(dollars: float) -> str:
+    """An amount in USD as Zero's FormatCostUSD writes it: `$1.2580`, `$0.004200` under a
+    cent, so the figure reads the same here as in `zero usage report`."""
+    if 0 < dollars < 0.01:
+        return f"${dollars:.6f}"
+    return f"${dollars:.4f}"

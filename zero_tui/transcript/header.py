@@ -8,17 +8,34 @@ from __future__ import annotations
 from datetime import datetime
 
 from zero_tui.store import Metadata
-from zero_tui.text.labels import event_count_label, time_label
+from zero_tui.text.labels import compact_count, event_count_label, time_label
 from zero_tui.text.sanitize import home_relative, sanitize_line
+from zero_tui.transcript.usage import Tokens
 
 FACT_SEPARATOR = "  ·  "
 
 
-def header_facts(session_id: str, meta: Metadata | None, shown: int | None, now: datetime) -> str:
-    """`id  ·  model · provider  ·  14 shown · 24 in the log  ·  kind  ·  cwd  ·  updated …`.
+def token_facts(tokens: Tokens) -> str:
+    """`tokens 20.6k in (18.6k cached) · 507 out`: a session's usage at a glance (input
+    includes the cached tokens, as Zero counts it)."""
+    cached = f" ({compact_count(tokens.cached)} cached)" if tokens.cached else ""
+    return f"tokens {compact_count(tokens.input)} in{cached} · {compact_count(tokens.output)} out"
+
+
+def header_facts(
+    session_id: str,
+    meta: Metadata | None,
+    shown: int | None,
+    now: datetime,
+    *,
+    tokens: Tokens | None = None,
+) -> str:
+    """`id  ·  model · provider  ·  14 shown · 24 in the log  ·  tokens 20.6k in (18.6k
+    cached) · 507 out  ·  kind  ·  cwd  ·  updated …`.
 
     `shown` is the number of events of the compaction-aware view, None while the whole log
-    is still being indexed. The time is local, as in the picker.
+    is still being indexed. `tokens`: the session's usage events added up (None while they
+    are read; no fact when the session has none). The time is local, as in the picker.
     """
     facts = [sanitize_line(session_id)]
     if meta is None:
@@ -26,6 +43,8 @@ def header_facts(session_id: str, meta: Metadata | None, shown: int | None, now:
     model = " · ".join(sanitize_line(part) for part in (meta.model_id, meta.provider) if part)
     count = event_count_label(shown, meta.event_count) if shown is not None else None
     facts += [model or "no model", count or "loading earlier events…"]
+    if tokens is not None and tokens.requests:
+        facts.append(token_facts(tokens))
     if meta.session_kind:
         facts.append(sanitize_line(meta.session_kind))
     if meta.cwd:

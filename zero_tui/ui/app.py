@@ -36,7 +36,7 @@ def styles_dir() -> Path:
 
 def css_paths() -> list[Path]:
     directory = styles_dir()
-    names = ("base.tcss", "picker.tcss", "transcript.tcss", "dialogs.tcss")
+    names = ("base.tcss", "picker.tcss", "transcript.tcss", "dialogs.tcss", "usage.tcss")
     return [directory / name for name in names]
 
 

@@ -15,7 +15,7 @@ from textual.message import Message
 if TYPE_CHECKING:  # annotations only: the first frame does not wait for these imports
     from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
     from zero_tui.clipboard import CopyResult
-    from zero_tui.commands import ExportRequest, Outcome
+    from zero_tui.commands import CostEstimate, ExportRequest, Outcome
     from zero_tui.picker.content_search import ContentOutcome
     from zero_tui.picker.loader import LoadStage
     from zero_tui.picker.preview_data import PreviewData
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # annotations only: the first frame does not wait for these i
     from zero_tui.transcript.answers import CodeBlock
     from zero_tui.transcript.follower import LogEnd, OpenedLog
     from zero_tui.transcript.recall import PromptRecall
+    from zero_tui.transcript.usage import Tokens, UsageOverviews
 
 # --- the picker ------------------------------------------------------------------------
 
@@ -213,6 +214,49 @@ class PromptRecalled(Message):
 
     recall: PromptRecall
     prompt: str | None
+
+
+@dataclass
+class SessionTokensLoaded(Message):
+    """The tokens of a session's usage events, for the transcript's header (None: its log
+    could not be read)."""
+
+    bubble = False
+
+    session_id: str
+    tokens: Tokens | None
+
+
+# --- the usage screen --------------------------------------------------------------------
+
+
+@dataclass
+class UsageProgress(Message):
+    """`done` of the store's `total` sessions' logs read for the usage screen."""
+
+    bubble = False
+
+    done: int
+    total: int
+
+
+@dataclass
+class UsageLoaded(Message):
+    """The usage of the window, read from the logs; or why it could not be (`error`)."""
+
+    bubble = False
+
+    overviews: UsageOverviews | None
+    error: str | None = None
+
+
+@dataclass
+class UsageCostLoaded(Message):
+    """Zero's cost estimate for every workspace, or why there is none."""
+
+    bubble = False
+
+    estimate: CostEstimate
 
 
 # --- a run of the agent ------------------------------------------------------------------

@@ -67,8 +67,8 @@ class CommandScreen(Screen[None]):
     """Runs `/name args` by calling the screen's `command_<name>(args)` method.
 
     Subclasses set COMMAND_CONTEXT and define a `command_<name>` for each command the
-    registry offers in that context; /help, /quit, /new, /model, /auto, /export and /rename
-    are written here once, /export and /rename acting on the session `command_session()`
+    registry offers in that context; /help, /quit, /new, /usage, /model, /auto, /export and
+    /rename are written here once, /export and /rename acting on the session `command_session()`
     names.
     """
 
@@ -100,6 +100,14 @@ class CommandScreen(Screen[None]):
     def command_quit(self, args: str) -> None:
         parse_no_args("quit", args)
         self.app.exit()
+
+    def command_usage(self, args: str) -> None:
+        from zero_tui.ui.screens.usage import UsageScreen
+
+        parse_no_args("usage", args)
+        self.app.push_screen(
+            UsageScreen(self.store, workspace=self.workspace, now=self.command_time())
+        )
 
     def command_new(self, args: str) -> None:
         parse_no_args("new", args)

@@ -42,13 +42,14 @@ from zero_tui.ui.messages import (
     TranscriptLoaded,
 )
 from zero_tui.ui.widgets.find_bar import RowFinder
+from zero_tui.ui.widgets.session_tokens import SessionTokensHook
 from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 POLL_SECONDS = 0.5
 TITLE_TOOLTIP_LIMIT = 2000
 
 
-class TranscriptLog(Vertical):
+class TranscriptLog(SessionTokensHook, Vertical):
     """The header and rows of one session (a new conversation: none until it is saved)."""
 
     # The header spans the screen; the rows stop two columns short of its edge, where the
@@ -209,8 +210,17 @@ class TranscriptLog(Vertical):
         title_line.update(Content(title))
         # one line, cut with an ellipsis; the whole title (up to a screenful) on hover
         title_line.tooltip = Content(title[:TITLE_TOOLTIP_LIMIT])
-        facts = header_facts(session_id, meta, self.follower.event_count, self.now())
+        facts = header_facts(
+            session_id, meta, self.follower.event_count, self.now(), tokens=self.session_tokens
+        )
         facts_line.update(Content(facts))
+
+    @property
+    def tokens_session_id(self) -> str | None:
+        return self.follower.session_id
+
+    def session_tokens_changed(self) -> None:
+        self._show_header()
 
     def _show_note(self) -> None:
         notes = [note for note in (self.notice, self.follower.note) if note]
