@@ -212,8 +212,11 @@ def _write_json_array(items: Sequence[object], out: TextIO) -> None:
     out.write("]\n")
 
 
-def session_summary(meta: Metadata, *, running: bool = False) -> dict[str, Any]:
-    """The stable JSON shape of one session for scripts (`sessions --json`)."""
+def session_summary(
+    meta: Metadata, *, running: bool = False, usage: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """The stable JSON shape of one session for scripts (`sessions --json`); `usage`: its
+    token totals (null when its log cannot be read)."""
     return {
         "sessionId": meta.session_id,
         "title": meta.title,
@@ -227,6 +230,7 @@ def session_summary(meta: Metadata, *, running: bool = False) -> dict[str, Any]:
         "sessionKind": meta.session_kind,
         "parentSessionId": meta.parent_session_id,
         "running": running,
+        "usage": usage,
     }
 
 
@@ -284,13 +288,25 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             sessions=catalog.refresh(),
             content_check=catalog.has_content,
         )
+        usage = {}
+        if args.json:
+            from zero_tui.picker.session_usage import session_usage
+
+            usage = session_usage(catalog, [meta.session_id for meta in listing.sessions])
     if catalog.unreadable:
         err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
     running = running_sessions(store, listing.sessions)
     if args.json:
-        summaries = [
-            session_summary(meta, running=meta.session_id in running) for meta in listing.sessions
-        ]
+        summaries = []
+        for meta in listing.sessions:
+            tokens = usage.get(meta.session_id)
+            summaries.append(
+                session_summary(
+                    meta,
+                    running=meta.session_id in running,
+                    usage=tokens.to_json() if tokens is not None else None,
+                )
+            )
         _write_json_array(summaries, out)
         return EXIT_OK
     if not store.root.is_dir():

@@ -1,0 +1,93 @@
+"""Each session's tokens in `sessions --json` (design §2, issue 20 part 3), remembered in
+the catalog so that a listing reads a log only when it changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from zero_tui.cli import main
+from zero_tui.picker import session_usage as usage_module
+from zero_tui.search.catalog import SessionCatalog
+from zero_tui.store import SessionStore
+from zero_tui.transcript.usage import Tokens, session_tokens
+
+
+def usage(prompt: int, completion: int, cached: int = 0) -> tuple[str, object]:
+    payload = {"promptTokens": prompt, "completionTokens": completion}
+    payload |= {"totalTokens": prompt + completion}
+    if cached:
+        payload["cachedInputTokens"] = cached
+    return ("provider_usage", payload)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    store = SessionStore(tmp_path / "sessions")
+    for session_id, figures in (("a", (100, 10, 40)), ("b", (7, 3, 0))):
+        store.create(session_id, cwd="/w")
+        store.append_events(
+            session_id,
+            [
+                ("message", {"role": "user", "content": "hi"}),
+                usage(*figures),
+                ("message", {"role": "assistant", "content": "hello"}),
+            ],
+        )
+    return store
+
+
+def listed(store: SessionStore, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    assert main(["sessions", "--json", "--store", str(store.root), "--cwd", "/w"]) == 0
+    return {item["sessionId"]: item["usage"] for item in json.loads(capsys.readouterr().out)}
+
+
+def test_sessions_json_carries_each_session_s_tokens(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert listed(store, capsys) == {
+        "a": Tokens(1, 100, 10, 110, 40).to_json(),
+        "b": Tokens(1, 7, 3, 10, 0).to_json(),
+    }
+
+
+def test_the_figures_are_remembered_until_the_log_changes(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a log changed within seconds of being read is always read again: not so here
+    monkeypatch.setattr("zero_tui.search.file_identity.RACY_NS", 0)
+    listed(store, capsys)  # remembers both
+    reads: list[str] = []
+    real = session_tokens
+
+    def counted(store: SessionStore, session_id: str) -> Tokens:
+        reads.append(session_id)
+        return real(store, session_id)
+
+    monkeypatch.setattr(usage_module, "session_tokens", counted)
+    listed(store, capsys)
+    assert reads == []
+    store.append_events("b", [usage(1000, 1)])
+    assert listed(store, capsys)["b"] == Tokens(2, 1007, 4, 1011, 0).to_json()
+    assert reads == ["b"]
+
+
+def test_an_unreadable_log_has_no_figures(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.append_events("b", [("provider_usage", {"promptTokens": "lots"})])
+    found = listed(store, capsys)
+    assert found["b"] is None
+    assert found["a"] == Tokens(1, 100, 10, 110, 40).to_json()
+
+
+def test_the_catalog_s_own_figures(store: SessionStore, tmp_path: Path) -> None:
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        figures = usage_module.session_usage(catalog, ["a", "b", "a", "gone"])
+    assert figures == {
+        "a": Tokens(1, 100, 10, 110, 40),
+        "b": Tokens(1, 7, 3, 10, 0),
+        "gone": Tokens(),
+    }

@@ -1,0 +1,125 @@
+"""Each listed session's tokens, remembered in the catalog's database so a listing stays fast.
+
+`session_usage(catalog, session_ids)` gives each session's `Tokens` (its usage events added
+up as `zero usage report` adds them: transcript/usage.py). A session's figures are kept
+with the stat of the log they were read from and used again only while the log is that
+file, unchanged, and not changed too close to when it was read (the catalog's rule for
+every cached value: file_identity.same_file); otherwise the log is read again. The table is
+derived data, like the rest of the catalog: a database that cannot be written only means
+the figures are read each time.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+
+from zero_tui.search.catalog import SessionCatalog
+from zero_tui.search.database import Bypassed
+from zero_tui.search.file_identity import regular_stat, same_file, stat_key
+from zero_tui.store import StoreError
+from zero_tui.store.store import EVENTS_FILE
+from zero_tui.transcript.usage import Tokens, session_tokens
+
+_TABLE = """CREATE TABLE IF NOT EXISTS session_usage (
+    session_id TEXT PRIMARY KEY,
+    log_stat TEXT NOT NULL,
+    checked_ns INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    cached INTEGER NOT NULL,
+    cache_write INTEGER NOT NULL,
+    reasoning INTEGER NOT NULL
+)"""
+_FIGURES = "requests, input, output, total, cached, cache_write, reasoning"
+
+
+def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[str, Tokens]:
+    """session id -> its tokens (no usage events: zeros); a log that cannot be read is
+    left out (the listing says why elsewhere)."""
+    wanted = list(dict.fromkeys(session_ids))
+    if not wanted:
+        return {}
+    remembered = _remembered(catalog, wanted)
+    prefix = os.path.join(os.fspath(catalog.store.root), "")
+    found: dict[str, Tokens] = {}
+    fresh: list[tuple[str, str, int, Tokens]] = []
+    for session_id in wanted:
+        info = regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}")
+        if info is None:
+            found[session_id] = Tokens()  # no log: nothing used
+            continue
+        entry = remembered.get(session_id)
+        if entry is not None and same_file(info, entry[0], entry[1]):
+            found[session_id] = entry[2]
+            continue
+        checked_ns = time.time_ns()
+        try:
+            tokens = session_tokens(catalog.store, session_id)
+        except (StoreError, OSError):
+            continue
+        found[session_id] = tokens
+        fresh.append((session_id, stat_key(info), checked_ns, tokens))
+    _remember(catalog, fresh)
+    return found
+
+
+def _remembered(catalog: SessionCatalog, wanted: list[str]) -> dict[str, tuple[str, int, Tokens]]:
+    rows: list[tuple[object, ...]] = []
+    try:
+        with catalog.lock:
+            catalog.connection.execute(_TABLE)
+            for start in range(0, len(wanted), 500):
+                batch = wanted[start : start + 500]
+                marks = ", ".join("?" for _ in batch)
+                rows += catalog.connection.execute(
+                    f"SELECT session_id, log_stat, checked_ns, {_FIGURES} FROM session_usage "
+                    f"WHERE session_id IN ({marks})",
+                    batch,
+                ).fetchall()
+    except sqlite3.Error:
+        return {}
+    remembered: dict[str, tuple[str, int, Tokens]] = {}
+    for session_id, log_stat, checked_ns, *figures in rows:
+        if (
+            isinstance(session_id, str)
+            and isinstance(log_stat, str)
+            and isinstance(checked_ns, int)
+            and all(isinstance(value, int) for value in figures)
+        ):
+            remembered[session_id] = (log_stat, checked_ns, Tokens(*figures))  # type: ignore[arg-type]
+    return remembered
+
+
+def _remember(catalog: SessionCatalog, fresh: list[tuple[str, str, int, Tokens]]) -> None:
+    if not fresh:
+        return
+    rows = [
+        (
+            session_id,
+            log_stat,
+            checked_ns,
+            t.requests,
+            t.input,
+            t.output,
+            t.total,
+            t.cached,
+            t.cache_write,
+            t.reasoning,
+        )
+        for session_id, log_stat, checked_ns, t in fresh
+    ]
+    try:
+        with catalog.database.write() as connection:
+            connection.execute(_TABLE)
+            connection.executemany(
+                f"INSERT OR REPLACE INTO session_usage (session_id, log_stat, checked_ns, "
+                f"{_FIGURES}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+    except (sqlite3.Error, Bypassed):
+        pass  # derived data: read again next time
