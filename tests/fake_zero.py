@@ -810,7 +810,9 @@ def sessions_command(args: list[str]) -> int:
         path = store.events_path(session_id)
         data = path.read_bytes()
         lines = data.splitlines(keepends=True)
-        path.write_bytes(b"".join(lines[: cut + 1]))
+        temporary = path.with_name(path.name + ".rewind-tmp")
+        temporary.write_bytes(b"".join(lines[: cut + 1]))
+        os.replace(temporary, path)  # as Zero does: atomically
         meta = store.get(session_id)
         assert meta is not None
         store._write_metadata(session_id, replace(meta, event_count=len(kept)))

@@ -512,6 +512,7 @@ async def test_slash_in_the_picker_query_runs_commands(
             "new",
             "model",
             "auto",
+            "permissions",
             "help",
             "quit",
         ]

@@ -11,7 +11,7 @@ from conftest import EventSpec, assistant, user
 from zero_tui.agent.live_approval import live_approval
 from zero_tui.agent.stream import PermissionEvent, ToolCall, ToolResult
 from zero_tui.agent.turn import ToolBlock
-from zero_tui.store import SessionStore, StoreError
+from zero_tui.store import Event, SessionStore, StoreError, gojson
 from zero_tui.transcript.denied_calls import (
     NO_DENIED_CALL,
     approval_hint,
@@ -44,7 +44,10 @@ def denied(call_id: str, command: str, *, reason: str = "", risk: object = None)
         request["reason"] = reason
     output = f"Error: Sandbox approval required for exec_command: {reason or PLAIN_REASON}"
     return [
-        ("tool_call", {"id": call_id, "name": "exec_command", "arguments": f'{{"cmd":"{command}"}}'}),
+        (
+            "tool_call",
+            {"id": call_id, "name": "exec_command", "arguments": f'{{"cmd":"{command}"}}'},
+        ),
         ("permission_request", request),
         (
             "tool_result",
@@ -77,18 +80,18 @@ def test_a_denied_call_is_what_was_asked_and_its_turn(tmp_path: Path) -> None:
         ],
     )
     first, second = denied_calls(store.read_events("s"))
-    assert first.ask.describe() == (
-        f"exec_command: ls -la — high risk (shell): {PLAIN_REASON}"
-    )
+    assert first.ask.describe() == (f"exec_command: ls -la — high risk (shell): {PLAIN_REASON}")
     assert (first.ask.retry_helps, first.ask.grant_helps) == (True, True)
     assert first.sequences == (2, 3, 4)
-    assert first.turn is not None and first.turn.prompt == "list the files"
+    assert first.turn is not None
+    assert first.turn.prompt == "list the files"
     assert second.ask.describe() == (
         "exec_command: rm -rf build — critical risk (destructive, shell): destructive shell "
         "command requires approval"
     )
     assert (second.ask.retry_helps, second.ask.grant_helps) == (True, False)
-    assert second.turn is not None and second.turn.number == 2
+    assert second.turn is not None
+    assert second.turn.number == 2
     # which one /approve takes: the highlighted one's (any of its events), else the last
     assert read_denied(store, "s", 3) == first
     assert read_denied(store, "s", 4) == first
@@ -127,7 +130,8 @@ def test_a_permission_event_after_the_result_still_reaches_the_card(tmp_path: Pa
     store = session(tmp_path, [user("list"), call, result, request])
     rows = rows_from_events(store.read_events("s"))
     (card,) = [row for row in rows if row.kind is RowKind.TOOL_RESULT]
-    assert card.approval is not None and card.approval.risk_level == "high"
+    assert card.approval is not None
+    assert card.approval.risk_level == "high"
 
 
 def test_a_card_in_the_next_chunk_gets_the_risk_from_the_previous_one(tmp_path: Path) -> None:
@@ -141,7 +145,8 @@ def test_a_card_in_the_next_chunk_gets_the_risk_from_the_previous_one(tmp_path: 
         facts = index_facts(index, order)
         rows = chunk_rows(index, order, CHUNK_EVENTS, 2 * CHUNK_EVENTS, facts)
     card = next(row for _position, row in rows if row.kind is RowKind.TOOL_RESULT)
-    assert card.approval is not None and card.approval.categories == ("shell",)
+    assert card.approval is not None
+    assert card.approval.categories == ("shell",)
 
 
 def test_the_ways_forward_in_words() -> None:
@@ -165,9 +170,7 @@ def test_the_ways_forward_in_words() -> None:
     assert "network access before it looks at any grant" in why_no_grant(network)
 
 
-def _events(result: EventSpec) -> list[object]:
-    from zero_tui.store import Event, gojson
-
+def _events(result: EventSpec) -> list[Event]:
     kind, payload = result
     return [Event("s:1", "s", 1, kind, "", gojson.marshal(payload))]
 
@@ -191,3 +194,25 @@ def test_the_live_card_reads_the_same_ask_from_the_stream() -> None:
     assert ask.describe() == f"exec_command: ls — high risk (shell): {PLAIN_REASON}"
     block.result = ToolResult("call_1", "exec_command", "ok", "total 0", False, "")
     assert live_approval(block) is None
+
+
+def test_the_live_card_says_what_was_asked_and_the_key_for_after_the_run() -> None:
+    from zero_tui.ui.widgets.live_turn import tool_summary
+
+    block = ToolBlock(ToolCall("call_1", "exec_command", {"cmd": "ls"}, "shell"))
+    block.permission = PermissionEvent(
+        "request", "call_1", "exec_command", "prompt", "", False, "", "high", ("shell",)
+    )
+    block.result = ToolResult(
+        "call_1",
+        "exec_command",
+        "error",
+        f"Error: Sandbox approval required for exec_command: {PLAIN_REASON}",
+        False,
+        "",
+    )
+    lines = tool_summary(block).plain.splitlines()
+    assert lines[1:] == [
+        f"  ⚑ approval required: exec_command: ls — high risk (shell): {PLAIN_REASON}",
+        "    alt+a: allow and retry · always allow exec_command (once the run ends)",
+    ]

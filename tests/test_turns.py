@@ -74,7 +74,8 @@ def test_a_turn_label_is_one_short_line() -> None:
 def test_a_fork_of_a_turn_holds_it_and_everything_before(store: SessionStore) -> None:
     forked = fork_turn(store, GO_PARENT, 10)  # a tool result of the first turn
     fork = forked.fork
-    assert forked.turn is not None and forked.turn.number == 1
+    assert forked.turn is not None
+    assert forked.turn.number == 1
     assert (fork.session_kind, fork.parent_session_id) == ("fork", GO_PARENT)
     assert fork.title == "Fix date parser layout (fork)"
     assert (fork.forked_from_sequence, fork.forked_from_event_id) == (16, f"{GO_PARENT}:16")
@@ -92,7 +93,8 @@ def test_a_fork_of_a_turn_holds_it_and_everything_before(store: SessionStore) ->
 
 def test_a_fork_with_no_turn_highlighted_is_the_whole_session(store: SessionStore) -> None:
     forked = fork_turn(store, GO_PARENT, None, title="all of it")
-    assert forked.turn is not None and forked.turn.number == 2
+    assert forked.turn is not None
+    assert forked.turn.number == 2
     assert forked.fork.title == "all of it"
     assert forked.fork.forked_from_sequence == 24
     marker = json.loads(store.events_path(forked.fork.session_id).read_bytes().splitlines()[-1])
@@ -121,5 +123,6 @@ def test_a_fork_whose_parent_is_gone_says_so(store: SessionStore) -> None:
         path.rmdir()
     store.session_dir(GO_PARENT).rmdir()
     link = parent_link(store, fork)
-    assert link is not None and link.missing
+    assert link is not None
+    assert link.missing
     assert link.describe() == f"forked from {GO_PARENT} (no longer in the store)"
