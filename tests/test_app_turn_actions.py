@@ -1,5 +1,5 @@
 """The transcript's turn commands in the app, through the fake `zero` (issue 20, parts 1,
-2 and 5): /fork (alt+f) and the parent (alt+p), /rewind with Zero's plan first, and a denied
+2 and 5): /fork (ctrl+g) and the parent (alt+p), /rewind with Zero's plan first, and a denied
 tool call's ways forward (/approve, alt+a) with /permissions."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def types(store: SessionStore, session_id: str) -> list[str]:
 # --- /fork ----------------------------------------------------------------------------
 
 
-async def test_alt_f_forks_the_highlighted_turn_and_opens_the_fork(
+async def test_ctrl_g_forks_the_highlighted_turn_and_opens_the_fork(
     fake_agent: AgentSandbox,
 ) -> None:
     store = fake_agent.store
@@ -104,7 +104,7 @@ async def test_alt_f_forks_the_highlighted_turn_and_opens_the_fork(
     async with app_for(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await opened(pilot, sid)
         highlight(screen, "the plan is ready")
-        await pilot.press("alt+f")
+        await pilot.press("ctrl+g")
         await wait_until(
             pilot,
             lambda: (
@@ -167,7 +167,7 @@ async def test_a_fork_continues_with_the_agent(fake_agent: AgentSandbox) -> None
     async with app_for(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await opened(pilot, sid)
         highlight(screen, "write the tests")
-        await pilot.press("alt+f")
+        await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: pilot.app.screen is not screen, rounds=500)
         fork_id = pilot.app.screen.session_id
         assert isinstance(fork_id, str)

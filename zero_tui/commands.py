@@ -469,7 +469,7 @@ REGISTRY = Registry(
             "Fork the session at the highlighted turn (none highlighted: all of it), open it",
             args="[title]",
             contexts=frozenset({Context.TRANSCRIPT}),
-            keys=(Key("alt+f", Context.TRANSCRIPT, "Fork"),),
+            keys=(Key("ctrl+g", Context.TRANSCRIPT, "Fork"),),
         ),
         Command(
             "rewind",

@@ -17,7 +17,7 @@ from textual import on, work
 from zero_tui.agent.running import running_now
 from zero_tui.agent.settings import RunSettings
 from zero_tui.agent.zero_commands import ZeroCommandError, allow_always, rewind, rewind_plan
-from zero_tui.commands import CommandError, parse_no_args
+from zero_tui.commands import REGISTRY, CommandError, Context, parse_no_args
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.gotext import trim_space
 from zero_tui.text.sanitize import sanitize_line
@@ -97,9 +97,10 @@ class TurnActions(TranscriptReader):
     def on_turn_forked(self, message: TurnForked) -> None:
         fork, turn = message.forked.fork, message.forked.turn
         where = f"at {sanitize_line(turn.label())}" if turn and not turn.is_last else "whole"
+        key = REGISTRY.action_key_for("open_parent", Context.TRANSCRIPT) or "the palette"
         self.notify(
             f"Forked {message.parent_id} ({where}) into {fork.session_id}; "
-            "alt+p goes back to the parent.",
+            f"{key} goes back to the parent.",
             title="Fork",
             markup=False,
         )
