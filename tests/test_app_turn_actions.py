@@ -372,3 +372,15 @@ async def test_approve_during_a_run_waits_for_its_end(fake_agent: AgentSandbox) 
         assert "answer its denied calls once it ends" in notes(pilot)[-1]
         screen.action_cancel_run()
         await wait_until(pilot, lambda: not screen.running, rounds=1000)
+
+
+async def test_permissions_from_the_picker_too(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    app = make_app(fake_agent.store, cwd=str(fake_agent.workspace))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        burst(pilot.app, "/permissions\r")
+        dialog = await dialog_of(pilot, PermissionsDialog)
+        assert dialog.query("#no-grants")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, PermissionsDialog))
