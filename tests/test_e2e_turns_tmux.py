@@ -95,9 +95,12 @@ def test_fork_a_turn_continue_it_and_go_back_to_the_parent(
 
     # alt+p: the parent, at the turn the fork came from; Esc: back to the fork
     tmux.press("M-p")
-    screen = tmux.wait_for(lambda screen: f"{SESSION}  ·" in screen, "the parent's header")
+    screen = tmux.wait_for(
+        # the parent, the turn the fork came from highlighted
+        lambda screen: f"{SESSION}  ·" in screen and "▌ ● the plan is ready" in screen,
+        "the parent at the fork's turn",
+    )
     assert "↳" not in screen
-    assert "▌ ● the plan is ready" in screen  # highlighted: the turn the fork came from
     tmux.press("Escape")
     tmux.wait_for(lambda screen: "↳ forked from" in screen, "the fork again")
     tmux.press("C-q")
