@@ -1,4 +1,6 @@
-"""A fake `zero` for the tests: `python fake_zero.py exec ARGS…`, driven by the prompt text.
+"""A fake `zero` for the tests: `python fake_zero.py exec ARGS…`, driven by the prompt text;
+also `sessions rewind-plan|rewind` and `sandbox grants list|allow|revoke`, as Zero answers
+them (a rewind restores no workspace file: the fake writes no checkpoint).
 
 It follows zero-exec.md §1 to §4 byte for byte for what it supports: argv parsing (§1.1,
 the flags a session-continuing client passes), usage errors (shape E on stdout in
@@ -21,6 +23,7 @@ import signal
 # heavier imports, so that an early signal does not become a KeyboardInterrupt traceback.
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 
+import json  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import secrets  # noqa: E402
@@ -30,10 +33,19 @@ import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
-from zero_tui.store import Metadata, SessionStore, StoreError, default_root, gojson  # noqa: E402
+from zero_tui.store import (  # noqa: E402
+    Event,
+    Metadata,
+    SessionStore,
+    StoreError,
+    default_root,
+    gojson,
+)
 from zero_tui.store.gotext import collapse_space, trim_space, truncate_utf8  # noqa: E402
 
 SCENARIOS: dict[str, str] = {
@@ -60,6 +72,9 @@ SCENARIOS: dict[str, str] = {
     "`tree ready`; SIGINT ends the run and leaves them behind",
     "tree deaf": "the same tools, then hangs ignoring SIGINT",
     "long-line": "100 MiB on one line; on SIGINT, a newline and the interrupted ending",
+    "deny CMD": "exec_command CMD as Zero's sandbox judges it without bwrap: denied for want "
+    "of an approval at --auto low/medium (unless a persistent grant allows a plain command), "
+    "run at --auto high; a network command (curl, wget) is blocked even then. Never runs CMD",
 }
 PLAIN_ANSWER = "You said: {prompt}"
 PROVIDER = "openai"
@@ -327,6 +342,7 @@ class Run:
         self.prompt = prompt
         self.cancelled = threading.Event()
         self.calls = 0
+        self.unsafe = False
 
     def record(self, event_type: str, payload: object) -> None:
         self.store.append_events(self.session_id, [(event_type, payload)])
@@ -423,6 +439,96 @@ class Run:
             {"name": "read_file", "output": content, "status": status, "toolCallId": call_id},
         )
 
+    def shell(self, command: str, *, unsafe: bool) -> bool:
+        """exec_command `command`, judged as Zero's sandbox does with no native sandbox
+        (zero-notes E): True when it (pretend-)ran. Nothing is executed."""
+        self.calls += 1
+        call_id = f"call_{self.calls}"
+        arguments = {"cmd": command}
+        self.out.emit(
+            "tool_call", args=arguments, id=call_id, name="exec_command", sideEffect="shell"
+        )
+        self.record(
+            "tool_call",
+            {
+                "arguments": gojson.marshal(arguments).decode(),
+                "id": call_id,
+                "name": "exec_command",
+            },
+        )
+        words = command.split()
+        network = bool(words) and words[0] in ("curl", "wget")
+        destructive = command.startswith("rm -r")
+        categories = ["network", "shell"] if network else ["shell"]
+        if destructive:
+            categories = ["destructive", "shell"]
+        level = "critical" if network or destructive else "high"
+        reason = ""
+        if network:
+            reason = "network access requires approval"
+        elif destructive:
+            reason = "destructive shell command requires approval"
+        risk = {"categories": categories, "level": level, "reason": f"{level} risk: shell"}
+        granted = not network and not destructive and grant_allows("exec_command")
+        if unsafe and network:
+            output = f"Error: Sandbox block [network] for exec_command: {reason}"
+            self.tool_result(call_id, output, "error")
+            return False
+        if unsafe or granted:
+            decision = {
+                "action": "allow",
+                "autonomy": "high" if unsafe else "low",
+                "grantMatched": granted and not unsafe,
+                "id": call_id,
+                "name": "exec_command",
+                "permissionGranted": True,
+                "permissionMode": "unsafe" if unsafe else "auto",
+                "risk": risk,
+            }
+            self.out.emit("permission_decision", **decision)
+            stored = {key: value for key, value in decision.items() if key != "id"}
+            self.record("permission_decision", {"toolCallId": call_id, **stored})
+            self.tool_result(call_id, f"ran: {command}", "ok")
+            return True
+        request = {
+            "action": "prompt",
+            "autonomy": "low",
+            "name": "exec_command",
+            "permission": "prompt",
+            "permissionMode": "auto",
+            "reason": reason,
+            "risk": risk,
+            "sideEffect": "shell",
+        }
+        self.out.emit("permission_request", id=call_id, permissionGranted=False, **request)
+        self.record(
+            "permission_request",
+            {
+                "toolCallId": call_id,
+                **{k: v for k, v in request.items() if v},
+                "commandPrefix": words,
+            },
+        )
+        said = reason or "Shell commands can read, write, or execute programs."
+        self.tool_result(
+            call_id, f"Error: Sandbox approval required for exec_command: {said}", "error"
+        )
+        return False
+
+    def tool_result(self, call_id: str, output: str, status: str) -> None:
+        self.out.emit(
+            "tool_result",
+            id=call_id,
+            name="exec_command",
+            output=output,
+            status=status,
+            truncated=False,
+        )
+        self.record(
+            "tool_result",
+            {"name": "exec_command", "output": output, "status": status, "toolCallId": call_id},
+        )
+
 
 def scenario(run: Run, workspace: str) -> NoReturn:
     prompt = run.prompt
@@ -449,6 +555,12 @@ def scenario(run: Run, workspace: str) -> NoReturn:
             run.pause(max(0.0, started + (index + 1) / rate - time.monotonic()))
         run.usage(10, total)
         run.finish("x" * total)
+    if head == "deny" and len(words) > 1:
+        command = prompt.split(maxsplit=1)[1]
+        run.text("Let me run it.")
+        run.usage(100, 10)
+        ran = run.shell(command, unsafe=run.unsafe)
+        run.stream(f"Ran `{command}`." if ran else f"I need your approval to run `{command}`.")
     if prompt == "think":
         run.out.emit("reasoning", delta="Thinking. ")
         run.stream("done", pieces=1)
@@ -615,10 +727,192 @@ def store_clock() -> Callable[[], datetime] | None:
     return lambda: moment
 
 
+# --- `zero sessions rewind-plan|rewind` (zero-notes C) -----------------------------------
+
+
+def app_error(message: str, code: int) -> int:
+    sys.stderr.write(f"[zero] {message}\n")
+    return code
+
+
+def rewind_target(args: list[str]) -> tuple[str, int] | int:
+    """(session id, --sequence) of a rewind command line, or the exit status of its error."""
+    positional: list[str] = []
+    sequence = ""
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--sequence" and index + 1 < len(args):
+            sequence, index = args[index + 1], index + 1
+        elif arg.startswith("--sequence="):
+            sequence = arg.partition("=")[2]
+        elif arg == "--json":
+            pass
+        elif arg.startswith("-"):
+            return app_error(f"unknown sessions flag {gojson.encode_string(arg)}", EXIT_USAGE)
+        else:
+            positional.append(arg)
+        index += 1
+    if len(positional) != 1:
+        return app_error("usage: zero sessions rewind <id> --sequence N", EXIT_USAGE)
+    if not sequence:
+        return app_error("rewind target event id or sequence is required", 1)
+    if not sequence.isdigit() or int(sequence) <= 0:
+        return app_error(
+            f"invalid --sequence {gojson.encode_string(sequence)}. Expected a positive integer.",
+            EXIT_USAGE,
+        )
+    return positional[0], int(sequence)
+
+
+def sessions_command(args: list[str]) -> int:
+    if not args or args[0] not in ("rewind-plan", "rewind"):
+        return app_error("fake zero: only `sessions rewind-plan|rewind` are supported", EXIT_USAGE)
+    target = rewind_target(args[1:])
+    if isinstance(target, int):
+        return target
+    session_id, sequence = target
+    store = SessionStore(default_root(os.environ), clock=store_clock())
+    try:
+        events = store.read_events(session_id) if store.get(session_id) is not None else []
+    except StoreError as error:
+        return app_error(str(error), 1)
+    if not events:
+        return app_error(f"Zero session {session_id} has no events to rewind", 1)
+    cut = next((i for i, event in enumerate(events) if event.sequence == sequence), None)
+    if cut is None:
+        return app_error(f"rewind target sequence {sequence} was not found", EXIT_USAGE)
+    kept, dropped = events[: cut + 1], events[cut + 1 :]
+    if args[0] == "rewind-plan":
+
+        def brief(event: Event) -> dict[str, object]:
+            return {
+                "createdAt": event.created_at,
+                "id": event.id,
+                "sequence": event.sequence,
+                "type": event.type,
+            }
+
+        plan = {
+            "droppedCount": len(dropped),
+            "droppedEvents": [brief(event) for event in dropped],
+            "keepTarget": True,
+            "keptCount": len(kept),
+            "keptEvents": [brief(event) for event in kept],
+            "lastKeptEventId": kept[-1].id,
+            "sessionId": session_id,
+            "targetEventId": events[cut].id,
+            "targetSequence": sequence,
+        }
+        print(json.dumps(plan, indent=2, sort_keys=True))
+        return 0
+    with store.locked(session_id):
+        path = store.events_path(session_id)
+        data = path.read_bytes()
+        lines = data.splitlines(keepends=True)
+        temporary = path.with_name(path.name + ".rewind-tmp")
+        temporary.write_bytes(b"".join(lines[: cut + 1]))
+        os.replace(temporary, path)  # as Zero does: atomically
+        meta = store.get(session_id)
+        assert meta is not None
+        store._write_metadata(session_id, replace(meta, event_count=len(kept)))
+    report = {"filesDeleted": 0, "filesRestored": 0, "targetSequence": sequence}
+    store.append_events(
+        session_id, [("session_rewind", {"report": report, "targetSequence": sequence})]
+    )
+    print(json.dumps({**report, "skipped": []}, indent=2, sort_keys=True))
+    return 0
+
+
+# --- `zero sandbox grants list|allow|revoke` (zero-notes E) ------------------------------
+
+
+def grants_path() -> Path:
+    configured = os.environ.get("ZERO_SANDBOX_GRANTS_PATH")
+    if configured:
+        return Path(configured)
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.environ["HOME"], ".config")
+    return Path(config) / "zero" / "sandbox-grants.json"
+
+
+def read_grants() -> dict[str, list[dict[str, object]]]:
+    try:
+        state = json.loads(grants_path().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    grants = state.get("grants") or {}
+    return grants if isinstance(grants, dict) else {}
+
+
+def write_grants(grants: dict[str, list[dict[str, object]]]) -> None:
+    path = grants_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {"grants": grants, "policyVersion": 2, "schemaVersion": 3}
+    path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+
+
+def grant_allows(tool: str) -> bool:
+    """A tool-wide persistent allow grant for `tool`."""
+    return any(
+        grant.get("decision") == "allow" and not grant.get("scope")
+        for grant in read_grants().get(tool, [])
+    )
+
+
+def grants_command(args: list[str]) -> int:
+    action, rest = (args[0], args[1:]) if args else ("", [])
+    options: dict[str, str] = {}
+    positional: list[str] = []
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        if arg in ("--path", "--reason") and index + 1 < len(rest):
+            options[arg[2:]] = rest[index + 1]
+            index += 1
+        elif arg != "--json":
+            positional.append(arg)
+        index += 1
+    grants = read_grants()
+    if action == "list":
+        listed = [grant for bucket in grants.values() for grant in bucket]
+        print(json.dumps({"grants": listed}, indent=2))
+        return 0
+    if action not in ("allow", "revoke") or len(positional) != 1:
+        return app_error("usage: zero sandbox grants list|allow|revoke <tool>", EXIT_USAGE)
+    tool = positional[0]
+    if not re.fullmatch(r"[A-Za-z0-9._-]+", tool):
+        return app_error(f"invalid sandbox tool name {gojson.encode_string(tool)}", EXIT_USAGE)
+    scope = os.path.abspath(options["path"]) if "path" in options else ""
+    bucket = grants.get(tool, [])
+    if action == "allow":
+        grant: dict[str, object] = {"toolName": tool, "decision": "allow"}
+        if scope:
+            grant.update(scope=scope, scopeKind="file")
+        if options.get("reason"):
+            grant["reason"] = options["reason"]
+        grant["approvedAt"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        grants[tool] = [g for g in bucket if g.get("scope", "") != scope] + [grant]
+        write_grants(grants)
+        print(f"Sandbox grant saved: {tool} [allow]")
+        return 0
+    kept = [g for g in bucket if scope and g.get("scope", "") != scope]
+    if kept:
+        grants[tool] = kept
+    else:
+        grants.pop(tool, None)
+    write_grants(grants)
+    print(f"Sandbox grants revoked: {len(bucket) - len(kept)}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--version"]:
         print("zero fake")
         return 0
+    if argv[:1] == ["sessions"]:
+        return sessions_command(argv[1:])
+    if argv[:2] == ["sandbox", "grants"]:
+        return grants_command(argv[2:])
     if argv[:1] != ["exec"]:
         sys.stderr.write("fake zero: only `exec` is supported\n")
         return EXIT_USAGE
@@ -670,6 +964,7 @@ def main(argv: list[str]) -> int:
             message=f"Unsafe permissions are active for this run because {because} was passed.",
         )
     run = Run(out, store, session_id, prompt)
+    run.unsafe = options.skip_permissions_unsafe or options.auto.lower() == "high"
     run.record("message", {"content": prompt, "role": "user"})
     run.install_handler()
     scenario(run, workspace)

@@ -78,6 +78,7 @@ def test_example_b_one_tool_call() -> None:
             "workspace write is allowed",
             False,
             risk_level="medium",
+            risk_categories=("write",),
         ),
         ToolResult(
             "call_7",

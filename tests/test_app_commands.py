@@ -513,6 +513,7 @@ async def test_slash_in_the_picker_query_runs_commands(
             "model",
             "auto",
             "usage",
+            "permissions",
             "help",
             "quit",
         ]

@@ -169,6 +169,19 @@ class Registry:
             if key.context is context
         ]
 
+    def key_for(self, name: str, context: Context) -> str | None:
+        """The first key that runs command `name` in `context` (None: none does)."""
+        command = self.get(name)
+        if command is None:
+            return None
+        return next((key.key for key in command.keys if key.context is context), None)
+
+    def action_key_for(self, action: str, context: Context) -> str | None:
+        """The first key of screen action `action` in `context` (None: it has none)."""
+        return next(
+            (key.key for found, key in self.action_keys(context) if found.action == action), None
+        )
+
     def actions(self, context: Context) -> list[ScreenAction]:
         """The screen actions of one context, in definition order."""
         return [action for action in self._actions if context in action.contexts]
@@ -499,6 +512,24 @@ REGISTRY = Registry(
             contexts=frozenset({Context.TRANSCRIPT}),
         ),
         Command(
+            "fork",
+            "Fork the session at the highlighted turn (none highlighted: all of it), open it",
+            args="[title]",
+            contexts=frozenset({Context.TRANSCRIPT}),
+            keys=(Key("ctrl+g", Context.TRANSCRIPT, "Fork"),),
+        ),
+        Command(
+            "rewind",
+            "Rewind the session and its files to the end of the highlighted turn (plan first)",
+            contexts=frozenset({Context.TRANSCRIPT}),
+        ),
+        Command(
+            "approve",
+            "A denied tool call (the highlighted, else the last): allow and retry, or always",
+            contexts=frozenset({Context.TRANSCRIPT}),
+            keys=(Key("alt+a", Context.TRANSCRIPT, "Approve", show=False),),
+        ),
+        Command(
             "model",
             "The model for the next runs (bare: the configured default)",
             args="[ID]",
@@ -511,6 +542,11 @@ REGISTRY = Registry(
         Command(
             "usage",
             "Tokens per day over the last 30 days, the top sessions and models, Zero's cost",
+        ),
+        Command(
+            "permissions",
+            "Zero's persistent sandbox grants (always allowed tools): list and revoke",
+            aliases=("grants",),
         ),
         Command("help", "List the commands and keys", aliases=("?",)),
         Command("quit", "Quit zero-tui", aliases=("exit",)),
@@ -530,6 +566,13 @@ REGISTRY = Registry(
             "Close this transcript (Esc)",
             TRANSCRIPT_ONLY,
             keys=(Key("escape", Context.TRANSCRIPT, "Back"),),
+        ),
+        ScreenAction(
+            "open_parent",
+            "Open the parent session",
+            "The session this one was forked from, at the fork's turn (alt+p; Esc comes back)",
+            TRANSCRIPT_ONLY,
+            keys=(Key("alt+p", Context.TRANSCRIPT, "Parent"),),
         ),
         ScreenAction(
             "switch_focus('rows')",

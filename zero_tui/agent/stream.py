@@ -77,6 +77,7 @@ class PermissionEvent:
     granted: bool
     decision_reason: str = ""
     risk_level: str = ""
+    risk_categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +242,7 @@ def _permission(obj: dict[str, Any], kind: PermissionKind) -> PermissionEvent:
         granted=_bool(obj, "permissionGranted"),
         decision_reason=_str(obj, "decisionReason"),
         risk_level=_str(_obj(obj, "risk"), "level"),
+        risk_categories=_strings(_obj(obj, "risk").get("categories")),
     )
 
 

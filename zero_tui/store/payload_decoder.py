@@ -222,7 +222,9 @@ def _tool_result(event: Event) -> ToolResultPayload:
 def _risk(payload: _RawMap | None) -> PermissionRisk:
     if payload is None:
         return PermissionRisk()
-    return PermissionRisk(text(payload, "level"), text(payload, "reason"))
+    return PermissionRisk(
+        text(payload, "level"), text(payload, "reason"), strings(payload, "categories")
+    )
 
 
 def _permission(event: Event) -> PermissionPayload:

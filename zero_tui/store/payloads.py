@@ -115,6 +115,7 @@ class ToolResultPayload:
 class PermissionRisk:
     level: str = ""
     reason: str = ""
+    categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

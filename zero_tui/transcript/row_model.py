@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from zero_tui.store.approvals import ApprovalAsk
 from zero_tui.store.gotext import trim_space
 from zero_tui.store.payloads import AskUserQuestion, ChangeSummary, PermissionPayload
 
@@ -138,6 +139,8 @@ class Row:
     permission: PermissionPayload | None = None
     ask_user: AskUserInfo | None = None
     specialist: SpecialistInfo | None = None
+    approval: ApprovalAsk | None = None
+    """A tool result Zero's sandbox stopped for want of an approval: what was asked."""
 
     @property
     def sequence(self) -> int:

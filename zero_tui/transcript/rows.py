@@ -50,6 +50,7 @@ from zero_tui.store.payloads import (
 )
 from zero_tui.transcript.cards import card_row, resume_card, welcome_row
 from zero_tui.transcript.collapse import collapse_for_display, visible_row_indices
+from zero_tui.transcript.denied_calls import PROMPT_ACTION, ask_of, decoded_arguments
 from zero_tui.transcript.log_facts import LogFacts, event_links
 from zero_tui.transcript.row_model import (
     ROW_EVENT_TYPES,
@@ -256,6 +257,7 @@ class RowBuilder:
         self._specialist_cards: dict[str, Row] = {}
         self._tool_candidates: dict[str, list[_ToolCandidate]] = {}
         self._calls_by_row_id: dict[str, Row] = {}
+        self._permission_prompts: dict[str, PermissionPayload] = {}
         self._next_order = 0
         self._turn = turn
         if unnamed_calls:
@@ -299,12 +301,13 @@ class RowBuilder:
             case ToolResultPayload():
                 return self._add_tool_result(payload, sequence, order)
             case PermissionPayload():
+                changed = self._note_permission_prompt(payload)
                 if not permission_is_noteworthy(payload):
-                    return None
+                    return changed
                 text = _permission_text(payload)
                 row = self._row(RowKind.PERMISSION, text, sequence, order, id=payload.tool_call_id)
                 row.permission = payload
-                return self._append_keyed(row)
+                return _earliest(changed, self._append_keyed(row))
             case ErrorPayload(message=message):
                 return self._append_text(RowKind.ERROR, message, sequence, order)
             case CompactionPayload(text=summary):
@@ -391,7 +394,35 @@ class RowBuilder:
         text = f"tool result: {info.name} {info.status} {truncate_tool_output(info.output)}"
         row = self._row(RowKind.TOOL_RESULT, text, sequence, order)
         row.tool_info = info
-        return self._add_tool_row(row, info.call_id)
+        index = self._add_tool_row(row, info.call_id)
+        if index is not None and info.status == "error":
+            self._set_approval(row)
+        return index
+
+    def _set_approval(self, row: Row) -> None:
+        """What a result Zero's sandbox stopped asked for (with its permission event's risk,
+        once known)."""
+        info = row.tool_info
+        assert info is not None
+        permission = self._permission_prompts.get(info.call_id) if info.call_id else None
+        arguments = decoded_arguments(info.arguments) if info.arguments else None
+        row.approval = ask_of(info.name, arguments, info.output, permission)
+
+    def _note_permission_prompt(self, permission: PermissionPayload) -> int | None:
+        """Keep a call's `prompt` permission event for its result card (Zero writes it just
+        before the result); a result already built gets its risk now."""
+        call_id = permission.tool_call_id
+        if permission.action != PROMPT_ACTION or not call_id:
+            return None
+        self._permission_prompts[call_id] = permission
+        changed: int | None = None
+        for candidate in self._tool_candidates.get(call_id, []):
+            row = candidate.row
+            if candidate.included and row.approval is not None:
+                self._set_approval(row)
+                index = bisect_left(self.rows, row.order, key=_row_order)
+                changed = _earliest(changed, index)
+        return changed
 
     def _add_tool_row(self, row: Row, call_id: str) -> int | None:
         """Keep a call's or a result's row as a candidate of its call id; append it if

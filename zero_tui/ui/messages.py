@@ -14,6 +14,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # annotations only: the first frame does not wait for these imports
     from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
+    from zero_tui.agent.zero_commands import Grant, RewindPlan, RewindResult
     from zero_tui.clipboard import CopyResult
     from zero_tui.commands import CostEstimate, ExportRequest, Outcome
     from zero_tui.picker.content_search import ContentOutcome
@@ -23,8 +24,10 @@ if TYPE_CHECKING:  # annotations only: the first frame does not wait for these i
     from zero_tui.picker.scopes import ScopeKey
     from zero_tui.picker.session_rows import PickerRow
     from zero_tui.transcript.answers import CodeBlock
+    from zero_tui.transcript.denied_calls import DeniedCall
     from zero_tui.transcript.follower import LogEnd, OpenedLog
     from zero_tui.transcript.recall import PromptRecall
+    from zero_tui.transcript.turns import ForkedTurn, ParentLink, TurnSpan
     from zero_tui.transcript.usage import Tokens, UsageOverviews
 
 # --- the picker ------------------------------------------------------------------------
@@ -134,6 +137,35 @@ class CommandDone(Message):
     request: ExportRequest | None = None  # an export's, to ask again with force
 
 
+@dataclass
+class ActionFailed(Message):
+    """A command's worker could not do what was asked: one line for the user."""
+
+    bubble = False
+
+    title: str
+    message: str
+
+
+@dataclass
+class GrantsListed(Message):
+    """Zero's persistent sandbox grants (`/permissions`)."""
+
+    bubble = False
+
+    grants: list[Grant]
+
+
+@dataclass
+class GrantChanged(Message):
+    """A grant was saved or revoked through Zero: what to tell the user."""
+
+    bubble = False
+
+    message: str
+    revoked: bool
+
+
 # --- the transcript ----------------------------------------------------------------------
 
 
@@ -227,6 +259,16 @@ class SessionTokensLoaded(Message):
     tokens: Tokens | None
 
 
+@dataclass
+class ParentLinked(Message):
+    """Where the session came from (a fork's parent and turn), for the header."""
+
+    bubble = False
+
+    session_id: str
+    link: ParentLink | None
+
+
 # --- the usage screen --------------------------------------------------------------------
 
 
@@ -257,6 +299,56 @@ class UsageCostLoaded(Message):
     bubble = False
 
     estimate: CostEstimate
+
+
+# --- the turn commands: /fork, /rewind, /approve ----------------------------------------
+
+
+@dataclass
+class TurnForked(Message):
+    bubble = False
+
+    parent_id: str
+    forked: ForkedTurn
+
+
+@dataclass
+class RewindPlanned(Message):
+    """Zero's plan for rewinding to the end of `turn`: shown before anything is done."""
+
+    bubble = False
+
+    session_id: str
+    turn: TurnSpan
+    plan: RewindPlan
+    cwd: str
+
+
+@dataclass
+class RewindApplied(Message):
+    bubble = False
+
+    session_id: str
+    result: RewindResult
+
+
+@dataclass
+class ApprovalFound(Message):
+    """The denied tool call `/approve` acts on."""
+
+    bubble = False
+
+    session_id: str
+    denied: DeniedCall
+
+
+@dataclass
+class GrantSaved(Message):
+    """`always allow` went through: the turn may be sent again (asked first)."""
+
+    bubble = False
+
+    denied: DeniedCall
 
 
 # --- a run of the agent ------------------------------------------------------------------

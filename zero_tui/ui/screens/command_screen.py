@@ -16,6 +16,7 @@ from textual.screen import Screen
 
 from zero_tui.agent.engine import autonomy_warning
 from zero_tui.agent.settings import RunSettings
+from zero_tui.agent.zero_commands import Grant, ZeroCommandError, grants, revoke
 from zero_tui.commands import (
     REGISTRY,
     CommandError,
@@ -30,7 +31,13 @@ from zero_tui.commands import (
     rename_session,
 )
 from zero_tui.store import Metadata, SessionStore
-from zero_tui.ui.messages import CommandDone, NewConversation
+from zero_tui.ui.messages import (
+    ActionFailed,
+    CommandDone,
+    GrantChanged,
+    GrantsListed,
+    NewConversation,
+)
 
 
 def screen_bindings(context: Context) -> list[BindingType]:
@@ -246,6 +253,61 @@ class CommandScreen(Screen[None]):
     def _rename(self, session_id: str, title: str) -> None:
         outcome = rename_session(self.store, session_id, title)
         self.post_message(CommandDone("Rename", session_id, outcome))
+
+    # --- /permissions: Zero's persistent sandbox grants --------------------------------------
+
+    def command_permissions(self, args: str) -> None:
+        parse_no_args("permissions", args)
+        self._list_grants()
+
+    @work(thread=True, exclusive=True, group="grants", exit_on_error=False)
+    def _list_grants(self) -> None:
+        try:
+            found = grants(self.store)
+        except ZeroCommandError as error:
+            self.post_message(ActionFailed("Permissions", str(error)))
+            return
+        self.post_message(GrantsListed(found))
+
+    def on_grants_listed(self, message: GrantsListed) -> None:
+        from zero_tui.ui.screens.zero_dialogs import PermissionsDialog
+
+        def chosen(grant: Grant | None) -> None:
+            if grant is not None:
+                self._revoke(grant)
+
+        self.app.push_screen(PermissionsDialog(message.grants), chosen)
+
+    @work(thread=True, exclusive=True, group="grants", exit_on_error=False)
+    def _revoke(self, grant: Grant) -> None:
+        try:
+            revoke(self.store, grant.tool, path=grant.scope)
+            left = grants(self.store)
+        except ZeroCommandError as error:
+            self.post_message(ActionFailed("Permissions", str(error)))
+            return
+        if grant in left:
+            self.post_message(
+                ActionFailed(
+                    "Permissions",
+                    f"Zero revoked nothing for {grant.describe()}: "
+                    f"`zero sandbox grants revoke {grant.tool}` revokes every grant of the tool",
+                )
+            )
+            return
+        if grant.scope:
+            said = f"revoked {grant.describe()}"
+        else:
+            said = f"revoked every grant of {grant.tool}: Zero asks before it runs again"
+        self.post_message(GrantChanged(said, revoked=True))
+
+    def on_grant_changed(self, message: GrantChanged) -> None:
+        self.notify(message.message, title="Permissions", markup=False)
+        if message.revoked:
+            self._list_grants()  # the list again, without what was revoked
+
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.notify(message.message, title=message.title, severity="error", markup=False)
 
     def on_command_done(self, message: CommandDone) -> None:
         outcome = message.outcome

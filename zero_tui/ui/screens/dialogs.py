@@ -57,17 +57,18 @@ class ConfirmDialog(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, title: str, question: str, yes: str) -> None:
+    def __init__(self, title: str, question: str, yes: str, *, no: str = "keep it") -> None:
         super().__init__()
         self._title = title
         self._question = question
         self._yes = yes
+        self._no = no
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog confirm"):
             yield Static(Content(self._title), classes="dialog-title")
             yield Static(Content(sanitize_line(self._question)), classes="confirm-question")
-            yield Static(Content(f"y: {self._yes} · n or Esc: keep it"), classes="dialog-hint")
+            yield Static(Content(f"y: {self._yes} · n or Esc: {self._no}"), classes="dialog-hint")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

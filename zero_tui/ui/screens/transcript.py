@@ -29,7 +29,8 @@ from zero_tui.transcript.recall import PromptRecall
 from zero_tui.ui.copier import Copier
 from zero_tui.ui.messages import PromptRecalled, ResumeRequest
 from zero_tui.ui.screens.command_screen import screen_bindings
-from zero_tui.ui.screens.transcript_reader import READ_ONLY_NOTICE, TranscriptReader
+from zero_tui.ui.screens.transcript_reader import READ_ONLY_NOTICE
+from zero_tui.ui.screens.turn_actions import TurnActions
 from zero_tui.ui.widgets.agent_pane import AgentPane, RunState, RunStatus, RunStatusLine
 from zero_tui.ui.widgets.composer import EditorRun, PromptEditor, SlashComplete
 from zero_tui.ui.widgets.find_bar import FindBar
@@ -63,7 +64,7 @@ class TranscriptCommands(Provider):
                 )
 
 
-class TranscriptScreen(TranscriptReader):
+class TranscriptScreen(TurnActions):
     """The rows of one session, newest at the bottom, following the log while it grows;
     a prompt in the editor continues the session."""
 
@@ -151,8 +152,9 @@ class TranscriptScreen(TranscriptReader):
 
     # -- a run of the agent -------------------------------------------------------------
 
-    async def send_prompt(self, prompt: str) -> bool:
-        """Start a run with `prompt`; False (and the reason shown) when it cannot start."""
+    async def send_prompt(self, prompt: str, *, auto: str | None = None) -> bool:
+        """Start a run with `prompt`; False (and the reason shown) when it cannot start.
+        `auto`: the autonomy of this run only (allow and retry); the settings stay."""
         if self.running:
             self._error("Prompt", "a run is in progress: wait for it, or press Esc to cancel it")
             return False
@@ -168,7 +170,7 @@ class TranscriptScreen(TranscriptReader):
             log.session_id,
             recorded or self.workspace,
             model=self.settings.model,
-            auto=self.settings.auto,
+            auto=auto or self.settings.auto,
         )
         self.agent.start(request, self.workspace)
         self.view.action_jump_bottom()
@@ -254,6 +256,8 @@ class TranscriptScreen(TranscriptReader):
             return self.running
         if action == "back":
             return not self.running
+        if action == "open_parent":
+            return self.forked_from_parent()
         return True
 
     @on(EditorRun)
@@ -291,10 +295,6 @@ class TranscriptScreen(TranscriptReader):
             self.transcript_log.renamed(meta)
 
     # /resume, /new
-
-    def _refuse_while_running(self) -> None:
-        if self.running:
-            raise CommandError("a run is in progress: press Esc to cancel it first")
 
     def command_resume(self, args: str) -> None:
         self._refuse_while_running()

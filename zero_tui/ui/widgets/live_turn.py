@@ -21,7 +21,10 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from zero_tui.agent import Block, NoticeBlock, ReasoningBlock, TextBlock, ToolBlock, TurnModel
+from zero_tui.agent.live_approval import live_approval
+from zero_tui.commands import REGISTRY, Context
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
+from zero_tui.transcript.denied_calls import approval_hint
 from zero_tui.transcript.markdown_parser import markdown_parser
 from zero_tui.ui.widgets.transcript_view import USER_MARKER
 
@@ -48,6 +51,12 @@ def tool_summary(block: ToolBlock) -> Content:
         return Content.assemble(*parts)
     status_style = "$success" if result.status == "ok" else "$error"
     parts += ["  ", (sanitize_line(result.status or "done"), status_style)]
+    ask = live_approval(block)
+    if ask is not None:  # what was asked, and the ways forward (once the run is over)
+        hint = approval_hint(ask, REGISTRY.key_for("approve", Context.TRANSCRIPT))
+        parts += ["\n  ", ("⚑ approval required: ", "$warning"), sanitize_line(ask.describe())]
+        parts += ["\n    ", (sanitize_line(hint) + " (once the run ends)", "dim")]
+        return Content.assemble(*parts)
     output = result.summary or result.output
     lines = sanitize_text(output).splitlines()
     for line in lines[:TOOL_OUTPUT_LINES]:

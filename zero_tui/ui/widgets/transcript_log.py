@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from zero_tui.commands import REGISTRY, Context
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.text.sanitize import home_relative, sanitize_line
 from zero_tui.transcript.follower import (
@@ -33,10 +34,12 @@ from zero_tui.transcript.follower import (
 from zero_tui.transcript.header import header_facts
 from zero_tui.transcript.log_index import LogIndex, matching_positions
 from zero_tui.transcript.recall import PromptRecall
+from zero_tui.transcript.turns import ParentLink, parent_link
 from zero_tui.ui.messages import (
     EventLocated,
     LogPolled,
     MatchesFound,
+    ParentLinked,
     PromptRecalled,
     TranscriptFailed,
     TranscriptLoaded,
@@ -90,12 +93,15 @@ class TranscriptLog(SessionTokensHook, Vertical):
         self._clock = clock
         self._open_at = at_sequence
         self._mark = mark
+        self.parent_link: ParentLink | None = None  # a fork's parent, once looked up
+        self._linked: str | None = None  # the session whose parent was looked up
 
     def compose(self) -> ComposeResult:
         with Vertical(id="transcript-header"):
             title = self.follower.session_id or "New conversation"
             yield Static(Content(title), id="transcript-title")
             yield Static(Content("loading…"), id="transcript-facts")
+            yield Static(Content(""), id="transcript-lineage")
             yield Static(Content(""), id="transcript-note")
         yield self.view
 
@@ -176,6 +182,7 @@ class TranscriptLog(SessionTokensHook, Vertical):
         self.call_after_refresh(self._rows_painted)
         self._show_header()
         self._show_note()
+        self._look_up_parent()
         self.post_message(self.Read())
         if self._open_at is not None:
             self._locate(log.index, log.order, self._open_at)
@@ -221,6 +228,35 @@ class TranscriptLog(SessionTokensHook, Vertical):
 
     def session_tokens_changed(self) -> None:
         self._show_header()
+
+    # -- where a fork came from ---------------------------------------------------------
+
+    def _look_up_parent(self) -> None:
+        meta, session_id = self.follower.meta, self.follower.session_id
+        if meta is None or session_id is None or not meta.parent_session_id:
+            return
+        if self._linked != session_id:
+            self._linked = session_id
+            self._link_parent(session_id, meta)
+
+    @work(thread=True, exclusive=True, group="transcript-parent", exit_on_error=False)
+    def _link_parent(self, session_id: str, meta: Metadata) -> None:
+        self.post_message(ParentLinked(session_id, parent_link(self.store, meta)))
+
+    def on_parent_linked(self, message: ParentLinked) -> None:
+        if message.session_id != self.follower.session_id:
+            return
+        self.parent_link = link = message.link
+        widget = self.query_one("#transcript-lineage", Static)
+        if link is None:
+            widget.display = False
+            return
+        text = "↳ " + sanitize_line(link.describe())
+        key = REGISTRY.action_key_for("open_parent", Context.TRANSCRIPT)
+        if key is not None and not link.missing:
+            text += f" · {key} opens it"
+        widget.update(Content(text))
+        widget.display = True
 
     def _show_note(self) -> None:
         notes = [note for note in (self.notice, self.follower.note) if note]

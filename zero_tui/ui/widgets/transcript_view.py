@@ -35,7 +35,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from zero_tui.commands import REGISTRY, Context
+from zero_tui.store.approvals import ApprovalAsk
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
+from zero_tui.transcript.denied_calls import approval_hint
 from zero_tui.transcript.geometry import (
     GUTTER,
     PRELUDE_POSITION,
@@ -772,6 +775,10 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         header.append("  " + sanitize_line(status), style=status_style)
         parts: list[RenderableType] = [header]
         output = sanitize_text(row.detail if is_result else "")
+        if is_result and row.approval is not None:
+            parts += self._approval_lines(row.approval)
+            if not expanded:
+                return Group(*parts)  # its output is the reason, shown in the ask
         if not expanded:
             shown = output.strip("\n")
             lines = shown.split("\n", COLLAPSED_OUTPUT_LINES) if shown else []
@@ -804,6 +811,15 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
             files = ", ".join(sanitize_line(path) for path in info.changed_files)
             parts.append(Text("  changed: " + files, style=self._style("dim")))
         return Group(*parts)
+
+    def _approval_lines(self, ask: ApprovalAsk) -> list[RenderableType]:
+        """What a denied call asked (tool, command, Zero's risk and reason), and the key to
+        the ways forward Zero would honour."""
+        asked = Text("  ⚑ approval required: ", style=self._style("permission"))
+        asked.append(sanitize_line(ask.describe()))
+        key = REGISTRY.key_for("approve", Context.TRANSCRIPT)
+        hint = Text("    " + sanitize_line(approval_hint(ask, key)), style=self._style("dim"))
+        return [asked, hint]
 
 
 def _marked(marker: str, body: RenderableType, marker_style: Style) -> _Marked:
