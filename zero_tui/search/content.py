@@ -23,6 +23,7 @@ TEXT_TYPES = frozenset({"message", "tool_call", "tool_result", "error", "session
 _TEXT_TYPE_BYTES = frozenset(name.encode() for name in TEXT_TYPES)
 MAX_EVENT_TEXT = 256 * 1024  # characters of one event that are indexed
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +38,17 @@ class EventText:
     payload: dict[str, Any]
 
 
+def go_text(text: str) -> str:
+    """A decoded JSON string as Go's decoder reads it: a lone surrogate escape (`\\ud800`,
+    which Python keeps and sqlite cannot store) is U+FFFD."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
 def clean_body(text: str) -> str:
     """Text as indexed: control characters (but newlines and tabs) become spaces, bounded."""
     if len(text) > MAX_EVENT_TEXT:
         text = text[:MAX_EVENT_TEXT]
-    return _CONTROL.sub(" ", text)
+    return _CONTROL.sub(" ", go_text(text))
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -128,5 +135,10 @@ def line_text(line: bytes) -> EventText | None:
         return None
     role, text = found
     return EventText(
-        event_id if isinstance(event_id, str) else "", sequence, event_type, role, text, payload
+        go_text(event_id) if isinstance(event_id, str) else "",
+        sequence,
+        event_type,
+        role,
+        text,
+        payload,
     )
