@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -55,6 +56,17 @@ def indexed_rows(catalog: SessionCatalog) -> int:
     return int(row[0])
 
 
+def kept_grams(catalog: SessionCatalog) -> int:
+    """The rows of the substring index (each keeps its text), after checking the index."""
+    with catalog.lock:
+        connection = catalog.connection
+        connection.execute(
+            "INSERT INTO event_grams (event_grams, rank) VALUES ('integrity-check', 1)"
+        )
+        row = connection.execute("SELECT count(*) FROM gram_text").fetchone()
+    return int(row[0])
+
+
 # --- the catalog ---------------------------------------------------------------------------
 
 
@@ -101,11 +113,14 @@ def test_deleted_and_corrupted_sessions_leave_the_listing_and_the_index(
     make_session(store, "b", answer="zebra")
     catalog = SessionCatalog(store, tmp_path / "cache")
     assert found(catalog, "zebra") == ["a", "b"]
+    assert kept_grams(catalog) == 2
     store.metadata_path("a").write_text("{not json")
     store.metadata_path("b").unlink()
     assert catalog.refresh() == []
     assert indexed_rows(catalog) == 0
+    assert kept_grams(catalog) == 0
     assert found(catalog, "zebra") == []
+    assert found(catalog, "ebr") == []
 
 
 def test_content_verdicts_are_remembered_until_the_log_changes(
@@ -234,10 +249,19 @@ def test_damage_found_in_use_rebuilds_the_database(
     assert len(found(catalog, "walrus")) == 40
     scope = catalog.refresh()
     catalog.close()
+    with contextlib.closing(sqlite3.connect(catalog.path)) as probe:
+        (sessions_root,) = probe.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sessions'"
+        ).fetchone()
     data = catalog.path.read_bytes()
     page = int.from_bytes(data[16:18], "big")
-    half = len(data) // 2 // page * page
-    catalog.path.write_bytes(data[:half] + b"\xa5" * (len(data) - half))
+    # a refresh reads the sessions table (its pages come first); a query the text index,
+    # written last, in the second half
+    if first_use == "refresh":
+        damaged = (sessions_root - 1) * page
+    else:
+        damaged = len(data) // 2 // page * page
+    catalog.path.write_bytes(data[:damaged] + b"\xa5" * (len(data) - damaged))
     fresh = SessionCatalog(store, tmp_path / "cache")
     if first_use == "query":
         result = search(fresh, "walrus", scope)
@@ -428,7 +452,27 @@ def test_a_rewound_log_drops_what_it_no_longer_holds(store: SessionStore, tmp_pa
     temp.write_bytes(b"".join(lines[:2]))
     os.replace(temp, log)  # shorter, as a rewind leaves it
     assert found(catalog, "rewound") == []
+    assert found(catalog, "ewoun") == []  # the substring index let go of it too
     assert found(catalog, "kept") == ["a"]
+    assert found(catalog, "ept") == ["a"]
+    assert kept_grams(catalog) == 1
+
+
+def test_a_damaged_kept_text_of_the_substring_index_rebuilds_the_database(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """The substring index takes a row out only given the text it was given: a kept text
+    that cannot be read back is damage, and the database is rebuilt, not left wrong."""
+    make_session(store, "a", answer="first answer")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "irst") == ["a"]
+    with catalog.lock:
+        catalog.connection.execute("UPDATE gram_text SET body = x'00ff'")
+    log = store.events_path("a")
+    log.write_bytes(log.read_bytes().replace(b"first answer", b"other answer"))
+    assert found(catalog, "irst") == []
+    assert found(catalog, "ther") == ["a"]
+    assert kept_grams(catalog) == 1
 
 
 def test_a_log_rewritten_in_place_to_the_same_size_is_indexed_again(
@@ -553,3 +597,28 @@ def test_refresh_tells_how_far_it_has_read(store: SessionStore, tmp_path: Path) 
     total = metadata_cache.PROGRESS_EVERY + 5
     assert len(sessions) == total
     assert told == [(0, total), (metadata_cache.PROGRESS_EVERY, total), (total, total)]
+
+
+def test_without_trigrams_words_are_still_found_and_the_index_is_rebuilt_once_they_come(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An sqlite older than 3.34 has no trigram tokenizer: words are found as words, and
+    the first run on an sqlite that has it rebuilds the index with substrings."""
+    from zero_tui.search import query as query_module
+
+    make_session(store, "a", answer="the paxadornment")
+    for module in (database, content_index, query_module):
+        monkeypatch.setattr(module, "trigrams_supported", lambda: False)
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "paxadorn") == ["a"]
+    assert found(catalog, "xadorn") == []
+    catalog.close()
+    with contextlib.closing(sqlite3.connect(catalog.path)) as check:
+        tables = {row[0] for row in check.execute("SELECT name FROM sqlite_master")}
+        version = check.execute("SELECT value FROM info WHERE key = 'schema_version'").fetchone()
+    assert "event_grams" not in tables
+    assert version == (f"{SCHEMA_VERSION}-words",)
+    monkeypatch.undo()
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "xadorn") == ["a"]
+    assert catalog.persistent

@@ -1,11 +1,14 @@
 """The full-text index of the sessions' logs (sqlite FTS5), kept up to date incrementally.
 
-Text (messages, tool calls and outputs, compaction summaries, errors) is indexed per event
-in the `event_text` table, whose rowid is `session key << EVENT_BITS | n`, so a hit's
-session is known without a lookup. A log is read from the byte offset indexed up to; a
-shrunk, replaced or rewritten log is indexed again; a deleted session is dropped (by the
-metadata cache). The state of each log is re-read inside the write transaction, so two
-processes never index the same bytes twice. Queries live in `search.query`.
+What a person said (messages, tool calls and outputs, compaction summaries, errors) is
+indexed per event in the `event_text` table, whose rowid is `session key << EVENT_BITS | n`,
+so a hit's session is known without a lookup; every value of the events read in one go
+(`content.payload_values`) is one row of `event_grams` (for substrings), numbered as the
+first of those events, so a session has one such row per update of its log. A log is
+read from the byte offset indexed up to; a shrunk, replaced or rewritten log is indexed
+again; a deleted session is dropped (by the metadata cache). The state of each log is
+re-read inside the write transaction, so two processes never index the same bytes twice.
+Queries live in `search.query`.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from zero_tui.search.database import (
     Bypassed,
     CatalogDatabase,
     delete_event_text,
+    insert_grams,
     sql_lists,
+    trigrams_supported,
 )
 from zero_tui.search.file_identity import LogStats, regular_stat
 from zero_tui.store import SessionStore, StoreError
@@ -273,12 +278,15 @@ class ContentIndex:
             if chunk.reset:
                 delete_event_text(connection, key)
             count = 0 if chunk.reset else state.events
+            grams = _gram_row(key, count, texts)
             rows, count, compaction = _event_rows(session_id, key, count, texts)
             connection.executemany(
                 "INSERT INTO event_text (rowid, body, sequence, role, event_id) "
                 "VALUES (?, ?, ?, ?, ?)",
                 rows,
             )
+            if grams is not None:
+                insert_grams(connection, *grams)
             if chunk.reset and compaction is False:
                 compaction = None  # indexed anew: the old plan goes
             _record_state(connection, key, chunk, count, compaction)
@@ -355,10 +363,25 @@ def _event_rows(
         count += 1
         if text is None or count >= 1 << EVENT_BITS:
             continue
-        rows.append((low | count, text.text, text.sequence, text.role, text.event_id))
+        if text.text:
+            rows.append((low | count, text.text, text.sequence, text.role, text.event_id))
         if text.event_type == "session_compaction":
             compaction = _compaction_json(line, session_id)
     return rows, count, compaction
+
+
+def _gram_row(
+    key: int, count: int, texts: list[tuple[bytes, EventText | None]]
+) -> tuple[int, str] | None:
+    """The `event_grams` row of these lines (numbered on from `count` events): the values of
+    every event among them, one event after another; None when there are none."""
+    first = count + 1
+    if not trigrams_supported() or first >= 1 << EVENT_BITS:
+        return None
+    values = [text.values for _, text in texts if text is not None and text.values]
+    if not values:
+        return None
+    return (key << EVENT_BITS) | first, "\n".join(values)
 
 
 def _record_state(
