@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -168,7 +169,7 @@ def test_a_text_search_looks_again_only_at_what_it_orders_or_loads(
     store: SessionStore, tmp_path: Path
 ) -> None:
     """`revalidate` catalogues new sessions and drops gone ones without reading the
-    others; `recency_order` and `sessions_with_keys` see each session as its file is now."""
+    others; `sessions_with_keys` sees each session as its file is now."""
     for name in ("a", "b", "c", "d"):
         make_session(store, name)
     with SessionCatalog(store, tmp_path / "cache") as catalog:
@@ -183,12 +184,10 @@ def test_a_text_search_looks_again_only_at_what_it_orders_or_loads(
         keys = catalog.session_keys()
         assert sorted(keys) == ["a", "c", "d", "e"]  # c is only looked at when asked for
         in_order = ids(store.list())  # Zero's: a, renamed last, first; c unreadable
-        ordered = catalog.recency_order(keys.values())
-        assert [catalog.session_ids_by_key()[key] for key in ordered] == in_order
-        assert sorted(catalog.session_keys()) == ["a", "d", "e"]
         loaded = catalog.sessions_with_keys(keys.values())
         assert ids(loaded) == in_order
         assert loaded[0].title == "a, renamed"
+        assert sorted(catalog.session_keys()) == ["a", "d", "e"]
         assert ids(catalog.refresh()) == ids(store.list())
 
 
@@ -622,3 +621,44 @@ def test_without_trigrams_words_are_still_found_and_the_index_is_rebuilt_once_th
     catalog = SessionCatalog(store, tmp_path / "cache")
     assert found(catalog, "xadorn") == ["a"]
     assert catalog.persistent
+
+
+def test_a_text_search_lists_the_root_again_only_once_it_changed(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`revalidate` remembers the root's stat at a listing: while it is unchanged (no
+    session added, removed or renamed), only the directories it could not catalogue then
+    (a session being created) are looked at again."""
+    make_session(store, "a")
+    make_session(store, "b")
+    make_session(store, "half")
+    metadata = store.metadata_path("half")
+    metadata.rename(metadata.with_name("metadata.tmp"))  # as if not written yet
+    listings: list[int] = []
+    real_listing = SessionStore.iter_session_dirs
+
+    def counted_listing(self: SessionStore) -> Iterator[str]:
+        listings.append(1)
+        return real_listing(self)
+
+    monkeypatch.setattr(SessionStore, "iter_session_dirs", counted_listing)
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    catalog.revalidate()  # the root changed just now: listed, not trusted yet
+    later = time.time_ns() + 10 * catalog_module.RACY_NS
+    monkeypatch.setattr(time, "time_ns", lambda: later)  # everything has settled
+    catalog.revalidate()
+    assert len(listings) == 2
+    assert sorted(catalog.session_keys()) == ["a", "b"]
+    metadata.with_name("metadata.tmp").rename(metadata)  # written now: the root is as it was
+    catalog.revalidate()
+    assert len(listings) == 2
+    assert sorted(catalog.session_keys()) == ["a", "b", "half"]
+    make_session(store, "c")
+    shutil.rmtree(Path(store.root) / "b")
+    catalog.revalidate()
+    assert len(listings) == 3
+    assert sorted(catalog.session_keys()) == ["a", "c", "half"]
+    fresh = SessionCatalog(store, tmp_path / "cache")  # another process trusts it too
+    fresh.revalidate()
+    assert len(listings) == 3
+    assert sorted(fresh.session_keys()) == ["a", "c", "half"]

@@ -43,6 +43,7 @@ class SessionCatalog:
         self.store = store
         self.database = CatalogDatabase(store.root, cache_dir)
         log_stats = LogStats(os.path.join(os.fspath(store.root), ""), EVENTS_FILE)
+        self._log_stats = log_stats
         self.content = ContentIndex(store, self.database, log_stats)
         self.metadata = MetadataCache(
             store, self.database, log_stats, metadata_changed=self.content.metadata_changed
@@ -120,10 +121,6 @@ class SessionCatalog:
         """See `MetadataCache.sessions_with_keys`."""
         return self.metadata.sessions_with_keys(keys)
 
-    def recency_order(self, keys: Iterable[int]) -> list[int]:
-        """See `MetadataCache.recency_order`."""
-        return self.metadata.recency_order(keys)
-
     def session_keys(self) -> dict[str, int]:
         """session id -> its key in the database."""
         return self.metadata.session_keys()
@@ -137,6 +134,11 @@ class SessionCatalog:
         return self.verdicts.has_content(session_id)
 
     # --- the text ------------------------------------------------------------------------
+
+    def look_at_logs_in_background(self) -> None:
+        """Start taking every log's stat in a thread, for the next `update_content` to
+        compare with the index: the caller queries it meanwhile."""
+        self._log_stats.look_in_background()
 
     def compactions(self, keys: Iterable[int]) -> dict[int, str]:
         """See `ContentIndex.compactions`."""

@@ -46,15 +46,13 @@ UP_TO_DATE = -1  # `_index_session`: the log had nothing new
 
 Progress = Callable[[int, int], None]
 
-_LogCheck = tuple[object, object, object, object]  # a `_LOG_CHECK` row, without the session
-
-# What `_log_unchanged` compares a log's stat with: its identity and stat as indexed, when
-# they were taken, and whether the state is well typed (an ill-typed one, or one that counts
-# events without a log, is never unchanged).
+# What `_log_unchanged` compares a log's stat with (`log_check`, see `_log_check`), for a
+# well-typed state: None (never unchanged) for an ill-typed one, or one recorded too close to
+# the log's last change for its stat to be trusted.
 _LOG_CHECK = (
-    "SELECT session_id, log_identity, log_stat, log_checked_ns, "
-    "typeof(log_offset) = 'integer' AND typeof(log_events) = 'integer' "
-    "AND (log_identity IS NOT NULL OR log_events = 0) FROM sessions"
+    "SELECT session_id, CASE WHEN typeof(log_offset) = 'integer' "
+    "AND typeof(log_events) = 'integer' AND typeof(log_check) = 'text' THEN log_check END "
+    "FROM sessions"
 )
 _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
 
@@ -79,6 +77,7 @@ class UpdateReport:
     indexed: int  # sessions whose text was (re)read
     events: int  # events added to the index
     complete: bool  # False when cancelled or when a session could not be written
+    changed: frozenset[str] = frozenset()  # the sessions whose text was (re)read
 
 
 class IndexReplaced(Exception):
@@ -161,33 +160,45 @@ class ContentIndex:
         )
         checks = self._logs_due(full)
         wanted = list(checks) if session_ids is None else [s for s in session_ids if s in checks]
-        indexed = events = 0
+        # one stat each, all at once: the logs that did not change are done with
+        stats = self._log_stats.look_all(wanted)
+        unchanged = {
+            session_id
+            for session_id, info in zip(wanted, stats, strict=True)
+            if _log_unchanged(info, checks[session_id])
+        }
+        self._logs_to_check -= unchanged
+        to_read = [session_id for session_id in wanted if session_id not in unchanged]
+        events = 0
+        changed: set[str] = set()
         complete = True
-        for done, session_id in enumerate(wanted):
+        skipped = len(wanted) - len(to_read)
+        for done, session_id in enumerate(to_read):
             if cancelled():
                 complete = False
                 break
             if progress is not None and done % _PROGRESS_EVERY == 0:
-                progress(done, len(wanted))
+                progress(skipped + done, len(wanted))
             try:
                 added = self._look_at(session_id, checks[session_id], cancelled)
             except sqlite3.OperationalError:
                 added = None  # busy beyond the timeout: each of the rest would wait as long
             except Bypassed:
-                raise IndexReplaced(UpdateReport(len(wanted), indexed, events, False)) from None
+                report = UpdateReport(len(wanted), len(changed), events, False, frozenset(changed))
+                raise IndexReplaced(report) from None
             if added is None:
                 complete = False
                 break
             if added != UP_TO_DATE:
-                indexed += 1
+                changed.add(session_id)
                 events += added
         if progress is not None and complete:
             progress(len(wanted), len(wanted))
         if full and complete and session_ids is None:
             self._all_logs_checked_at = started
-        return UpdateReport(len(wanted), indexed, events, complete)
+        return UpdateReport(len(wanted), len(changed), events, complete, frozenset(changed))
 
-    def _logs_due(self, full: bool) -> dict[str, _LogCheck]:
+    def _logs_due(self, full: bool) -> dict[str, str | None]:
         """The logs an update looks at, with what each was indexed as: every catalogued one
         on a full check, else those whose metadata changed or that are still racy."""
         try:
@@ -196,7 +207,7 @@ class ContentIndex:
             return {}
 
     def _look_at(
-        self, session_id: str, check: _LogCheck, cancelled: Callable[[], bool]
+        self, session_id: str, check: str | None, cancelled: Callable[[], bool]
     ) -> int | None:
         """Index what is new in one log, if its stat says it may have changed (the answer of
         `_index_session`), and keep it among the logs to check until its timestamps can be
@@ -218,7 +229,7 @@ class ContentIndex:
             regular_stat(self._log_stats.path(session_id)), check
         )
 
-    def _log_checks(self, session_ids: Iterable[str] | None) -> dict[str, _LogCheck]:
+    def _log_checks(self, session_ids: Iterable[str] | None) -> dict[str, str | None]:
         """session id -> what its log was indexed as (`_LOG_CHECK`), for every catalogued
         session (`session_ids` None) or for these."""
         if session_ids is None:
@@ -227,7 +238,7 @@ class ContentIndex:
             rows = []
             for session_id in session_ids:
                 rows += self._database.read(f"{_LOG_CHECK} WHERE session_id = ?", (session_id,))
-        return {row[0]: row[1:] for row in rows if isinstance(row[0], str)}
+        return {row[0]: row[1] for row in rows if isinstance(row[0], str)}
 
     def _log_state(self, session_id: str) -> tuple[int, LogState] | None:
         rows = self._database.connection.execute(
@@ -406,8 +417,8 @@ def _record_state(
         )
     connection.execute(
         "UPDATE sessions SET log_identity = ?, log_stat = ?, log_checked_ns = ?, "
-        "log_offset = ?, log_tail = ?, log_events = ? WHERE key = ?",
-        (*values, key),
+        "log_offset = ?, log_tail = ?, log_events = ?, log_check = ? WHERE key = ?",
+        (*values, _log_check(info, chunk.checked_ns), key),
     )
     if compaction is not False:
         connection.execute("UPDATE sessions SET compaction = ? WHERE key = ?", (compaction, key))
@@ -450,12 +461,26 @@ def _log_identity(info: os.stat_result) -> str:
     return f"{info.st_dev}:{info.st_ino}"
 
 
-def _log_unchanged(info: os.stat_result | None, check: _LogCheck) -> bool:
+def _stat_check(info: os.stat_result) -> str:
+    """A log's identity and `file_identity.stat_key`, in one string."""
+    ino = info.st_ino
+    return f"{info.st_dev}:{ino} {ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+
+def _log_check(info: os.stat_result | None, checked_ns: int) -> str | None:
+    """What a later stat of the log must give for it to be as now recorded (`_stat_check`;
+    "" for no log), or None when it was taken too close to the log's last change to be
+    trusted (`file_identity.is_racy`)."""
+    if info is None:
+        return ""
+    if file_identity.is_racy(file_identity.changed_ns(info), checked_ns):
+        return None
+    return _stat_check(info)
+
+
+def _log_unchanged(info: os.stat_result | None, check: str | None) -> bool:
     """The log (`info`: its stat, None when it is not a regular file) is as indexed
     (`check`: from `_LOG_CHECK`), by the stat alone."""
-    identity, stat_key, indexed_ns, well_typed = check
-    if not well_typed:
+    if check is None:
         return False
-    if info is None:
-        return identity is None
-    return identity == _log_identity(info) and file_identity.same_file(info, stat_key, indexed_ns)
+    return check == ("" if info is None else _stat_check(info))

@@ -63,12 +63,11 @@ CREATE TABLE sessions (
     log_offset INTEGER NOT NULL DEFAULT 0,
     log_tail,
     log_events INTEGER NOT NULL DEFAULT 0,
+    log_check,
     compaction
 );
 CREATE UNIQUE INDEX sessions_by_id ON sessions (session_id);
-CREATE INDEX sessions_log_check ON sessions (
-    session_id, log_identity, log_stat, log_checked_ns, log_offset, log_events
-);
+CREATE INDEX sessions_log_check ON sessions (session_id, log_check, log_offset, log_events);
 CREATE INDEX sessions_verdicts ON sessions (session_id, verdict, verdict_stat, verdict_checked_ns);
 CREATE VIRTUAL TABLE event_text USING fts5(
     body, sequence UNINDEXED, role UNINDEXED, event_id UNINDEXED,

@@ -2,10 +2,11 @@
 
 Every entry is looked at again (a stat) before it is used, and a racy one (see
 `file_identity`) compared by content (a digest of metadata.json). The only unvalidated
-read is `cached_sessions`, for a first paint. A text search (`revalidate`) lists the
-directories only, and looks again at the sessions it goes on to order or load
-(`recency_order`, `sessions_with_keys`): at 10,000 sessions a look at every metadata file
-costs more than the query. Wrong-typed values in the database are ignored and re-read.
+read is `cached_sessions`, for a first paint, and `ranking_rows`, for a text search to
+rank and count its matches by. A text search (`revalidate`) lists the directories only,
+and looks again at the sessions it goes on to show (`sessions_with_keys`): at 10,000
+sessions a look at every metadata file costs more than the query. Wrong-typed values in
+the database are ignored and re-read.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from zero_tui.search import file_identity
 from zero_tui.search.database import (
@@ -35,11 +35,11 @@ from zero_tui.store.store import (
     METADATA_FILE,
     UnreadableSession,
     read_regular,
-    sort_in_zero_order,
     sort_sessions,
 )
 
 PROGRESS_EVERY = 256
+_ROOT_LISTING = "root_listing"  # the info row: the root's stat when it was last listed
 
 Progress = Callable[[int, int], None]
 
@@ -110,6 +110,32 @@ def _goal_from_json(text: str | None) -> Goal | None:
         if type(value) is not expected:
             raise ValueError("goal has a wrong-typed field")
     return Goal(**values)
+
+
+class RankingRow(NamedTuple):
+    """What the catalog remembers of a session to rank and count it without reading it."""
+
+    key: int
+    session_id: str
+    updated_at: str
+    cwd: str
+    session_kind: str
+    event_count: int
+    title: str
+    model_id: str
+    provider: str
+    verdict: int | None  # has resumable content (0 or 1), found for the log as last indexed
+
+
+_RANKING_ROWS = (
+    f"SELECT {', '.join(RankingRow._fields[:-1])}, "
+    "CASE WHEN verdict IN (0, 1) AND verdict_stat = log_stat THEN verdict END "
+    "FROM sessions WHERE "
+    + " AND ".join(
+        f"typeof({name}) = '{'integer' if name in ('key', 'event_count') else 'text'}'"
+        for name in RankingRow._fields[:-1]
+    )
+)
 
 
 @dataclass(slots=True)
@@ -219,6 +245,7 @@ class MetadataCache:
         sessions: list[Metadata] = []
         looked = _Looked()
         seen: set[str] = set()
+        listed_at = self._root_stat()
         names = list(self.store.iter_session_dirs())
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0:
@@ -237,6 +264,7 @@ class MetadataCache:
         keys = self._remember(looked)
         if keys is not None:
             self._known_cache = self._cache_after(by_directory, seen, looked.upserts, keys)
+            self._remember_listing(listed_at, [name for name in names if name not in seen])
         return sort_sessions(sessions)
 
     @staticmethod
@@ -262,9 +290,14 @@ class MetadataCache:
         For a text search, which then loads only the sessions that match with
         `sessions_with_keys`, which looks again at each of them: at 10,000 sessions, a look
         at every metadata file costs more than the query. `unreadable` then lists the new
-        sessions that could not be read, and those `recency_order` and `sessions_with_keys`
-        find so."""
+        sessions that could not be read, and those `sessions_with_keys` finds so."""
         self._log_stats.forget()
+        listed_at = self._root_stat()
+        unlisted = self._unlisted_since(listed_at)
+        if unlisted is not None:
+            # the root is as it was listed: only the directories not catalogued then
+            self._catalogue_unlisted(listed_at, unlisted)
+            return
         try:
             rows = self._database.read("SELECT session_id, key FROM sessions")
         except sqlite3.Error:
@@ -284,6 +317,87 @@ class MetadataCache:
         if keys is not None:  # what was read is the map of keys `session_ids_by_key` keeps
             ids_by_key = {key: name for name, key in known.items() if name in listed}
             self._ids_by_key = ids_by_key | {key: name for name, key in keys.items()}
+            catalogued = known.keys() | keys.keys()
+            self._remember_listing(listed_at, [name for name in names if name not in catalogued])
+
+    # --- the root's listing, remembered ----------------------------------------------------
+
+    def _root_stat(self) -> tuple[int, os.stat_result | None]:
+        """The wall time just before, and the stat of, the store's root directory."""
+        checked_ns = time.time_ns()
+        try:
+            return checked_ns, os.stat(self.store.root)
+        except OSError:
+            return checked_ns, None
+
+    def _unlisted_since(self, listed_at: tuple[int, os.stat_result | None]) -> list[str] | None:
+        """The directories the last listing could not catalogue, when the root is still as
+        it was then (an entry added, removed or renamed changes its times); else None."""
+        info = listed_at[1]
+        if info is None:
+            return None
+        try:
+            rows = self._database.read("SELECT value FROM info WHERE key = ?", (_ROOT_LISTING,))
+            remembered = json.loads(rows[0][0]) if rows else None
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+        if not isinstance(remembered, dict):
+            return None
+        unlisted = remembered.get("unlisted")
+        if not file_identity.same_file(
+            info, remembered.get("stat"), remembered.get("checkedNs")
+        ) or not (isinstance(unlisted, list) and all(isinstance(n, str) for n in unlisted)):
+            return None
+        return unlisted
+
+    def _catalogue_unlisted(
+        self, listed_at: tuple[int, os.stat_result | None], unlisted: list[str]
+    ) -> None:
+        """Look again at the directories a listing could not catalogue (a session being
+        created, one whose metadata was unreadable), and catalogue those now readable."""
+        self.unreadable = []
+        if not unlisted:
+            return
+        looked = _Looked()
+        for name in unlisted:
+            _, upsert, _ = self._check_metadata(name, None, looked)
+            if upsert is not None:
+                looked.upserts.append(upsert)
+        keys = self._remember(looked)
+        if keys is not None and keys:
+            self._remember_listing(listed_at, [name for name in unlisted if name not in keys])
+
+    def _remember_listing(
+        self, listed_at: tuple[int, os.stat_result | None], unlisted: list[str]
+    ) -> None:
+        """Note the root's stat at a listing, and the directories it could not catalogue."""
+        checked_ns, info = listed_at
+        if info is None:
+            return
+        value = {
+            "stat": file_identity.stat_key(info),
+            "checkedNs": checked_ns,
+            "unlisted": unlisted,
+        }
+        try:
+            with self._database.write() as connection:
+                connection.execute(
+                    "INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)",
+                    (_ROOT_LISTING, json.dumps(value)),
+                )
+        except (sqlite3.Error, Bypassed):
+            pass  # listed again next time
+
+    def ranking_rows(self) -> dict[int, RankingRow]:
+        """key -> every catalogued session as remembered, without a look at its files (a row
+        with an ill-typed value is left out: `sessions_with_keys` reads it again). The
+        verdict is the one resting on the stat the log was last indexed at: once every log
+        has been checked, the log's."""
+        try:
+            rows = self._database.read(_RANKING_ROWS)
+        except sqlite3.Error:
+            return {}
+        return {row.key: row for row in map(RankingRow._make, rows)}
 
     def sessions_with_keys(self, keys: Iterable[int]) -> list[Metadata]:
         """The catalogued sessions with these keys, in Zero's order, each looked at again
@@ -313,39 +427,6 @@ class MetadataCache:
                 looked.dropped.append(entry.key)
         self._remember(looked)
         return sort_sessions(found)
-
-    def recency_order(self, keys: Iterable[int]) -> list[int]:
-        """These catalogued sessions' keys in Zero's order, by each one's metadata as it is
-        now, without loading them: every file is looked at (a stat), a changed one read
-        again and remembered, a gone or unreadable one dropped and left out."""
-        rows: list[Any] = []
-        for listed in sql_lists(keys):
-            try:
-                rows += self._database.read(
-                    "SELECT key, session_id, updated_at, metadata_stat, metadata_checked_ns "
-                    f"FROM sessions WHERE key IN ({listed}) AND typeof(session_id) = 'text'"
-                )
-            except sqlite3.Error:
-                return []
-        order: list[tuple[str, str, int]] = []
-        looked = _Looked()
-        for session_key, name, updated_at, remembered, checked_ns in rows:
-            stat_now = self._metadata_stat(name)
-            if isinstance(updated_at, str) and file_identity.same_file(
-                stat_now[1], remembered, checked_ns
-            ):
-                order.append((updated_at, name, session_key))
-                continue
-            meta, upsert, kept = self._check_metadata(name, None, looked, stat_now)
-            if upsert is not None:
-                looked.upserts.append(upsert)
-            if meta is not None and kept:
-                order.append((meta.updated_at, name, session_key))
-            else:
-                looked.dropped.append(session_key)
-        self._remember(looked)
-        sort_in_zero_order(order, itemgetter(0), itemgetter(1))
-        return [session_key for _, _, session_key in order]
 
     # --- one session's metadata.json -----------------------------------------------------
 

@@ -32,15 +32,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from operator import itemgetter
+from typing import Protocol
 
 from zero_tui.search.catalog import EVENT_BITS, SessionCatalog
 from zero_tui.search.content import go_lower
 from zero_tui.search.database import trigrams_supported
 from zero_tui.store import Metadata
-from zero_tui.store.store import sort_sessions
 from zero_tui.text.labels import parse_rfc3339
 
-LOAD_BATCH = 128
 DEFAULT_LIMIT = 50
 MIN_SUBSTRING = 3  # the shortest word also found inside other words (a trigram)
 FILTERS = ("title", "model", "provider", "id", "after", "before")
@@ -77,6 +76,21 @@ class Term:
         return '"' + lowered.replace('"', '""') + '"'
 
 
+class Described(Protocol):
+    """What a filter reads of a session: its metadata, or a catalog row of it."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Filter:
     name: str
@@ -84,10 +98,10 @@ class Filter:
     negated: bool = False
     moment: datetime | None = None  # the local midnight of an after:/before: day
 
-    def keeps(self, meta: Metadata) -> bool:
+    def keeps(self, meta: Described) -> bool:
         return self._matches(meta) != self.negated
 
-    def _matches(self, meta: Metadata) -> bool:
+    def _matches(self, meta: Described) -> bool:
         if self.name == "id":
             return meta.session_id.startswith(self.value)
         if self.name in ("after", "before"):
@@ -114,7 +128,7 @@ class Query:
     def is_empty(self) -> bool:
         return not (self.terms or self.excluded or self.filters)
 
-    def keeps(self, meta: Metadata) -> bool:
+    def keeps(self, meta: Described) -> bool:
         return all(item.keeps(meta) for item in self.filters)
 
 
@@ -472,46 +486,6 @@ def matching_sessions(catalog: SessionCatalog, query: Query) -> TextMatches | No
     except sqlite3.Error as error:
         catalog.recover(error)
         return None  # `search` says the index is unavailable
-
-
-def load_matching(
-    catalog: SessionCatalog,
-    matches: TextMatches,
-    keep: Callable[[list[Metadata]], list[Metadata]],
-    *,
-    enough: int | None = None,
-) -> list[Metadata]:
-    """The matching sessions that `keep` keeps (given sessions in Zero's order, it returns
-    those in the scope that pass the query's filters), in Zero's order.
-
-    They are loaded best first, as `search` ranks them (its tiers, then recency), and only
-    until `enough` are kept (None: every one): `search` over them finds
-    the same best hits as over every matching session, and a query that matches 9,000
-    sessions loads a few hundred."""
-    order = catalog.recency_order(matches.keys)
-    kept: list[Metadata] = []
-    batch = max(LOAD_BATCH, 2 * (enough or 0))
-    for tier in _in_tiers(order, matches):
-        start = 0
-        while start < len(tier) and (enough is None or len(kept) < enough):
-            kept += keep(catalog.sessions_with_keys(tier[start : start + batch]))
-            start += batch
-            batch *= 2  # a narrow scope keeps few: look further each time
-    return sort_sessions(kept)
-
-
-def _in_tiers(order: Sequence[int], matches: TextMatches) -> list[list[int]]:
-    """The keys of `order` by relevance tier (`matches.tiers`, then the rest), each tier in
-    the order given."""
-    tiers: list[list[int]] = [[] for _ in range(len(matches.tiers) + 1)]
-    for key in order:
-        for number, tier in enumerate(matches.tiers):
-            if key in tier:
-                tiers[number].append(key)
-                break
-        else:
-            tiers[-1].append(key)
-    return tiers
 
 
 def _best_events(

@@ -11,7 +11,7 @@ from zero_tui.store import SessionStore
 from zero_tui.store.resumable import has_resumable_content
 
 VERDICT_BATCH = 512
-VERDICTS_ONE_BY_ONE = 64
+VERDICTS_ONE_BY_ONE = 256
 
 _VERDICT = "SELECT session_id, verdict, verdict_stat, verdict_checked_ns FROM sessions"
 
