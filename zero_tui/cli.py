@@ -27,7 +27,6 @@ from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
 
 if TYPE_CHECKING:
-    from zero_tui.search.metadata_cache import RankingRow
     from zero_tui.search.query import Query, TextMatches
 
 PROG = "zero-tui"
@@ -727,12 +726,11 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         matches = None
         matched: int | None = None
-        rows = None
         if query.terms:
-            matches, rows = _matches_in_fresh_text(catalog, query, err)
+            matches = _matches_in_fresh_text(catalog, query, err)
         if matches is not None:
             scope = ListingScope(workspace, args.all, args.include_empty)
-            found = scoped_matches(catalog, query, matches, scope, enough=limit, rows=rows)
+            found = scoped_matches(catalog, query, matches, scope, enough=limit)
             sessions = found.sessions
             matched, hidden[:], exact = (
                 found.matched,
@@ -782,19 +780,18 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _matches_in_fresh_text(
     catalog: SessionCatalog, query: Query, err: TextIO
-) -> tuple[TextMatches | None, dict[int, RankingRow] | None]:
-    """The sessions whose text matches, and the catalog's rows to rank them by, once every
-    changed log is indexed (a new session's, an appended one's) and the metadata of their
-    sessions read again (Zero rewrites it after every append): as recent as the files.
+) -> TextMatches | None:
+    """The sessions whose text matches, once every changed log is indexed (a new session's,
+    an appended one's) and the metadata of their sessions read again (Zero rewrites it
+    after every append): as recent as the files.
 
-    Every log's stat is taken in a thread while the index is asked as it stands: when no
-    log changed (most runs), that answer stands."""
+    Every log is compared with the index in a thread while the index is asked as it
+    stands: when no log changed (most runs), that answer stands."""
     from zero_tui.search.query import matching_sessions
 
     catalog.revalidate()
-    catalog.look_at_logs_in_background()
+    catalog.check_logs_in_background()
     matches = matching_sessions(catalog, query)
-    rows = catalog.metadata.ranking_rows()
     report = catalog.update_content(progress=_IndexProgress(err))
     if catalog.busy:
         err.write(
@@ -805,10 +802,10 @@ def _matches_in_fresh_text(
         catalog.revalidate()
         report = catalog.update_content(progress=_IndexProgress(err))
     elif not report.changed:
-        return matches, rows
+        return matches
     keys = catalog.session_keys()
     catalog.sessions_with_keys(keys[name] for name in report.changed if name in keys)
-    return matching_sessions(catalog, query), None
+    return matching_sessions(catalog, query)
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -43,7 +43,6 @@ class SessionCatalog:
         self.store = store
         self.database = CatalogDatabase(store.root, cache_dir)
         log_stats = LogStats(os.path.join(os.fspath(store.root), ""), EVENTS_FILE)
-        self._log_stats = log_stats
         self.content = ContentIndex(store, self.database, log_stats)
         self.metadata = MetadataCache(
             store, self.database, log_stats, metadata_changed=self.content.metadata_changed
@@ -135,10 +134,11 @@ class SessionCatalog:
 
     # --- the text ------------------------------------------------------------------------
 
-    def look_at_logs_in_background(self) -> None:
-        """Start taking every log's stat in a thread, for the next `update_content` to
-        compare with the index: the caller queries it meanwhile."""
-        self._log_stats.look_in_background()
+    def check_logs_in_background(self) -> None:
+        """See `ContentIndex.check_in_background`: every log compared with the index in a
+        thread (a stat waits on the filesystem, a query on sqlite: neither holds Python's
+        lock for long), for the next `update_content`; the caller asks the index meanwhile."""
+        self.content.check_in_background()
 
     def compactions(self, keys: Iterable[int]) -> dict[int, str]:
         """See `ContentIndex.compactions`."""

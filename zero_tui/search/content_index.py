@@ -13,10 +13,12 @@ Queries live in `search.query`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from typing import Any, NamedTuple
 from zero_tui.search import file_identity
 from zero_tui.search.content import EventText, line_text
 from zero_tui.search.database import (
+    BUSY_TIMEOUT_MS,
     EVENT_BITS,
     Bypassed,
     CatalogDatabase,
@@ -43,6 +46,7 @@ READ_CHUNK = 8 * 1024 * 1024
 FULL_CHECK_SECONDS = 60.0
 _PROGRESS_EVERY = 64
 UP_TO_DATE = -1  # `_index_session`: the log had nothing new
+BUSY_SECONDS = BUSY_TIMEOUT_MS / 1000
 
 Progress = Callable[[int, int], None]
 
@@ -117,6 +121,7 @@ class ContentIndex:
         # indexed too recently for their timestamps to be trusted.
         self._logs_to_check: set[str] = set()
         self._all_logs_checked_at: float | None = None
+        self._background: tuple[threading.Thread, list[Any]] | None = None
 
     def metadata_changed(self, session_id: str) -> None:
         """A session's metadata.json was (re)read: its log is looked at on the next update
@@ -158,15 +163,22 @@ class ContentIndex:
             self._all_logs_checked_at is None
             or started - self._all_logs_checked_at > FULL_CHECK_SECONDS
         )
-        checks = self._logs_due(full)
-        wanted = list(checks) if session_ids is None else [s for s in session_ids if s in checks]
-        # one stat each, all at once: the logs that did not change are done with
-        stats = self._log_stats.look_all(wanted)
-        unchanged = {
-            session_id
-            for session_id, info in zip(wanted, stats, strict=True)
-            if _log_unchanged(info, checks[session_id])
-        }
+        checked = self._background_check()  # for the full update right after it only
+        if checked is not None and full and session_ids is None:
+            checks, unchanged = checked
+            wanted = list(checks)
+        else:
+            checks = self._logs_due(full)
+            wanted = (
+                list(checks) if session_ids is None else [s for s in session_ids if s in checks]
+            )
+            # one stat each, all at once: the logs that did not change are done with
+            stats = self._log_stats.look_all(wanted)
+            unchanged = {
+                session_id
+                for session_id, info in zip(wanted, stats, strict=True)
+                if _log_unchanged(info, checks[session_id])
+            }
         self._logs_to_check -= unchanged
         to_read = [session_id for session_id in wanted if session_id not in unchanged]
         events = 0
@@ -197,6 +209,49 @@ class ContentIndex:
         if full and complete and session_ids is None:
             self._all_logs_checked_at = started
         return UpdateReport(len(wanted), len(changed), events, complete, frozenset(changed))
+
+    def check_in_background(self) -> None:
+        """Start comparing every catalogued log with the index in a thread, over a read-only
+        connection of its own, while the caller asks the index as it stands: the next full
+        `update` takes its answer (and reads on only the logs that changed). An index in
+        memory has no second connection: the update compares them itself."""
+        self._background_check()  # a check left over is stale
+        if not self._database.persistent:
+            return
+        path = self._database.path
+        answer: list[tuple[dict[str, str | None], set[str]]] = []
+
+        def compare() -> None:
+            try:
+                with contextlib.closing(
+                    sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
+                ) as connection:
+                    rows = connection.execute(_LOG_CHECK).fetchall()
+            except sqlite3.Error:
+                return
+            checks = {row[0]: row[1] for row in rows if isinstance(row[0], str)}
+            ids = list(checks)
+            stats = self._log_stats.look_all(ids)
+            unchanged = {
+                session_id
+                for session_id, info in zip(ids, stats, strict=True)
+                if _log_unchanged(info, checks[session_id])
+            }
+            answer.append((checks, unchanged))
+
+        thread = threading.Thread(target=compare, name="zero-tui log check", daemon=True)
+        thread.start()
+        self._background = (thread, answer)
+
+    def _background_check(self) -> tuple[dict[str, str | None], set[str]] | None:
+        """What `check_in_background` found, once it is done: every log's state as indexed,
+        and the logs that have not changed since; None when none was started or it failed."""
+        if self._background is None:
+            return None
+        thread, answer = self._background
+        self._background = None
+        thread.join()
+        return answer[0] if answer else None
 
     def _logs_due(self, full: bool) -> dict[str, str | None]:
         """The logs an update looks at, with what each was indexed as: every catalogued one

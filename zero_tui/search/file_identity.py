@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import threading
 import time
 from collections.abc import Iterable, Sequence
 
@@ -77,15 +76,12 @@ _Taken = tuple[float, int, os.stat_result | None]  # monotonic time, wall time b
 class LogStats:
     """The sessions' logs' last stats, each reused for under `STAT_REUSE_SECONDS` until the
     next look at the store (`forget`): a filter and the update next to it see the same
-    files for one stat each. `look_in_background` takes every log's stat in a thread while
-    the caller queries the database (a stat waits on the filesystem, a query on sqlite:
-    neither holds Python's lock for long)."""
+    files for one stat each."""
 
     def __init__(self, session_prefix: str, log_name: str) -> None:
         self._prefix = session_prefix  # + session id: its directory
         self._log_name = log_name
         self._taken: dict[str, _Taken] = {}
-        self._background: tuple[threading.Thread, dict[str, _Taken]] | None = None
 
     def look(self, session_id: str) -> tuple[int, os.stat_result | None]:
         """The log's stat (None: not a regular file) and the wall time just before it was
@@ -100,9 +96,7 @@ class LogStats:
         return checked_ns, info
 
     def look_all(self, session_ids: Sequence[str]) -> list[os.stat_result | None]:
-        """`look` at many logs at once, in the order given (after what `look_in_background`
-        found, once it is done)."""
-        self._join_background()
+        """`look` at many logs at once, in the order given."""
         now = time.monotonic()
         taken = self._taken
         missing = [
@@ -117,38 +111,9 @@ class LogStats:
                 taken[session_id] = (now, checked_ns, info)
         return [taken[session_id][2] for session_id in session_ids]
 
-    def look_in_background(self) -> None:
-        """Start taking the stat of the log in each directory of the store's root in a
-        thread (listing it there too); `look_all` waits for them."""
-        self._join_background()
-        found: dict[str, _Taken] = {}
-
-        def take() -> None:
-            now = time.monotonic()
-            checked_ns = time.time_ns()
-            try:
-                names = os.listdir(self._prefix)
-            except OSError:
-                return
-            stats = regular_stats(self.path(name) for name in names)
-            for name, info in zip(names, stats, strict=True):
-                found[name] = (now, checked_ns, info)
-
-        thread = threading.Thread(target=take, name="zero-tui log stats", daemon=True)
-        thread.start()
-        self._background = (thread, found)
-
-    def _join_background(self) -> None:
-        if self._background is not None:
-            thread, found = self._background
-            self._background = None
-            thread.join()
-            self._taken.update(found)
-
     def path(self, session_id: str) -> str:
         return f"{self._prefix}{session_id}/{self._log_name}"
 
     def forget(self) -> None:
         """A new look at the store: no stat from before it is reused."""
-        self._join_background()
         self._taken.clear()

@@ -18,6 +18,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import starmap
 from typing import Any, NamedTuple
 
 from zero_tui.search import file_identity
@@ -31,12 +32,14 @@ from zero_tui.search.database import (
 from zero_tui.search.file_identity import LogStats, regular_stat
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
+from zero_tui.store.models import RESUMABLE_KINDS
 from zero_tui.store.store import (
     METADATA_FILE,
     UnreadableSession,
     read_regular,
     sort_sessions,
 )
+from zero_tui.store.workspace import workspace_matches
 
 PROGRESS_EVERY = 256
 _ROOT_LISTING = "root_listing"  # the info row: the root's stat when it was last listed
@@ -121,20 +124,47 @@ class RankingRow(NamedTuple):
     cwd: str
     session_kind: str
     event_count: int
-    title: str
-    model_id: str
-    provider: str
     verdict: int | None  # has resumable content (0 or 1), found for the log as last indexed
+    # read only for a query that filters on them
+    title: str = ""
+    model_id: str = ""
+    provider: str = ""
+    log_seen: int | None = None  # 1: the log was a file at its last check (exceptions only)
 
 
-_RANKING_ROWS = (
-    f"SELECT {', '.join(RankingRow._fields[:-1])}, "
-    "CASE WHEN verdict IN (0, 1) AND verdict_stat = log_stat THEN verdict END "
-    "FROM sessions WHERE "
-    + " AND ".join(
+_RANKED_COLUMNS = ("key", "session_id", "updated_at", "cwd", "session_kind", "event_count")
+_FILTERED_COLUMNS = ("title", "model_id", "provider")
+_INDEXED_VERDICT = "CASE WHEN verdict IN (0, 1) AND verdict_stat = log_stat THEN verdict END"
+
+
+def _typed(columns: Iterable[str]) -> str:
+    return " AND ".join(
         f"typeof({name}) = '{'integer' if name in ('key', 'event_count') else 'text'}'"
-        for name in RankingRow._fields[:-1]
+        for name in columns
     )
+
+
+def _ranking_rows_sql(filtered: bool) -> str:
+    extra = _FILTERED_COLUMNS if filtered else ()
+    return (
+        f"SELECT {', '.join(_RANKED_COLUMNS)}, {_INDEXED_VERDICT}"
+        f"{''.join(', ' + name for name in extra)} FROM sessions "
+        f"WHERE {_typed((*_RANKED_COLUMNS, *extra))}"
+    )
+
+
+_RANKING_ROWS = {filtered: _ranking_rows_sql(filtered) for filtered in (False, True)}
+# the sessions a listing may leave out whatever their workspace, and the ill-typed ones
+_EXCEPTIONS = (
+    f"SELECT {', '.join(_RANKED_COLUMNS)}, {_INDEXED_VERDICT}, '', '', '', "
+    f"length(log_check) > 0, {_typed(_RANKED_COLUMNS)} "
+    f"FROM sessions WHERE NOT ({_typed(_RANKED_COLUMNS)}) "
+    f"OR session_kind NOT IN ({', '.join(repr(kind) for kind in sorted(RESUMABLE_KINDS))}) "
+    f"OR event_count <= 0 OR {_INDEXED_VERDICT} IS NOT 1"
+)
+_IN_ZERO_ORDER = (
+    "SELECT group_concat(key) FROM (SELECT key FROM sessions WHERE typeof(updated_at) = 'text' "
+    "AND typeof(session_id) = 'text' ORDER BY updated_at DESC, session_id)"
 )
 
 
@@ -214,6 +244,19 @@ class MetadataCache:
                     rows = []
                 self._ids_by_key = {key: str(session_id) for key, session_id in rows}
             return self._ids_by_key
+
+    def ids_by_key_of(self, session_ids: Iterable[str]) -> dict[int, str]:
+        """key -> session id, for these sessions only (for a few: `session_ids_by_key` reads
+        every one)."""
+        try:
+            rows = self._database.read(
+                "SELECT key, session_id FROM sessions WHERE typeof(key) = 'integer' "
+                "AND session_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(session_ids)),),
+            )
+        except (sqlite3.Error, UnicodeEncodeError):
+            return {}
+        return {key: str(session_id) for key, session_id in rows}
 
     def _known(self, where: str = "") -> dict[str, _Known]:
         """The remembered sessions (`where`: an SQL condition and AND, to pick some) whose
@@ -388,16 +431,55 @@ class MetadataCache:
         except (sqlite3.Error, Bypassed):
             pass  # listed again next time
 
-    def ranking_rows(self) -> dict[int, RankingRow]:
+    def ranking_rows(self, *, filtered: bool = False) -> dict[int, RankingRow]:
         """key -> every catalogued session as remembered, without a look at its files (a row
-        with an ill-typed value is left out: `sessions_with_keys` reads it again). The
-        verdict is the one resting on the stat the log was last indexed at: once every log
-        has been checked, the log's."""
+        with an ill-typed value is left out: `sessions_with_keys` reads it again); with the
+        title, model and provider when `filtered`. The verdict is the one resting on the
+        stat the log was last indexed at: once every log has been checked, the log's."""
         try:
-            rows = self._database.read(_RANKING_ROWS)
+            rows = self._database.read(_RANKING_ROWS[filtered])
         except sqlite3.Error:
             return {}
-        return {row.key: row for row in map(RankingRow._make, rows)}
+        return {row.key: row for row in starmap(RankingRow, rows)}
+
+    def listing_exceptions(self) -> tuple[dict[int, RankingRow], set[int]]:
+        """The sessions a listing may leave out whatever their workspace, as remembered:
+        key -> those of a kind Zero does not resume, with no events, or whose log, as last
+        indexed, holds no resumable content or has no verdict yet; and the keys of the rows
+        with an ill-typed value (`sessions_with_keys` reads them again). The others are
+        listed in their workspace."""
+        try:
+            rows = self._database.read(_EXCEPTIONS)
+        except sqlite3.Error:
+            return {}, set()
+        exceptions = {row[0]: RankingRow(*row[:-1]) for row in rows if row[-1] == 1}
+        return exceptions, {row[0] for row in rows if row[-1] != 1 and isinstance(row[0], int)}
+
+    def keys_in_workspace(self, workspace: str) -> set[int]:
+        """The keys of the sessions remembered as started in `workspace` (or the same
+        directory on disk, as `workspace_matches` says)."""
+        try:
+            cwds = self._database.read(
+                "SELECT DISTINCT cwd FROM sessions WHERE typeof(cwd) = 'text'"
+            )
+            matching = [cwd for (cwd,) in cwds if workspace_matches(cwd, workspace)]
+            rows = self._database.read(
+                "SELECT key FROM sessions WHERE cwd IN (SELECT value FROM json_each(?))",
+                (json.dumps(matching),),
+            )
+        except sqlite3.Error:
+            return set()
+        return {key for (key,) in rows}
+
+    def keys_in_zero_order(self) -> list[int]:
+        """The keys of the sessions as remembered, in Zero's order (updatedAt descending,
+        then id), but for the ill-typed ones."""
+        try:
+            rows = self._database.read(_IN_ZERO_ORDER)
+        except sqlite3.Error:
+            return []
+        joined = rows[0][0] if rows else None
+        return [int(key) for key in joined.split(",")] if isinstance(joined, str) else []
 
     def sessions_with_keys(self, keys: Iterable[int]) -> list[Metadata]:
         """The catalogued sessions with these keys, in Zero's order, each looked at again

@@ -42,6 +42,7 @@ from zero_tui.text.labels import parse_rfc3339
 
 DEFAULT_LIMIT = 50
 MIN_SUBSTRING = 3  # the shortest word also found inside other words (a trigram)
+FEW_SESSIONS = 512  # a scope whose keys are looked up one by one rather than all read
 FILTERS = ("title", "model", "provider", "id", "after", "before")
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _FILTER_NAME = re.compile(r"([A-Za-z]+):")
@@ -344,7 +345,11 @@ def _search_text(
     cancelled: Callable[[], bool],
     matches: TextMatches | None,
 ) -> SearchResult:
-    prepared = _scope_of(scope, catalog.session_ids_by_key())
+    if len(scope) <= FEW_SESSIONS:
+        ids_by_key = catalog.metadata.ids_by_key_of(meta.session_id for meta in scope)
+    else:
+        ids_by_key = catalog.session_ids_by_key()
+    prepared = _scope_of(scope, ids_by_key)
     if matches is None:
         matches = _text_matches(catalog, parsed)
     if matches is None:  # exclusions alone
@@ -379,9 +384,16 @@ def _search_text(
     return SearchResult(hits, len(candidates), parsed.notices)
 
 
-_SESSIONS_MATCHING = "SELECT DISTINCT rowid >> 32 FROM event_text WHERE event_text MATCH ?"
+# The sessions as one string: sqlite finds them all in one step, without Python's lock.
+_SESSIONS_MATCHING = (
+    "SELECT group_concat(session) FROM (SELECT DISTINCT rowid >> 32 AS session "
+    "FROM event_text WHERE event_text MATCH ?)"
+)
 _EVENTS_MATCHING = "SELECT rowid FROM event_text WHERE event_text MATCH ?"
-_SESSIONS_WITH_GRAMS = "SELECT DISTINCT rowid >> 32 FROM event_grams WHERE event_grams MATCH ?"
+_SESSIONS_WITH_GRAMS = (
+    "SELECT group_concat(session) FROM (SELECT DISTINCT rowid >> 32 AS session "
+    "FROM event_grams WHERE event_grams MATCH ?)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -448,7 +460,13 @@ def _batched(terms: Sequence[Term]) -> list[Sequence[Term]]:
 
 
 def _sessions_with(connection: sqlite3.Connection, expression: str) -> set[int]:
-    return set(map(itemgetter(0), connection.execute(_SESSIONS_MATCHING, (expression,))))
+    return _keys(connection.execute(_SESSIONS_MATCHING, (expression,)).fetchone())
+
+
+def _keys(row: tuple[object, ...] | None) -> set[int]:
+    """The session keys a `group_concat` gave."""
+    joined = row[0] if row else None
+    return set(map(int, joined.split(","))) if isinstance(joined, str) else set()
 
 
 def _events_with(connection: sqlite3.Connection, expression: str) -> set[int]:
@@ -461,8 +479,7 @@ def _sessions_with_grams(connection: sqlite3.Connection, terms: Sequence[Term]) 
     expressions = [expression for expression in (term.grams() for term in terms) if expression]
     if not expressions:
         return set()
-    found = connection.execute(_SESSIONS_WITH_GRAMS, (" OR ".join(expressions),))
-    return set(map(itemgetter(0), found))
+    return _keys(connection.execute(_SESSIONS_WITH_GRAMS, (" OR ".join(expressions),)).fetchone())
 
 
 def _sessions_with_any(catalog: SessionCatalog, terms: Sequence[Term]) -> set[int]:
