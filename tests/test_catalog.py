@@ -662,3 +662,20 @@ def test_a_text_search_lists_the_root_again_only_once_it_changed(
     fresh.revalidate()
     assert len(listings) == 3
     assert sorted(fresh.session_keys()) == ["a", "c", "half"]
+
+
+def test_a_value_sqlite_cannot_hold_skips_only_its_session(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """The metadata are written in one go; a value sqlite cannot store (a lone surrogate)
+    costs only its own row, which is read again next time."""
+    from zero_tui.store import Metadata
+
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    good = Metadata(session_id="good", title="fine", updated_at="2026-07-04T10:00:00Z")
+    bad = Metadata(session_id="bad", title="lone \udc80", updated_at="2026-07-04T10:00:00Z")
+    upserts = [(meta, "1:2:3:4", b"digest", 5) for meta in (bad, good)]
+    keys = catalog.metadata._store_metadata(upserts, [])
+    assert keys is not None
+    assert sorted(keys) == ["good"]
+    assert catalog.session_keys() == keys

@@ -203,14 +203,20 @@ def _workspace(args: argparse.Namespace) -> str:
     return resolve_workspace(getattr(args, "cwd", None))
 
 
+_JSON_ENCODER = json.JSONEncoder(
+    ensure_ascii=False
+)  # one for every item (json.dumps makes one each)
+
+
 def _write_json_array(items: Sequence[object], out: TextIO) -> None:
     """A JSON array with one compact object per line: readable, greppable, and encoded by
     json's C encoder (an indented dump falls back to the pure-Python one, 5x slower).
     Every control character is escaped (json leaves DEL and C1 raw)."""
     out.write("[\n")
     last = len(items) - 1
+    encode = _JSON_ENCODER.encode
     for index, item in enumerate(items):
-        out.write(escape_json_controls(json.dumps(item, ensure_ascii=False)))
+        out.write(escape_json_controls(encode(item)))
         out.write(",\n" if index < last else "\n")
     out.write("]\n")
 
@@ -281,12 +287,21 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
     workspace = _workspace(args)
     with SessionCatalog(store) as catalog:  # closing it writes the verdicts found
+        sessions = catalog.refresh()
+        if not args.include_empty:
+            catalog.find_verdicts(
+                [
+                    meta.session_id
+                    for meta in sessions
+                    if meta.is_resumable_kind and meta.event_count > 0
+                ]
+            )
         listing = filter_resumable(
             store,
             workspace,
             all_workspaces=args.all,
             include_empty=args.include_empty,
-            sessions=catalog.refresh(),
+            sessions=sessions,
             content_check=catalog.has_content,
         )
     if catalog.unreadable:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from zero_tui.search.content_index import ContentIndex, IndexReplaced, Progress, UpdateReport
@@ -127,6 +127,10 @@ class SessionCatalog:
     def session_ids_by_key(self) -> dict[int, str]:
         """key -> session id, as this instance last saw the catalog."""
         return self.metadata.session_ids_by_key()
+
+    def find_verdicts(self, session_ids: Sequence[str]) -> None:
+        """See `ContentVerdicts.find_many`: before asking `has_content` of many sessions."""
+        self.verdicts.find_many(session_ids)
 
     def has_content(self, session_id: str) -> bool:
         """has_resumable_content, remembered until the log changes."""

@@ -16,12 +16,14 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import starmap
+from operator import attrgetter
 from typing import Any, NamedTuple
 
-from zero_tui.search import file_identity
+from zero_tui.search import file_identity, forked
 from zero_tui.search.database import (
     METADATA_COLUMNS,
     Bypassed,
@@ -79,8 +81,10 @@ _REMEMBERED_COLUMNS = (
 _UPSERT = (
     f"INSERT INTO sessions ({', '.join(_REMEMBERED_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in _REMEMBERED_COLUMNS)}) ON CONFLICT (session_id) DO UPDATE "
-    f"SET {', '.join(f'{name} = excluded.{name}' for name in _REMEMBERED_COLUMNS)} RETURNING key"
+    f"SET {', '.join(f'{name} = excluded.{name}' for name in _REMEMBERED_COLUMNS)}"
 )
+_metadata_values = attrgetter(*METADATA_COLUMNS)
+_FEW_KEYS = 256  # upserts whose keys are looked up one by one rather than all read
 
 
 def _metadata_of(columns: tuple[Any, ...]) -> Metadata | None:
@@ -166,6 +170,37 @@ _IN_ZERO_ORDER = (
     "SELECT group_concat(key) FROM (SELECT key FROM sessions WHERE typeof(updated_at) = 'text' "
     "AND typeof(session_id) = 'text' ORDER BY updated_at DESC, session_id)"
 )
+
+
+_Read = tuple[int, os.stat_result | None, bytes | None, Metadata | None]
+"""A new session's metadata.json as read: the wall time before its stat, the stat (None: not
+a regular file), the digest of its bytes (None: unreadable) and the metadata (None: invalid)."""
+
+
+def _read_metadata(
+    prefix: str, name: str, stat_now: tuple[int, os.stat_result | None] | None = None
+) -> _Read:
+    path = f"{prefix}{name}/{METADATA_FILE}"
+    if stat_now is None:
+        checked_ns = time.time_ns()
+        info = regular_stat(path)
+    else:
+        checked_ns, info = stat_now
+    if info is None:
+        return checked_ns, None, None, None
+    try:
+        data = read_regular(path)
+    except OSError:
+        return checked_ns, info, None, None
+    try:
+        meta = Metadata.from_json(data)
+    except (GoJSONError, StoreError, ValueError, RecursionError):
+        meta = None
+    return checked_ns, info, file_identity.digest(data), meta
+
+
+def _read_many(prefix: str, names: Sequence[str]) -> list[_Read]:
+    return [_read_metadata(prefix, name) for name in names]
 
 
 @dataclass(slots=True)
@@ -290,10 +325,13 @@ class MetadataCache:
         seen: set[str] = set()
         listed_at = self._root_stat()
         names = list(self.store.iter_session_dirs())
+        new = self._read_new([name for name in names if name not in by_directory])
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0:
                 progress(done, len(names))
-            meta, upsert, kept = self._check_metadata(name, by_directory.get(name), looked)
+            meta, upsert, kept = self._check_metadata(
+                name, by_directory.get(name), looked, read=new.get(name)
+            )
             if meta is not None:
                 sessions.append(meta)
             if upsert is not None:
@@ -348,11 +386,11 @@ class MetadataCache:
         known: dict[str, int] = dict(rows)  # an ill-typed row is re-read when it is loaded
         names = list(self.store.iter_session_dirs())
         looked = _Looked()
-        for name in names:
-            if name not in known:
-                _, upsert, _ = self._check_metadata(name, None, looked)
-                if upsert is not None:
-                    looked.upserts.append(upsert)
+        new = self._read_new([name for name in names if name not in known])
+        for name, read in new.items():
+            _, upsert, _ = self._check_metadata(name, None, looked, read=read)
+            if upsert is not None:
+                looked.upserts.append(upsert)
         listed = set(names)
         looked.dropped = [key for session_id, key in known.items() if session_id not in listed]
         self.unreadable = []
@@ -362,6 +400,12 @@ class MetadataCache:
             self._ids_by_key = ids_by_key | {key: name for name, key in keys.items()}
             catalogued = known.keys() | keys.keys()
             self._remember_listing(listed_at, [name for name in names if name not in catalogued])
+
+    def _read_new(self, names: list[str]) -> dict[str, _Read]:
+        """The metadata of sessions the catalog does not know yet, read (a cold catalog:
+        all of them, shared with a forked child)."""
+        prefix = self._prefix
+        return dict(zip(names, forked.shared(partial(_read_many, prefix), names), strict=True))
 
     # --- the root's listing, remembered ----------------------------------------------------
 
@@ -523,29 +567,36 @@ class MetadataCache:
         entry: _Known | None,
         looked: _Looked,
         stat_now: tuple[int, os.stat_result | None] | None = None,
+        read: _Read | None = None,
     ) -> tuple[Metadata | None, _Upsert | None, bool]:
         """One session's metadata.json against what the catalog remembers of it (`entry`):
         (its metadata, None when unreadable; what to remember anew, if anything; whether
         the catalog keeps the session). An unreadable one is added to `looked.unreadable`,
         in the store's words. `stat_now`: the file's `_metadata_stat`, when the caller
-        took it."""
-        checked_ns, info = stat_now or self._metadata_stat(name)
-        if info is None:
-            return self._cannot_read(name, looked)
-        if entry is not None and file_identity.same_file(info, entry.stat, entry.checked_ns):
-            return entry.metadata, None, True
-        try:
-            data = read_regular(f"{self._prefix}{name}/{METADATA_FILE}")
-        except OSError:
-            return self._cannot_read(name, looked)
-        digest = file_identity.digest(data)
-        if entry is not None and entry.digest == digest:
-            meta = entry.metadata
-        else:
-            try:
-                meta = Metadata.from_json(data)
-            except (GoJSONError, StoreError, ValueError, RecursionError):
+        took it; `read`: what `_read_metadata` found, when the caller read a new one."""
+        if entry is None:
+            checked_ns, info, digest, found = read or _read_metadata(self._prefix, name, stat_now)
+            if info is None or digest is None or found is None:
                 return self._cannot_read(name, looked)
+            meta = found
+        else:
+            checked_ns, info = stat_now or self._metadata_stat(name)
+            if info is None:
+                return self._cannot_read(name, looked)
+            if file_identity.same_file(info, entry.stat, entry.checked_ns):
+                return entry.metadata, None, True
+            try:
+                data = read_regular(f"{self._prefix}{name}/{METADATA_FILE}")
+            except OSError:
+                return self._cannot_read(name, looked)
+            digest = file_identity.digest(data)
+            if entry.digest == digest:
+                meta = entry.metadata
+            else:
+                try:
+                    meta = Metadata.from_json(data)
+                except (GoJSONError, StoreError, ValueError, RecursionError):
+                    return self._cannot_read(name, looked)
         if meta.session_id != name:
             # the catalog is keyed by directory: such a session is listed, not kept
             return meta, None, False
@@ -585,21 +636,42 @@ class MetadataCache:
         """Write the changes; the keys of the upserted sessions, or None when not written."""
         if not upserts and not dropped:
             return {}
-        keys: dict[str, int] = {}
         try:
             with self._database.write() as connection:
                 for session_key in dropped:
                     delete_event_text(connection, session_key)
                     connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
-                for meta, stat_key, digest, checked_ns in upserts:
-                    values = [getattr(meta, name) for name in METADATA_COLUMNS]
-                    try:
-                        row = connection.execute(
-                            _UPSERT, (*values, _goal_json(meta.goal), stat_key, digest, checked_ns)
-                        ).fetchone()
-                    except (UnicodeEncodeError, OverflowError):
-                        continue  # not representable in sqlite: listed, re-read next time
-                    keys[meta.session_id] = row[0]
+                rows = [
+                    (*_metadata_values(meta), _goal_json(meta.goal), stat_key, digest, checked_ns)
+                    for meta, stat_key, digest, checked_ns in upserts
+                ]
+                try:
+                    connection.executemany(_UPSERT, rows)
+                except (UnicodeEncodeError, OverflowError):
+                    for row in rows:  # one by one: a value sqlite cannot hold skips its row
+                        try:
+                            connection.execute(_UPSERT, row)
+                        except (UnicodeEncodeError, OverflowError):
+                            continue  # listed, and read again next time
+                return self._keys_of(connection, [meta.session_id for meta, *_ in upserts])
         except (sqlite3.Error, Bypassed):
             return None  # a cache that cannot be written is skipped; the listing stays right
+
+    @staticmethod
+    def _keys_of(connection: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
+        """The keys of these sessions, those written."""
+        if len(session_ids) > _FEW_KEYS:
+            wanted = set(session_ids)
+            found = connection.execute("SELECT session_id, key FROM sessions").fetchall()
+            return {session_id: key for session_id, key in found if session_id in wanted}
+        keys: dict[str, int] = {}
+        for session_id in session_ids:
+            try:
+                row = connection.execute(
+                    "SELECT key FROM sessions WHERE session_id = ?", (session_id,)
+                ).fetchone()
+            except UnicodeEncodeError:
+                continue
+            if row is not None:
+                keys[session_id] = row[0]
         return keys
