@@ -85,3 +85,16 @@ def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
             store, "/w/1", sessions=sessions, content_check=catalog.has_content
         )
         assert listing == filter_resumable(store, "/w/1")
+
+
+@linux_only
+def test_progress_goes_up_to_the_total(
+    shared_always: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(forked, "PROGRESS_EVERY", 3)
+    told: list[tuple[int, int]] = []
+    results = forked.shared(squares_with_pids, list(range(20)), lambda *step: told.append(step))
+    assert [square for square, _ in results] == [n * n for n in range(20)]
+    assert told[0] == (0, 20)
+    assert told[-1] == (20, 20)
+    assert [done for done, _ in told] == sorted(done for done, _ in told)

@@ -27,19 +27,30 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def shared(work: Callable[[Sequence[Item]], list[Result]], items: Sequence[Item]) -> list[Result]:
+Progress = Callable[[int, int], None]
+PROGRESS_EVERY = 256
+
+
+def shared(
+    work: Callable[[Sequence[Item]], list[Result]],
+    items: Sequence[Item],
+    progress: Progress | None = None,
+) -> list[Result]:
     """`work(items)`, its second half done by a forked child when it pays: one result per
     item, in order. `work` must not touch what the child shares with this process but
-    files it only reads (no database connection, no lock another thread may hold)."""
-    if len(items) < MIN_SHARED or not sys.platform.startswith("linux") or _cpus() < 2:
-        return work(items)
-    half = len(items) // 2
+    files it only reads (no database connection, no lock another thread may hold).
+    `progress(done, total)` is told every few hundred items, as this process's own part
+    goes (the child's is taken to go as fast)."""
+    total = len(items)
+    if total < MIN_SHARED or not sys.platform.startswith("linux") or _cpus() < 2:
+        return _in_steps(work, items, progress, total, 1)
+    half = total // 2
     mine, theirs = items[:half], items[half:]
     try:
         reader, writer = os.pipe()
         child = os.fork()
     except OSError:
-        return work(items)
+        return _in_steps(work, items, progress, total, 1)
     if child == 0:  # the child: its half, pickled down the pipe, and gone
         os.close(reader)
         status = 1
@@ -52,16 +63,37 @@ def shared(work: Callable[[Sequence[Item]], list[Result]], items: Sequence[Item]
             os._exit(status)
     os.close(writer)
     try:
-        first = work(mine)
+        first = _in_steps(work, mine, progress, total, total / max(1, half))
     finally:
         with os.fdopen(reader, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(child, 0)
+    second: list[Result] = []
     if status == 0:
         try:
-            second: list[Result] = pickle.loads(data)  # our own child's
+            second = pickle.loads(data)  # our own child's
         except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
             second = []
-        if len(second) == len(theirs):
-            return first + second
-    return first + work(theirs)
+    if len(second) != len(theirs):
+        second = work(theirs)
+    if progress is not None:
+        progress(total, total)
+    return first + second
+
+
+def _in_steps(
+    work: Callable[[Sequence[Item]], list[Result]],
+    items: Sequence[Item],
+    progress: Progress | None,
+    total: int,
+    scale: float,
+) -> list[Result]:
+    """`work(items)` a few hundred at a time, telling `progress` of each step as `scale`
+    times the items done (of `total`)."""
+    if progress is None:
+        return work(items)
+    found: list[Result] = []
+    for start in range(0, len(items), PROGRESS_EVERY):
+        progress(min(total, round(start * scale)), total)
+        found += work(items[start : start + PROGRESS_EVERY])
+    return found

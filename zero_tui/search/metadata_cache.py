@@ -199,6 +199,14 @@ def _read_metadata(
     return checked_ns, info, file_identity.digest(data), meta
 
 
+def _scaled(progress: Progress | None, part: int, total: int) -> Progress | None:
+    """`progress` told of `part` of `total` items as if they were all of them; None when
+    there is no part to tell of."""
+    if progress is None or not part:
+        return None
+    return lambda done, _: progress(done * total // part, total)
+
+
 def _read_many(prefix: str, names: Sequence[str]) -> list[_Read]:
     return [_read_metadata(prefix, name) for name in names]
 
@@ -325,9 +333,11 @@ class MetadataCache:
         seen: set[str] = set()
         listed_at = self._root_stat()
         names = list(self.store.iter_session_dirs())
-        new = self._read_new([name for name in names if name not in by_directory])
+        new_names = [name for name in names if name not in by_directory]
+        # a cold catalog reads nearly all of them first: the progress of that, then the rest
+        new = self._read_new(new_names, _scaled(progress, len(new_names), len(names)))
         for done, name in enumerate(names):
-            if progress is not None and done % PROGRESS_EVERY == 0:
+            if progress is not None and done % PROGRESS_EVERY == 0 and not new:
                 progress(done, len(names))
             meta, upsert, kept = self._check_metadata(
                 name, by_directory.get(name), looked, read=new.get(name)
@@ -401,11 +411,11 @@ class MetadataCache:
             catalogued = known.keys() | keys.keys()
             self._remember_listing(listed_at, [name for name in names if name not in catalogued])
 
-    def _read_new(self, names: list[str]) -> dict[str, _Read]:
+    def _read_new(self, names: list[str], progress: Progress | None = None) -> dict[str, _Read]:
         """The metadata of sessions the catalog does not know yet, read (a cold catalog:
-        all of them, shared with a forked child)."""
-        prefix = self._prefix
-        return dict(zip(names, forked.shared(partial(_read_many, prefix), names), strict=True))
+        all of them, shared with a forked child); `progress` is told how far it is."""
+        found = forked.shared(partial(_read_many, self._prefix), names, progress)
+        return dict(zip(names, found, strict=True))
 
     # --- the root's listing, remembered ----------------------------------------------------
 
