@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +25,7 @@ linux_only = pytest.mark.skipif(
 def shared_always(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "MIN_SHARED", 2)
     monkeypatch.setattr(forked, "_cpus", lambda: 2)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
 
 
 def squares_with_pids(items: Sequence[int]) -> list[tuple[int, int]]:
@@ -98,3 +100,20 @@ def test_progress_goes_up_to_the_total(
     assert told[0] == (0, 20)
     assert told[-1] == (20, 20)
     assert [done for done, _ in told] == sorted(done for done, _ in told)
+
+
+@linux_only
+def test_a_process_with_other_threads_does_it_all_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork copies only the thread that forks: a lock another thread holds would stay
+    held in the child."""
+    monkeypatch.setattr(forked, "MIN_SHARED", 2)
+    monkeypatch.setattr(forked, "_cpus", lambda: 2)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        results = forked.shared(squares_with_pids, list(range(9)))
+    finally:
+        release.set()
+        other.join()
+    assert {pid for _, pid in results} == {os.getpid()}

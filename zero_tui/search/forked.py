@@ -3,7 +3,9 @@
 Reading and decoding 10,000 metadata files or log heads is Python work, which threads do
 not share; a forked child does, at the cost of a fork (copy-on-write: a few milliseconds)
 and of sending its results back pickled. Only where fork is safe and cheap (Linux) and two
-CPUs are free to use; anywhere else, or when the child fails, all of it is done here.
+CPUs are free to use, and only from a process with no other thread (a fork copies only
+the thread that forks: a lock another one holds would stay held in the child); anywhere
+else, or when the child fails, all of it is done here.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -18,6 +21,10 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 MIN_SHARED = 1024  # fewer items are not worth a fork
+
+
+def _forking_pays() -> bool:
+    return sys.platform.startswith("linux") and _cpus() >= 2 and threading.active_count() == 1
 
 
 def _cpus() -> int:
@@ -42,7 +49,7 @@ def shared(
     `progress(done, total)` is told every few hundred items, as this process's own part
     goes (the child's is taken to go as fast)."""
     total = len(items)
-    if total < MIN_SHARED or not sys.platform.startswith("linux") or _cpus() < 2:
+    if total < MIN_SHARED or not _forking_pays():
         return _in_steps(work, items, progress, total, 1)
     half = total // 2
     mine, theirs = items[:half], items[half:]
