@@ -79,10 +79,9 @@ def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
         assert sessions == store.list()
         assert [item.session_id for item in catalog.unreadable] == ["s07"]
         ids = [meta.session_id for meta in sessions]
-        catalog.find_verdicts(ids)
-        assert {sid: catalog.has_content(sid) for sid in ids} == {
-            sid: has_resumable_content(store, sid) for sid in ids
-        }
+        expected = {sid: has_resumable_content(store, sid) for sid in ids}
+        assert catalog.find_verdicts(ids) == expected
+        assert {sid: catalog.has_content(sid) for sid in ids} == expected
         listing = filter_resumable(
             store, "/w/1", sessions=sessions, content_check=catalog.has_content
         )

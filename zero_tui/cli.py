@@ -288,21 +288,27 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     workspace = _workspace(args)
     with SessionCatalog(store) as catalog:  # closing it writes the verdicts found
         sessions = catalog.refresh()
-        if not args.include_empty:
-            catalog.find_verdicts(
+        verdicts: dict[str, bool] = {}
+        if not args.include_empty:  # every verdict at once (a cold catalog finds them all)
+            verdicts = catalog.find_verdicts(
                 [
                     meta.session_id
                     for meta in sessions
                     if meta.is_resumable_kind and meta.event_count > 0
                 ]
             )
+
+        def has_content(session_id: str) -> bool:
+            found = verdicts.get(session_id)
+            return catalog.has_content(session_id) if found is None else found
+
         listing = filter_resumable(
             store,
             workspace,
             all_workspaces=args.all,
             include_empty=args.include_empty,
             sessions=sessions,
-            content_check=catalog.has_content,
+            content_check=has_content,
         )
     if catalog.unreadable:
         err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")

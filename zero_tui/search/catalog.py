@@ -128,9 +128,9 @@ class SessionCatalog:
         """key -> session id, as this instance last saw the catalog."""
         return self.metadata.session_ids_by_key()
 
-    def find_verdicts(self, session_ids: Sequence[str]) -> None:
-        """See `ContentVerdicts.find_many`: before asking `has_content` of many sessions."""
-        self.verdicts.find_many(session_ids)
+    def find_verdicts(self, session_ids: Sequence[str]) -> dict[str, bool]:
+        """See `ContentVerdicts.find_many`: `has_content` of many sessions at once."""
+        return self.verdicts.find_many(session_ids)
 
     def has_content(self, session_id: str) -> bool:
         """has_resumable_content, remembered until the log changes."""

@@ -467,9 +467,10 @@ class MetadataCache:
     def _remember_listing(
         self, listed_at: tuple[int, os.stat_result | None], unlisted: list[str]
     ) -> None:
-        """Note the root's stat at a listing, and the directories it could not catalogue."""
+        """Note the root's stat at a listing, and the directories it could not catalogue
+        (unless that is what is noted already, and trusted)."""
         checked_ns, info = listed_at
-        if info is None:
+        if info is None or self._unlisted_since(listed_at) == unlisted:
             return
         value = {
             "stat": file_identity.stat_key(info),

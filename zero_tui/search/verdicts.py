@@ -53,22 +53,30 @@ class ContentVerdicts:
             self.save()
         return verdict_now
 
-    def find_many(self, session_ids: Sequence[str]) -> None:
-        """Find at once the verdicts of these sessions not remembered for their logs as
-        they are (on a cold catalog, every one: shared with a forked child), so that
-        `has_content` answers them from memory."""
+    def find_many(self, session_ids: Sequence[str]) -> dict[str, bool]:
+        """`has_content` of many sessions at once: session id -> its verdict, each remembered
+        for its log as it is, or found now (on a cold catalog, every one: shared with a
+        forked child). A session with no log file is left out (`has_content` says)."""
+        verdicts: dict[str, bool] = {}
         missing: list[tuple[str, int, os.stat_result]] = []
         self._log_stats.look_all(session_ids)
         for session_id in session_ids:
             checked_ns, info = self._log_stats.look(session_id)
-            if info is not None and self._valid(session_id, info) is None:
-                missing.append((session_id, checked_ns, info))  # no log: found when asked
+            if info is None:
+                continue
+            remembered = self._valid(session_id, info)
+            if remembered is None:
+                missing.append((session_id, checked_ns, info))
+            else:
+                verdicts[session_id] = remembered
         found = forked.shared(
             partial(_verdicts_of, self.store), [session_id for session_id, _, _ in missing]
         )
         for (session_id, checked_ns, info), verdict in zip(missing, found, strict=True):
             self._record(session_id, verdict, info, checked_ns)
+            verdicts[session_id] = verdict
         self.save()
+        return verdicts
 
     def _valid(self, session_id: str, info: os.stat_result) -> bool | None:
         """The remembered verdict, if it rests on the log as `info` says it is now."""
