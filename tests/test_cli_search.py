@@ -321,5 +321,7 @@ def test_many_matches_are_ranked_and_counted_in_the_index_with_the_same_results(
             exact, exact_json, ranked, ranked_json = answers
             assert ranked[:2] == exact[:2], (query, flags)
             assert ranked_json == exact_json, (query, flags)
-            assert ranked[2] == re.sub(r"(\d[\d,]* (?:shown|in other|empty))", r"about \1", exact[2])
+            assert ranked[2] == re.sub(
+                r"(\d[\d,]* (?:shown|in other|empty))", r"about \1", exact[2]
+            )
             assert "about" not in exact[2]
