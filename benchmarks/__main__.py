@@ -133,7 +133,16 @@ def measure_search(root: Path, work: Path, repeats: int, rounds: int) -> dict[st
         catalog.update_content()
         updates.append(time.perf_counter() - begun)
     catalog.close()
+    index_bytes = sum(
+        os.path.getsize(f"{catalog.path}{suffix}")
+        for suffix in ("", "-wal")
+        if os.path.exists(f"{catalog.path}{suffix}")
+    )
+    store_bytes = sum(path.stat().st_size for path in root.glob("*/*") if path.is_file())
     return {
+        "index_bytes": float(index_bytes),
+        "store_bytes": float(store_bytes),
+        "index_vs_store": index_bytes / store_bytes,
         "index_build_s": build,
         "indexed_events": float(report.events),
         "query_p50_s": _percentile(latencies, 0.5),
@@ -188,6 +197,10 @@ def _time(seconds: float) -> str:
     if seconds >= 0.001:
         return f"{seconds * 1000:.1f} ms"
     return f"{seconds * 1e6:.0f} µs"
+
+
+def _megabytes(size: float) -> str:
+    return f"{size / 1e6:.0f} MB"
 
 
 def _ratio(value: float) -> str:
@@ -350,6 +363,15 @@ def build_rows(
             within=lambda v: v["search_vs_grep"] <= 1,
         ),
         _sized(per_size, m, "index build, cold", "index_build_s"),
+        _sized(
+            per_size,
+            m,
+            "search index size (words and trigrams)",
+            "index_bytes",
+            baseline=("store", "store_bytes"),
+            ratio=lambda v: v["index_vs_store"],
+            fmt=_megabytes,
+        ),
         _sized(
             per_size,
             m,

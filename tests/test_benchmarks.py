@@ -35,6 +35,7 @@ def test_the_benchmark_prints_one_table_with_every_figure(
         "content query in-process, p95",
         "`zero-tui search` process (median)",
         "index build, cold",
+        "search index size (words and trigrams)",
         "index update after +10 events in one session",
         "transcript first screen, 120 events (0 MB)",
         "transcript peak memory (traced)",

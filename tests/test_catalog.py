@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,17 @@ def found(catalog: SessionCatalog, query: str) -> list[str]:
 def indexed_rows(catalog: SessionCatalog) -> int:
     with catalog.lock:
         row = catalog.connection.execute("SELECT count(*) FROM event_text").fetchone()
+    return int(row[0])
+
+
+def kept_grams(catalog: SessionCatalog) -> int:
+    """The rows of the substring index (each keeps its text), after checking the index."""
+    with catalog.lock:
+        connection = catalog.connection
+        connection.execute(
+            "INSERT INTO event_grams (event_grams, rank) VALUES ('integrity-check', 1)"
+        )
+        row = connection.execute("SELECT count(*) FROM gram_text").fetchone()
     return int(row[0])
 
 
@@ -101,11 +114,14 @@ def test_deleted_and_corrupted_sessions_leave_the_listing_and_the_index(
     make_session(store, "b", answer="zebra")
     catalog = SessionCatalog(store, tmp_path / "cache")
     assert found(catalog, "zebra") == ["a", "b"]
+    assert kept_grams(catalog) == 2
     store.metadata_path("a").write_text("{not json")
     store.metadata_path("b").unlink()
     assert catalog.refresh() == []
     assert indexed_rows(catalog) == 0
+    assert kept_grams(catalog) == 0
     assert found(catalog, "zebra") == []
+    assert found(catalog, "ebr") == []
 
 
 def test_content_verdicts_are_remembered_until_the_log_changes(
@@ -153,7 +169,7 @@ def test_a_text_search_looks_again_only_at_what_it_orders_or_loads(
     store: SessionStore, tmp_path: Path
 ) -> None:
     """`revalidate` catalogues new sessions and drops gone ones without reading the
-    others; `recency_order` and `sessions_with_keys` see each session as its file is now."""
+    others; `sessions_with_keys` sees each session as its file is now."""
     for name in ("a", "b", "c", "d"):
         make_session(store, name)
     with SessionCatalog(store, tmp_path / "cache") as catalog:
@@ -168,12 +184,10 @@ def test_a_text_search_looks_again_only_at_what_it_orders_or_loads(
         keys = catalog.session_keys()
         assert sorted(keys) == ["a", "c", "d", "e"]  # c is only looked at when asked for
         in_order = ids(store.list())  # Zero's: a, renamed last, first; c unreadable
-        ordered = catalog.recency_order(keys.values())
-        assert [catalog.session_ids_by_key()[key] for key in ordered] == in_order
-        assert sorted(catalog.session_keys()) == ["a", "d", "e"]
         loaded = catalog.sessions_with_keys(keys.values())
         assert ids(loaded) == in_order
         assert loaded[0].title == "a, renamed"
+        assert sorted(catalog.session_keys()) == ["a", "d", "e"]
         assert ids(catalog.refresh()) == ids(store.list())
 
 
@@ -234,10 +248,19 @@ def test_damage_found_in_use_rebuilds_the_database(
     assert len(found(catalog, "walrus")) == 40
     scope = catalog.refresh()
     catalog.close()
+    with contextlib.closing(sqlite3.connect(catalog.path)) as probe:
+        (sessions_root,) = probe.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sessions'"
+        ).fetchone()
     data = catalog.path.read_bytes()
     page = int.from_bytes(data[16:18], "big")
-    half = len(data) // 2 // page * page
-    catalog.path.write_bytes(data[:half] + b"\xa5" * (len(data) - half))
+    # a refresh reads the sessions table (its pages come first); a query the text index,
+    # written last, in the second half
+    if first_use == "refresh":
+        damaged = (sessions_root - 1) * page
+    else:
+        damaged = len(data) // 2 // page * page
+    catalog.path.write_bytes(data[:damaged] + b"\xa5" * (len(data) - damaged))
     fresh = SessionCatalog(store, tmp_path / "cache")
     if first_use == "query":
         result = search(fresh, "walrus", scope)
@@ -428,7 +451,27 @@ def test_a_rewound_log_drops_what_it_no_longer_holds(store: SessionStore, tmp_pa
     temp.write_bytes(b"".join(lines[:2]))
     os.replace(temp, log)  # shorter, as a rewind leaves it
     assert found(catalog, "rewound") == []
+    assert found(catalog, "ewoun") == []  # the substring index let go of it too
     assert found(catalog, "kept") == ["a"]
+    assert found(catalog, "ept") == ["a"]
+    assert kept_grams(catalog) == 1
+
+
+def test_a_damaged_kept_text_of_the_substring_index_rebuilds_the_database(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """The substring index takes a row out only given the text it was given: a kept text
+    that cannot be read back is damage, and the database is rebuilt, not left wrong."""
+    make_session(store, "a", answer="first answer")
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "irst") == ["a"]
+    with catalog.lock:
+        catalog.connection.execute("UPDATE gram_text SET body = x'00ff'")
+    log = store.events_path("a")
+    log.write_bytes(log.read_bytes().replace(b"first answer", b"other answer"))
+    assert found(catalog, "irst") == []
+    assert found(catalog, "ther") == ["a"]
+    assert kept_grams(catalog) == 1
 
 
 def test_a_log_rewritten_in_place_to_the_same_size_is_indexed_again(
@@ -553,3 +596,86 @@ def test_refresh_tells_how_far_it_has_read(store: SessionStore, tmp_path: Path) 
     total = metadata_cache.PROGRESS_EVERY + 5
     assert len(sessions) == total
     assert told == [(0, total), (metadata_cache.PROGRESS_EVERY, total), (total, total)]
+
+
+def test_without_trigrams_words_are_still_found_and_the_index_is_rebuilt_once_they_come(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An sqlite older than 3.34 has no trigram tokenizer: words are found as words, and
+    the first run on an sqlite that has it rebuilds the index with substrings."""
+    from zero_tui.search import query as query_module
+
+    make_session(store, "a", answer="the paxadornment")
+    for module in (database, content_index, query_module):
+        monkeypatch.setattr(module, "trigrams_supported", lambda: False)
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "paxadorn") == ["a"]
+    assert found(catalog, "xadorn") == []
+    catalog.close()
+    with contextlib.closing(sqlite3.connect(catalog.path)) as check:
+        tables = {row[0] for row in check.execute("SELECT name FROM sqlite_master")}
+        version = check.execute("SELECT value FROM info WHERE key = 'schema_version'").fetchone()
+    assert "event_grams" not in tables
+    assert version == (f"{SCHEMA_VERSION}-words",)
+    monkeypatch.undo()
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "xadorn") == ["a"]
+    assert catalog.persistent
+
+
+def test_a_text_search_lists_the_root_again_only_once_it_changed(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`revalidate` remembers the root's stat at a listing: while it is unchanged (no
+    session added, removed or renamed), only the directories it could not catalogue then
+    (a session being created) are looked at again."""
+    make_session(store, "a")
+    make_session(store, "b")
+    make_session(store, "half")
+    metadata = store.metadata_path("half")
+    metadata.rename(metadata.with_name("metadata.tmp"))  # as if not written yet
+    listings: list[int] = []
+    real_listing = SessionStore.iter_session_dirs
+
+    def counted_listing(self: SessionStore) -> Iterator[str]:
+        listings.append(1)
+        return real_listing(self)
+
+    monkeypatch.setattr(SessionStore, "iter_session_dirs", counted_listing)
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    catalog.revalidate()  # the root changed just now: listed, not trusted yet
+    later = time.time_ns() + 10 * catalog_module.RACY_NS
+    monkeypatch.setattr(time, "time_ns", lambda: later)  # everything has settled
+    catalog.revalidate()
+    assert len(listings) == 2
+    assert sorted(catalog.session_keys()) == ["a", "b"]
+    metadata.with_name("metadata.tmp").rename(metadata)  # written now: the root is as it was
+    catalog.revalidate()
+    assert len(listings) == 2
+    assert sorted(catalog.session_keys()) == ["a", "b", "half"]
+    make_session(store, "c")
+    shutil.rmtree(Path(store.root) / "b")
+    catalog.revalidate()
+    assert len(listings) == 3
+    assert sorted(catalog.session_keys()) == ["a", "c", "half"]
+    fresh = SessionCatalog(store, tmp_path / "cache")  # another process trusts it too
+    fresh.revalidate()
+    assert len(listings) == 3
+    assert sorted(fresh.session_keys()) == ["a", "c", "half"]
+
+
+def test_a_value_sqlite_cannot_hold_skips_only_its_session(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """The metadata are written in one go; a value sqlite cannot store (a lone surrogate)
+    costs only its own row, which is read again next time."""
+    from zero_tui.store import Metadata
+
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    good = Metadata(session_id="good", title="fine", updated_at="2026-07-04T10:00:00Z")
+    bad = Metadata(session_id="bad", title="lone \udc80", updated_at="2026-07-04T10:00:00Z")
+    upserts = [(meta, "1:2:3:4", b"digest", 5) for meta in (bad, good)]
+    keys = catalog.metadata._store_metadata(upserts, [])
+    assert keys is not None
+    assert sorted(keys) == ["good"]
+    assert catalog.session_keys() == keys

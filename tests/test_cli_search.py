@@ -13,7 +13,7 @@ import pytest
 
 from zero_tui import cli
 from zero_tui.cli import main
-from zero_tui.search import query as query_module
+from zero_tui.search import scoped
 from zero_tui.search.query import SearchResult
 from zero_tui.store import SessionStore
 
@@ -246,7 +246,7 @@ def crowded(tmp_path: Path) -> SessionStore:
     return store
 
 
-@pytest.mark.parametrize("batch", [1, query_module.LOAD_BATCH])
+@pytest.mark.parametrize("batch", [1, scoped.LOAD_BATCH])
 @pytest.mark.parametrize("limit", [1, 3, 50, 400])
 def test_loading_only_the_best_matches_finds_the_same_best_hits(
     crowded: SessionStore,
@@ -259,7 +259,7 @@ def test_loading_only_the_best_matches_finds_the_same_best_hits(
     it has enough; the text form loads them all for its count: both show what loading
     everything shows, in a narrow scope or a wide one, with filters, after metadata
     changed under the index."""
-    monkeypatch.setattr(query_module, "LOAD_BATCH", batch)
+    monkeypatch.setattr(scoped, "LOAD_BATCH", batch)
     store = crowded
     queries = ["alpha beta", "alpha", "beta -together", "model:claude alpha", '"alpha and"']
     for query in queries:
@@ -293,3 +293,35 @@ def test_a_matching_session_that_cannot_be_read_is_said_not_listed(
     assert "far" in listed
     assert "pay" not in listed
     assert err.splitlines() == ["zero-tui: 1 unreadable session not listed (see zero-tui check)"]
+
+
+@pytest.mark.parametrize("limit", [1, 3, 50])
+def test_many_matches_are_ranked_and_counted_in_the_index_with_the_same_results(
+    crowded: SessionStore,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    limit: int,
+) -> None:
+    """Past `VERIFY_ALL` matches, the search ranks and counts them from the catalog and
+    looks again only at the best: it shows what looking at every match shows, after a
+    rename and an append under the index, and gives the same counts, said as the index's."""
+    store = crowded
+    queries = ["alpha beta", "alpha", "beta -together", "model:claude alpha", "lpha"]
+    for query in queries:
+        run(store, capsys, query, "--json")
+    store.update_title("s250", "Renamed, and now updated last")
+    store.append_events("s012", [("message", {"role": "user", "content": "alpha beta again"})])
+    for query in queries:
+        for flags in ([], ["--all"], ["--include-empty"]):
+            answers = []
+            for verify_all in (10**9, 0):
+                monkeypatch.setattr(scoped, "VERIFY_ALL", verify_all)
+                answers.append(run(store, capsys, query, "--limit", str(limit), *flags))
+                answers.append(run(store, capsys, query, "--json", "--limit", str(limit), *flags))
+            exact, exact_json, ranked, ranked_json = answers
+            assert ranked[:2] == exact[:2], (query, flags)
+            assert ranked_json == exact_json, (query, flags)
+            assert ranked[2] == re.sub(
+                r"(\d[\d,]* (?:shown|in other|empty))", r"about \1", exact[2]
+            )
+            assert "about" not in exact[2]

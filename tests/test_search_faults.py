@@ -159,3 +159,22 @@ def test_hidden_matches_are_counted_and_include_empty_shows_them(
     code, out, _ = run(store, capsys, "connection reset", "--include-empty", "--json")
     assert code == 0
     assert [hit["sessionId"] for hit in json.loads(out)] == ["failed"]
+
+
+def test_a_lone_surrogate_escape_in_a_log_is_indexed_as_go_reads_it(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON allows `\\ud800` alone; Go's decoder reads it as U+FFFD, and sqlite cannot
+    store it as it is: the event is indexed, not a traceback."""
+    line = (
+        '{"id":"pay:\\udc80","sessionId":"pay","sequence":3,"type":"message",'
+        '"createdAt":"2026-07-04T09:00:00Z","payload":{"role":"assistant",'
+        '"content":"a lone \\ud800 surrogate beside the kestrel"}}\n'
+    )
+    with open(store.events_path("pay"), "a", encoding="utf-8") as log:
+        log.write(line)
+    code, out, err = run(store, capsys, "kestrel", "--json")
+    assert (code, err) == (0, "")
+    (hit,) = json.loads(out)
+    assert hit["sessionId"] == "pay"
+    assert "\ufffd surrogate beside the kestrel" in hit["snippet"]

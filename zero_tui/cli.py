@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from zero_tui import __version__
 from zero_tui.search.catalog import SessionCatalog
@@ -25,6 +25,9 @@ from zero_tui.store.resumable import filter_resumable, resolve_session, resolve_
 from zero_tui.store.workspace import resolve_workspace
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
+
+if TYPE_CHECKING:
+    from zero_tui.search.query import Query, TextMatches
 
 PROG = "zero-tui"
 EXIT_OK = 0
@@ -200,14 +203,20 @@ def _workspace(args: argparse.Namespace) -> str:
     return resolve_workspace(getattr(args, "cwd", None))
 
 
+_JSON_ENCODER = json.JSONEncoder(
+    ensure_ascii=False
+)  # one for every item (json.dumps makes one each)
+
+
 def _write_json_array(items: Sequence[object], out: TextIO) -> None:
     """A JSON array with one compact object per line: readable, greppable, and encoded by
     json's C encoder (an indented dump falls back to the pure-Python one, 5x slower).
     Every control character is escaped (json leaves DEL and C1 raw)."""
     out.write("[\n")
     last = len(items) - 1
+    encode = _JSON_ENCODER.encode
     for index, item in enumerate(items):
-        out.write(escape_json_controls(json.dumps(item, ensure_ascii=False)))
+        out.write(escape_json_controls(encode(item)))
         out.write(",\n" if index < last else "\n")
     out.write("]\n")
 
@@ -234,18 +243,20 @@ def session_summary(
     }
 
 
-def hidden_summary(shown: int, other_workspace: int, empty_runs: int) -> str:
+def hidden_summary(shown: int, other_workspace: int, empty_runs: int, *, about: str = "") -> str:
+    """`N shown` and what is hidden, each hidden count after `about` ("about " when it is
+    the index's count)."""
     parts = [f"{shown:,} shown"]
     if other_workspace:
-        parts.append(f"{other_workspace:,} in other workspaces (--all)")
+        parts.append(f"{about}{other_workspace:,} in other workspaces (--all)")
     if empty_runs:
         noun = "empty run" if empty_runs == 1 else "empty runs"
-        parts.append(f"{empty_runs:,} {noun} (--include-empty)")
+        parts.append(f"{about}{empty_runs:,} {noun} (--include-empty)")
     return " · ".join(parts)
 
 
-def _hidden_matches(other_workspace: int, empty_runs: int) -> str:
-    return hidden_summary(0, other_workspace, empty_runs).partition(" · ")[2]
+def _hidden_matches(other_workspace: int, empty_runs: int, *, about: str = "") -> str:
+    return hidden_summary(0, other_workspace, empty_runs, about=about).partition(" · ")[2]
 
 
 def unreadable_notice(count: int) -> str:
@@ -280,13 +291,28 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
     workspace = _workspace(args)
     with SessionCatalog(store) as catalog:  # closing it writes the verdicts found
+        sessions = catalog.refresh()
+        verdicts: dict[str, bool] = {}
+        if not args.include_empty:  # every verdict at once (a cold catalog finds them all)
+            verdicts = catalog.find_verdicts(
+                [
+                    meta.session_id
+                    for meta in sessions
+                    if meta.is_resumable_kind and meta.event_count > 0
+                ]
+            )
+
+        def has_content(session_id: str) -> bool:
+            found = verdicts.get(session_id)
+            return catalog.has_content(session_id) if found is None else found
+
         listing = filter_resumable(
             store,
             workspace,
             all_workspaces=args.all,
             include_empty=args.include_empty,
-            sessions=catalog.refresh(),
-            content_check=catalog.has_content,
+            sessions=sessions,
+            content_check=has_content,
         )
         usage = {}
         if args.json:
@@ -691,14 +717,8 @@ class _IndexProgress:
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.search.query import (
-        DEFAULT_LIMIT,
-        QueryError,
-        load_matching,
-        matching_sessions,
-        parse_query,
-        search,
-    )
+    from zero_tui.search.query import DEFAULT_LIMIT, QueryError, parse_query, search
+    from zero_tui.search.scoped import ListingScope, scoped_matches
     from zero_tui.text.labels import display_title, time_label
     from zero_tui.text.sanitize import sanitize_line
 
@@ -717,6 +737,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
     workspace = _workspace(args)
     hidden = [0, 0]  # matching sessions in other workspaces, matching empty runs
+    exact = True  # the counts are the files' (else the index's)
     with SessionCatalog(store) as catalog:
 
         def in_scope(sessions: list[Metadata]) -> list[Metadata]:
@@ -733,29 +754,27 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return listing.sessions
 
         matches = None
+        matched: int | None = None
         if query.terms:
-            # Index every changed log, then load only the sessions whose text matches:
-            # for --json, which has no count to give, only the best of them.
-            catalog.revalidate()
-            catalog.update_content(progress=_IndexProgress(err))
-            if catalog.busy:
-                err.write(
-                    f"{PROG}: the search index is busy (another process is writing it): "
-                    "searching every log instead, which takes longer\n"
-                )
-                catalog.use_private_index()
-                catalog.revalidate()
-                catalog.update_content(progress=_IndexProgress(err))
-            matches = matching_sessions(catalog, query)
+            matches = _matches_in_fresh_text(catalog, query, err)
         if matches is not None:
-            scope = load_matching(catalog, matches, in_scope, enough=limit if args.json else None)
+            scope = ListingScope(workspace, args.all, args.include_empty)
+            found = scoped_matches(catalog, query, matches, scope, enough=limit)
+            sessions = found.sessions
+            matched, hidden[:], exact = (
+                found.matched,
+                [found.other_workspace, found.empty_runs],
+                found.exact,
+            )
         else:
-            scope = in_scope(catalog.refresh())
+            sessions = in_scope(catalog.refresh())
         if query.has_text and not query.terms:
             catalog.update_content(
-                [meta.session_id for meta in scope], progress=_IndexProgress(err)
+                [meta.session_id for meta in sessions], progress=_IndexProgress(err)
             )
-        result = search(catalog, query, scope, limit=limit, matches=matches)
+        result = search(catalog, query, sessions, limit=limit, matches=matches)
+    if matched is None:
+        matched = result.matched
     for notice in result.notices[len(query.notices) :]:
         err.write(f"{PROG}: {sanitize_line(notice)}\n")
     if catalog.unreadable:
@@ -776,16 +795,46 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if hit.compacted:
                     where += f", compacted (opens at the summary, #{hit.open_sequence})"
                 out.write(f"    {where}: {sanitize_line(hit.snippet.text)}\n")
-    counted = not (args.json and matches is not None)  # --json loads only the best
-    if counted and (hidden[0] or hidden[1]):
-        err.write(f"{PROG}: matching but not listed: {_hidden_matches(*hidden)}\n")
+    about = "" if exact else "about "
+    if not args.json and (hidden[0] or hidden[1]):
+        err.write(f"{PROG}: matching but not listed: {_hidden_matches(*hidden, about=about)}\n")
     if not result.hits:
         where = "any workspace" if args.all else sanitize_line(workspace or "this workspace")
         err.write(f"{PROG}: no sessions match in {where}\n")
         return EXIT_DATA_ERROR
-    if result.matched > len(result.hits) and not args.json:
-        err.write(f"{PROG}: {len(result.hits)} of {result.matched:,} shown (--limit)\n")
+    if matched > len(result.hits) and not args.json:
+        err.write(f"{PROG}: {len(result.hits)} of {about}{matched:,} shown (--limit)\n")
     return EXIT_OK
+
+
+def _matches_in_fresh_text(
+    catalog: SessionCatalog, query: Query, err: TextIO
+) -> TextMatches | None:
+    """The sessions whose text matches, once every changed log is indexed (a new session's,
+    an appended one's) and the metadata of their sessions read again (Zero rewrites it
+    after every append): as recent as the files.
+
+    Every log is compared with the index in a thread while the index is asked as it
+    stands: when no log changed (most runs), that answer stands."""
+    from zero_tui.search.query import matching_sessions
+
+    catalog.revalidate()
+    catalog.check_logs_in_background()
+    matches = matching_sessions(catalog, query)
+    report = catalog.update_content(progress=_IndexProgress(err))
+    if catalog.busy:
+        err.write(
+            f"{PROG}: the search index is busy (another process is writing it): "
+            "searching every log instead, which takes longer\n"
+        )
+        catalog.use_private_index()
+        catalog.revalidate()
+        report = catalog.update_content(progress=_IndexProgress(err))
+    elif not report.changed:
+        return matches
+    keys = catalog.session_keys()
+    catalog.sessions_with_keys(keys[name] for name in report.changed if name in keys)
+    return matching_sessions(catalog, query)
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from zero_tui.search.content_index import ContentIndex, IndexReplaced, Progress, UpdateReport
@@ -120,10 +120,6 @@ class SessionCatalog:
         """See `MetadataCache.sessions_with_keys`."""
         return self.metadata.sessions_with_keys(keys)
 
-    def recency_order(self, keys: Iterable[int]) -> list[int]:
-        """See `MetadataCache.recency_order`."""
-        return self.metadata.recency_order(keys)
-
     def session_keys(self) -> dict[str, int]:
         """session id -> its key in the database."""
         return self.metadata.session_keys()
@@ -132,11 +128,21 @@ class SessionCatalog:
         """key -> session id, as this instance last saw the catalog."""
         return self.metadata.session_ids_by_key()
 
+    def find_verdicts(self, session_ids: Sequence[str]) -> dict[str, bool]:
+        """See `ContentVerdicts.find_many`: `has_content` of many sessions at once."""
+        return self.verdicts.find_many(session_ids)
+
     def has_content(self, session_id: str) -> bool:
         """has_resumable_content, remembered until the log changes."""
         return self.verdicts.has_content(session_id)
 
     # --- the text ------------------------------------------------------------------------
+
+    def check_logs_in_background(self) -> None:
+        """See `ContentIndex.check_in_background`: every log compared with the index in a
+        thread (a stat waits on the filesystem, a query on sqlite: neither holds Python's
+        lock for long), for the next `update_content`; the caller asks the index meanwhile."""
+        self.content.check_in_background()
 
     def compactions(self, keys: Iterable[int]) -> dict[int, str]:
         """See `ContentIndex.compactions`."""

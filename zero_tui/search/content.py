@@ -1,8 +1,12 @@
-"""The searchable text of one event: what a person would look for, and who said it.
+"""The searchable text of one event: what a person said and who said it, and every value
+of its payload for substring search.
 
-Only the event types that carry words are read: messages, tool calls and their output,
-compaction summaries and errors. Everything else (usage, permissions, checkpoints) yields
-nothing. No Textual import.
+Two texts per event. What a person would look for (messages, tool calls and their output,
+compaction summaries and errors) is the event's `text`: the word index ranks it and its
+snippets come from it. Every value of the payload, whatever the event's type (strings,
+numbers as Go prints them, true/false), lower-cased as Zero's search lowers it, is the
+event's `values`: the substring index finds in it all that `zero search` finds, short of
+words found only in JSON key names or event types, which are not indexed. No Textual import.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import assert_never
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
+from zero_tui.store.gotext import format_go_sprint_float
 from zero_tui.store.payload_decoder import decode_payload
 from zero_tui.store.payloads import (
     CheckpointPayload,
@@ -36,34 +41,86 @@ from zero_tui.store.payloads import (
     UsagePayload,
 )
 
-# The head of a line as Zero's encoder writes it: enough to skip uninteresting types
-# without decoding their payloads.
-_HEADER = re.compile(
-    rb'\{"id":"((?:[^"\\]|\\.)*)","sessionId":"(?:[^"\\]|\\.)*",'
-    rb'"sequence":(-?[0-9]{1,19}),"type":"([a-z_]*)"'
-)
 TEXT_TYPES = frozenset({"message", "tool_call", "tool_result", "error", "session_compaction"})
-_TEXT_TYPE_BYTES = frozenset(name.encode() for name in TEXT_TYPES)
-MAX_EVENT_TEXT = 256 * 1024  # characters of one event that are indexed
+MAX_EVENT_TEXT = 256 * 1024  # characters of one event that are indexed (each text)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
 class EventText:
-    """One event's searchable text."""
+    """One event's searchable texts: `text` ("" when it says nothing a person said, with
+    `role` "" too) and `values` ("" when its payload holds none)."""
 
     event_id: str
     sequence: int
     event_type: str
     role: str
     text: str
+    values: str
+
+
+def go_text(text: str) -> str:
+    """A decoded JSON string as Go's decoder reads it: a lone surrogate escape (`\\ud800`,
+    which Python keeps and sqlite cannot store) is U+FFFD."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def go_lower(text: str) -> str:
+    """Go's strings.ToLower, as Zero's search lowers both the text and the query: rune by
+    rune, so U+0130 is "i" and a capital sigma U+03C3 even at a word's end (Python's
+    str.lower gives "i" with a combining dot, and the final sigma U+03C2)."""
+    if text.isascii():
+        return text.lower()
+    if "\u0130" in text:
+        text = text.replace("\u0130", "i")
+    if "\u03a3" in text:
+        text = text.replace("\u03a3", "\u03c3")
+    return text.lower()
+
+
+def _scalar_text(value: object) -> str | None:
+    """A JSON scalar as Zero's ExtractText prints it (numbers are float64s to Go)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        try:
+            return format_go_sprint_float(float(value))
+        except OverflowError:
+            return str(value)  # Go could not decode it: its digits stand for it
+    return None  # null: nothing
+
+
+def payload_values(payload: object) -> str:
+    """Every value in a decoded payload (not the key names), one per line, lower-cased as
+    Zero's search lowers its text, with control characters as spaces; bounded."""
+    found: list[str] = []
+    size = 0
+    pending: list[object] = [payload]
+    while pending and size < MAX_EVENT_TEXT:
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(reversed(value.values()))
+        elif isinstance(value, list):
+            pending.extend(reversed(value))
+        else:
+            text = _scalar_text(value)
+            if text:
+                found.append(text)
+                size += len(text) + 1
+    joined = "\n".join(found)
+    if len(joined) > MAX_EVENT_TEXT:
+        joined = joined[:MAX_EVENT_TEXT]
+    return go_lower(_CONTROL.sub(" ", go_text(joined)))
 
 
 def clean_body(text: str) -> str:
     """Text as indexed: control characters (but newlines and tabs) become spaces, bounded."""
     if len(text) > MAX_EVENT_TEXT:
         text = text[:MAX_EVENT_TEXT]
-    return _CONTROL.sub(" ", text)
+    return _CONTROL.sub(" ", go_text(text))
 
 
 def _joined(parts: Iterable[str]) -> str:
@@ -126,19 +183,17 @@ def payload_text(payload: Payload) -> tuple[str, str] | None:
 
 
 def line_text(line: bytes) -> EventText | None:
-    """The searchable text of one log line; None for other types or a line Zero's reader
-    rejects."""
-    head = _HEADER.match(line)
-    if head is not None and head.group(3) not in _TEXT_TYPE_BYTES:
-        return None
+    """The searchable texts of one log line: what a person said in it (for the text types)
+    and every value of its payload (what `zero search` matches); None for a line Zero's
+    reader rejects."""
     try:
         event = decode_line(line, "", 0)
     except StoreError:
         return None
-    if event.type not in TEXT_TYPES:
-        return None
-    found = payload_text(decode_payload(event))
-    if found is None:
-        return None
-    role, text = found
-    return EventText(event.id, event.sequence, event.type, role, text)
+    found = payload_text(decode_payload(event)) if event.type in TEXT_TYPES else None
+    role, text = found or ("", "")
+    try:
+        values = payload_values(event.payload) if event.has_payload else ""
+    except (ValueError, TypeError, RecursionError):
+        values = ""  # a payload Zero's search could not read either
+    return EventText(go_text(event.id), event.sequence, event.type, role, text, values)

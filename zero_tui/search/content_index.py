@@ -1,19 +1,24 @@
 """The full-text index of the sessions' logs (sqlite FTS5), kept up to date incrementally.
 
-Text (messages, tool calls and outputs, compaction summaries, errors) is indexed per event
-in the `event_text` table, whose rowid is `session key << EVENT_BITS | n`, so a hit's
-session is known without a lookup. A log is read from the byte offset indexed up to; a
-shrunk, replaced or rewritten log is indexed again; a deleted session is dropped (by the
-metadata cache). The state of each log is re-read inside the write transaction, so two
-processes never index the same bytes twice. Queries live in `search.query`.
+What a person said (messages, tool calls and outputs, compaction summaries, errors) is
+indexed per event in the `event_text` table, whose rowid is `session key << EVENT_BITS | n`,
+so a hit's session is known without a lookup; every value of the events read in one go
+(`content.payload_values`) is one row of `event_grams` (for substrings), numbered as the
+first of those events, so a session has one such row per update of its log. A log is
+read from the byte offset indexed up to; a shrunk, replaced or rewritten log is indexed
+again; a deleted session is dropped (by the metadata cache). The state of each log is
+re-read inside the write transaction, so two processes never index the same bytes twice.
+Queries live in `search.query`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,11 +27,14 @@ from typing import Any, NamedTuple
 from zero_tui.search import file_identity
 from zero_tui.search.content import EventText, line_text
 from zero_tui.search.database import (
+    BUSY_TIMEOUT_MS,
     EVENT_BITS,
     Bypassed,
     CatalogDatabase,
     delete_event_text,
+    insert_grams,
     sql_lists,
+    trigrams_supported,
 )
 from zero_tui.search.file_identity import LogStats, regular_stat
 from zero_tui.store import SessionStore, StoreError
@@ -38,18 +46,17 @@ READ_CHUNK = 8 * 1024 * 1024
 FULL_CHECK_SECONDS = 60.0
 _PROGRESS_EVERY = 64
 UP_TO_DATE = -1  # `_index_session`: the log had nothing new
+BUSY_SECONDS = BUSY_TIMEOUT_MS / 1000
 
 Progress = Callable[[int, int], None]
 
-_LogCheck = tuple[object, object, object, object]  # a `_LOG_CHECK` row, without the session
-
-# What `_log_unchanged` compares a log's stat with: its identity and stat as indexed, when
-# they were taken, and whether the state is well typed (an ill-typed one, or one that counts
-# events without a log, is never unchanged).
+# What `_log_unchanged` compares a log's stat with (`log_check`, see `_log_check`), for a
+# well-typed state: None (never unchanged) for an ill-typed one, or one recorded too close to
+# the log's last change for its stat to be trusted.
 _LOG_CHECK = (
-    "SELECT session_id, log_identity, log_stat, log_checked_ns, "
-    "typeof(log_offset) = 'integer' AND typeof(log_events) = 'integer' "
-    "AND (log_identity IS NOT NULL OR log_events = 0) FROM sessions"
+    "SELECT session_id, CASE WHEN typeof(log_offset) = 'integer' "
+    "AND typeof(log_events) = 'integer' AND typeof(log_check) = 'text' THEN log_check END "
+    "FROM sessions"
 )
 _STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
 
@@ -74,6 +81,7 @@ class UpdateReport:
     indexed: int  # sessions whose text was (re)read
     events: int  # events added to the index
     complete: bool  # False when cancelled or when a session could not be written
+    changed: frozenset[str] = frozenset()  # the sessions whose text was (re)read
 
 
 class IndexReplaced(Exception):
@@ -113,6 +121,7 @@ class ContentIndex:
         # indexed too recently for their timestamps to be trusted.
         self._logs_to_check: set[str] = set()
         self._all_logs_checked_at: float | None = None
+        self._background: tuple[threading.Thread, list[Any]] | None = None
 
     def metadata_changed(self, session_id: str) -> None:
         """A session's metadata.json was (re)read: its log is looked at on the next update
@@ -154,35 +163,97 @@ class ContentIndex:
             self._all_logs_checked_at is None
             or started - self._all_logs_checked_at > FULL_CHECK_SECONDS
         )
-        checks = self._logs_due(full)
-        wanted = list(checks) if session_ids is None else [s for s in session_ids if s in checks]
-        indexed = events = 0
+        checked = self._background_check()  # for the full update right after it only
+        if checked is not None and full and session_ids is None:
+            checks, unchanged = checked
+            wanted = list(checks)
+        else:
+            checks = self._logs_due(full)
+            wanted = (
+                list(checks) if session_ids is None else [s for s in session_ids if s in checks]
+            )
+            # one stat each, all at once: the logs that did not change are done with
+            stats = self._log_stats.look_all(wanted)
+            unchanged = {
+                session_id
+                for session_id, info in zip(wanted, stats, strict=True)
+                if _log_unchanged(info, checks[session_id])
+            }
+        self._logs_to_check -= unchanged
+        to_read = [session_id for session_id in wanted if session_id not in unchanged]
+        events = 0
+        changed: set[str] = set()
         complete = True
-        for done, session_id in enumerate(wanted):
+        skipped = len(wanted) - len(to_read)
+        for done, session_id in enumerate(to_read):
             if cancelled():
                 complete = False
                 break
             if progress is not None and done % _PROGRESS_EVERY == 0:
-                progress(done, len(wanted))
+                progress(skipped + done, len(wanted))
             try:
                 added = self._look_at(session_id, checks[session_id], cancelled)
             except sqlite3.OperationalError:
                 added = None  # busy beyond the timeout: each of the rest would wait as long
             except Bypassed:
-                raise IndexReplaced(UpdateReport(len(wanted), indexed, events, False)) from None
+                report = UpdateReport(len(wanted), len(changed), events, False, frozenset(changed))
+                raise IndexReplaced(report) from None
             if added is None:
                 complete = False
                 break
             if added != UP_TO_DATE:
-                indexed += 1
+                changed.add(session_id)
                 events += added
         if progress is not None and complete:
             progress(len(wanted), len(wanted))
         if full and complete and session_ids is None:
             self._all_logs_checked_at = started
-        return UpdateReport(len(wanted), indexed, events, complete)
+        return UpdateReport(len(wanted), len(changed), events, complete, frozenset(changed))
 
-    def _logs_due(self, full: bool) -> dict[str, _LogCheck]:
+    def check_in_background(self) -> None:
+        """Start comparing every catalogued log with the index in a thread, over a read-only
+        connection of its own, while the caller asks the index as it stands: the next full
+        `update` takes its answer (and reads on only the logs that changed). An index in
+        memory has no second connection: the update compares them itself."""
+        self._background_check()  # a check left over is stale
+        if not self._database.persistent:
+            return
+        path = self._database.path
+        answer: list[tuple[dict[str, str | None], set[str]]] = []
+
+        def compare() -> None:
+            try:
+                with contextlib.closing(
+                    sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
+                ) as connection:
+                    rows = connection.execute(_LOG_CHECK).fetchall()
+            except sqlite3.Error:
+                return
+            checks = {row[0]: row[1] for row in rows if isinstance(row[0], str)}
+            ids = list(checks)
+            stats = self._log_stats.look_all(ids)
+            unchanged = {
+                session_id
+                for session_id, info in zip(ids, stats, strict=True)
+                if _log_unchanged(info, checks[session_id])
+            }
+            answer.append((checks, unchanged))
+
+        thread = threading.Thread(target=compare, name="zero-tui log check", daemon=True)
+        thread.start()
+        self._background = (thread, answer)
+
+    def _background_check(self) -> tuple[dict[str, str | None], set[str]] | None:
+        """What `check_in_background` found, once it is done: every log's state as indexed,
+        and the logs that have not changed since; None when none was started or it failed."""
+        if self._background is None:
+            return None
+        thread, answer = self._background
+        self._background = None
+        thread.join()
+        return answer[0] if answer else None
+
+    def _logs_due(self, full: bool) -> dict[str, str | None]:
         """The logs an update looks at, with what each was indexed as: every catalogued one
         on a full check, else those whose metadata changed or that are still racy."""
         try:
@@ -191,7 +262,7 @@ class ContentIndex:
             return {}
 
     def _look_at(
-        self, session_id: str, check: _LogCheck, cancelled: Callable[[], bool]
+        self, session_id: str, check: str | None, cancelled: Callable[[], bool]
     ) -> int | None:
         """Index what is new in one log, if its stat says it may have changed (the answer of
         `_index_session`), and keep it among the logs to check until its timestamps can be
@@ -213,7 +284,7 @@ class ContentIndex:
             regular_stat(self._log_stats.path(session_id)), check
         )
 
-    def _log_checks(self, session_ids: Iterable[str] | None) -> dict[str, _LogCheck]:
+    def _log_checks(self, session_ids: Iterable[str] | None) -> dict[str, str | None]:
         """session id -> what its log was indexed as (`_LOG_CHECK`), for every catalogued
         session (`session_ids` None) or for these."""
         if session_ids is None:
@@ -222,7 +293,7 @@ class ContentIndex:
             rows = []
             for session_id in session_ids:
                 rows += self._database.read(f"{_LOG_CHECK} WHERE session_id = ?", (session_id,))
-        return {row[0]: row[1:] for row in rows if isinstance(row[0], str)}
+        return {row[0]: row[1] for row in rows if isinstance(row[0], str)}
 
     def _log_state(self, session_id: str) -> tuple[int, LogState] | None:
         rows = self._database.connection.execute(
@@ -273,12 +344,15 @@ class ContentIndex:
             if chunk.reset:
                 delete_event_text(connection, key)
             count = 0 if chunk.reset else state.events
+            grams = _gram_row(key, count, texts)
             rows, count, compaction = _event_rows(session_id, key, count, texts)
             connection.executemany(
                 "INSERT INTO event_text (rowid, body, sequence, role, event_id) "
                 "VALUES (?, ?, ?, ?, ?)",
                 rows,
             )
+            if grams is not None:
+                insert_grams(connection, *grams)
             if chunk.reset and compaction is False:
                 compaction = None  # indexed anew: the old plan goes
             _record_state(connection, key, chunk, count, compaction)
@@ -355,10 +429,25 @@ def _event_rows(
         count += 1
         if text is None or count >= 1 << EVENT_BITS:
             continue
-        rows.append((low | count, text.text, text.sequence, text.role, text.event_id))
+        if text.text:
+            rows.append((low | count, text.text, text.sequence, text.role, text.event_id))
         if text.event_type == "session_compaction":
             compaction = _compaction_json(line, session_id)
     return rows, count, compaction
+
+
+def _gram_row(
+    key: int, count: int, texts: list[tuple[bytes, EventText | None]]
+) -> tuple[int, str] | None:
+    """The `event_grams` row of these lines (numbered on from `count` events): the values of
+    every event among them, one event after another; None when there are none."""
+    first = count + 1
+    if not trigrams_supported() or first >= 1 << EVENT_BITS:
+        return None
+    values = [text.values for _, text in texts if text is not None and text.values]
+    if not values:
+        return None
+    return (key << EVENT_BITS) | first, "\n".join(values)
 
 
 def _record_state(
@@ -383,8 +472,8 @@ def _record_state(
         )
     connection.execute(
         "UPDATE sessions SET log_identity = ?, log_stat = ?, log_checked_ns = ?, "
-        "log_offset = ?, log_tail = ?, log_events = ? WHERE key = ?",
-        (*values, key),
+        "log_offset = ?, log_tail = ?, log_events = ?, log_check = ? WHERE key = ?",
+        (*values, _log_check(info, chunk.checked_ns), key),
     )
     if compaction is not False:
         connection.execute("UPDATE sessions SET compaction = ? WHERE key = ?", (compaction, key))
@@ -427,12 +516,26 @@ def _log_identity(info: os.stat_result) -> str:
     return f"{info.st_dev}:{info.st_ino}"
 
 
-def _log_unchanged(info: os.stat_result | None, check: _LogCheck) -> bool:
+def _stat_check(info: os.stat_result) -> str:
+    """A log's identity and `file_identity.stat_key`, in one string."""
+    ino = info.st_ino
+    return f"{info.st_dev}:{ino} {ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+
+def _log_check(info: os.stat_result | None, checked_ns: int) -> str | None:
+    """What a later stat of the log must give for it to be as now recorded (`_stat_check`;
+    "" for no log), or None when it was taken too close to the log's last change to be
+    trusted (`file_identity.is_racy`)."""
+    if info is None:
+        return ""
+    if file_identity.is_racy(file_identity.changed_ns(info), checked_ns):
+        return None
+    return _stat_check(info)
+
+
+def _log_unchanged(info: os.stat_result | None, check: str | None) -> bool:
     """The log (`info`: its stat, None when it is not a regular file) is as indexed
     (`check`: from `_LOG_CHECK`), by the stat alone."""
-    identity, stat_key, indexed_ns, well_typed = check
-    if not well_typed:
+    if check is None:
         return False
-    if info is None:
-        return identity is None
-    return identity == _log_identity(info) and file_identity.same_file(info, stat_key, indexed_ns)
+    return check == ("" if info is None else _stat_check(info))

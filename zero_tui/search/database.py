@@ -1,20 +1,26 @@
 """The catalog's sqlite database: where it is, its schema, and what happens when it fails.
 
 One database per store in zero-tui's cache dir (`zero_tui.paths`), in WAL mode, with named
-columns and a schema version. A missing, corrupt, foreign, read-only or version-mismatched
-database is rebuilt, or bypassed with an in-memory one. Two processes may share it: writes
-are short transactions (WAL, a busy timeout), and a write that waited the timeout out sets
-`busy` rather than giving the database up.
+columns and a schema version. The text is indexed twice: `event_text`, one row per event
+of what a person said, by words (ranking, snippets); and `event_grams`, one row per
+indexed chunk of a log holding every value of its events, by trigrams (substrings), with
+the text it was given kept compressed in `gram_text` to take it out again (FTS5 needs it).
+A missing, corrupt, foreign, read-only or version-mismatched database is rebuilt, or
+bypassed with an in-memory one. Two processes may share it: writes are short transactions
+(WAL, a busy timeout), and a write that waited the timeout out sets `busy` rather than
+giving the database up.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import os
 import sqlite3
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,10 +28,11 @@ from typing import Any
 from zero_tui.paths import default_cache_dir
 from zero_tui.store import Metadata
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_MS = 5000
 KEYS_PER_QUERY = 20_000
 EVENT_BITS = 32  # an indexed event's rowid: session key << EVENT_BITS | its number
+GRAM_TEXT_LEVEL = 1  # zlib: the kept texts are read back only to take them out
 
 METADATA_COLUMNS = tuple(
     field.name for field in dataclasses.fields(Metadata) if field.name != "goal"
@@ -56,18 +63,43 @@ CREATE TABLE sessions (
     log_offset INTEGER NOT NULL DEFAULT 0,
     log_tail,
     log_events INTEGER NOT NULL DEFAULT 0,
+    log_check,
     compaction
 );
 CREATE UNIQUE INDEX sessions_by_id ON sessions (session_id);
-CREATE INDEX sessions_log_check ON sessions (
-    session_id, log_identity, log_stat, log_checked_ns, log_offset, log_events
-);
+CREATE INDEX sessions_log_check ON sessions (session_id, log_check, log_offset, log_events);
+CREATE INDEX sessions_recency ON sessions (updated_at DESC, session_id);
+CREATE INDEX sessions_by_cwd ON sessions (cwd);
 CREATE INDEX sessions_verdicts ON sessions (session_id, verdict, verdict_stat, verdict_checked_ns);
 CREATE VIRTUAL TABLE event_text USING fts5(
     body, sequence UNINDEXED, role UNINDEXED, event_id UNINDEXED,
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
+CREATE TABLE gram_text (rowid INTEGER PRIMARY KEY, body BLOB NOT NULL);
 """
+# Contentless: the text is lower-cased already (`content.go_lower`), and kept in `gram_text`.
+_GRAMS_SCHEMA = """
+CREATE VIRTUAL TABLE event_grams USING fts5(
+    body, content = '', columnsize = 0, tokenize = 'trigram case_sensitive 1'
+);
+"""
+
+
+@functools.cache
+def trigrams_supported() -> bool:
+    """Whether this sqlite has FTS5's trigram tokenizer (3.34 and later)."""
+    try:
+        with contextlib.closing(sqlite3.connect(":memory:")) as probe:
+            probe.execute("CREATE VIRTUAL TABLE probe USING fts5(body, tokenize = 'trigram')")
+    except sqlite3.Error:
+        return False
+    return True
+
+
+def _schema_version() -> str:
+    """The version the database is written with: without trigrams it is another schema,
+    rebuilt once an sqlite that has them opens it."""
+    return str(SCHEMA_VERSION) if trigrams_supported() else f"{SCHEMA_VERSION}-words"
 
 
 class Bypassed(Exception):
@@ -98,10 +130,34 @@ def sql_lists(keys: Iterable[int]) -> Iterator[str]:
 
 
 def delete_event_text(connection: sqlite3.Connection, session_key: int) -> None:
-    """Drop one session's indexed events: the rowids `session_key << EVENT_BITS | n`."""
+    """Drop one session's indexed text: the rowids `session_key << EVENT_BITS | n` of both
+    indexes. A contentless index takes a row out only given the text it was given: a kept
+    text that no longer decompresses is a damaged database."""
     low = session_key << EVENT_BITS
+    span = (low, low + (1 << EVENT_BITS) - 1)
+    connection.execute("DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", span)
+    kept = connection.execute(
+        "SELECT rowid, body FROM gram_text WHERE rowid BETWEEN ? AND ?", span
+    ).fetchall()
+    for rowid, packed in kept:
+        try:
+            body = zlib.decompress(packed).decode("utf-8")
+        except (zlib.error, TypeError, UnicodeDecodeError):
+            raise sqlite3.DatabaseError("a kept trigram text is damaged") from None
+        connection.execute(
+            "INSERT INTO event_grams (event_grams, rowid, body) VALUES ('delete', ?, ?)",
+            (rowid, body),
+        )
+    if kept:
+        connection.execute("DELETE FROM gram_text WHERE rowid BETWEEN ? AND ?", span)
+
+
+def insert_grams(connection: sqlite3.Connection, rowid: int, body: str) -> None:
+    """Index `body` (lower-cased values) for substrings under `rowid`, and keep it."""
+    connection.execute("INSERT INTO event_grams (rowid, body) VALUES (?, ?)", (rowid, body))
     connection.execute(
-        "DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", (low, low + (1 << EVENT_BITS) - 1)
+        "INSERT INTO gram_text (rowid, body) VALUES (?, ?)",
+        (rowid, zlib.compress(body.encode("utf-8"), GRAM_TEXT_LEVEL)),
     )
 
 
@@ -274,20 +330,21 @@ class CatalogDatabase:
         info: dict[str, str] = {}
         with contextlib.suppress(sqlite3.Error):
             info = dict(connection.execute("SELECT key, value FROM info").fetchall())
-        if info.get("schema_version") != str(SCHEMA_VERSION) or info.get("root") != self._root_text:
+        if info.get("schema_version") != _schema_version() or info.get("root") != self._root_text:
             raise Bypassed("another schema or store")
 
     def _create_schema(
         self, connection: sqlite3.Connection, *, in_transaction: bool = False
     ) -> None:
-        statements = [part for part in _SCHEMA.split(";") if part.strip()]
+        schema = _SCHEMA + (_GRAMS_SCHEMA if trigrams_supported() else "")
+        statements = [part for part in schema.split(";") if part.strip()]
         if not in_transaction:
             connection.execute("BEGIN")
         for statement in statements:
             connection.execute(statement)
         connection.executemany(
             "INSERT INTO info (key, value) VALUES (?, ?)",
-            [("schema_version", str(SCHEMA_VERSION)), ("root", self._root_text)],
+            [("schema_version", _schema_version()), ("root", self._root_text)],
         )
         if not in_transaction:
             connection.execute("COMMIT")

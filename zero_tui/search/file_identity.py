@@ -12,6 +12,7 @@ import hashlib
 import os
 import stat
 import time
+from collections.abc import Iterable, Sequence
 
 RACY_NS = 3_000_000_000  # coarser than any timestamp granularity we meet (FAT: 2 s)
 STAT_REUSE_SECONDS = 1.0
@@ -54,6 +55,24 @@ def regular_stat(path: str) -> os.stat_result | None:
     return info if stat.S_ISREG(info.st_mode) else None
 
 
+def regular_stats(paths: Iterable[str]) -> list[os.stat_result | None]:
+    """`regular_stat` of each path, in order."""
+    found: list[os.stat_result | None] = []
+    take = os.stat
+    is_regular = stat.S_ISREG
+    for path in paths:
+        try:
+            info = take(path)
+        except OSError:
+            found.append(None)
+            continue
+        found.append(info if is_regular(info.st_mode) else None)
+    return found
+
+
+_Taken = tuple[float, int, os.stat_result | None]  # monotonic time, wall time before, stat
+
+
 class LogStats:
     """The sessions' logs' last stats, each reused for under `STAT_REUSE_SECONDS` until the
     next look at the store (`forget`): a filter and the update next to it see the same
@@ -62,7 +81,7 @@ class LogStats:
     def __init__(self, session_prefix: str, log_name: str) -> None:
         self._prefix = session_prefix  # + session id: its directory
         self._log_name = log_name
-        self._taken: dict[str, tuple[float, int, os.stat_result | None]] = {}
+        self._taken: dict[str, _Taken] = {}
 
     def look(self, session_id: str) -> tuple[int, os.stat_result | None]:
         """The log's stat (None: not a regular file) and the wall time just before it was
@@ -75,6 +94,22 @@ class LogStats:
         info = regular_stat(self.path(session_id))
         self._taken[session_id] = (now, checked_ns, info)
         return checked_ns, info
+
+    def look_all(self, session_ids: Sequence[str]) -> list[os.stat_result | None]:
+        """`look` at many logs at once, in the order given."""
+        now = time.monotonic()
+        taken = self._taken
+        missing = [
+            session_id
+            for session_id in session_ids
+            if (known := taken.get(session_id)) is None or now - known[0] >= STAT_REUSE_SECONDS
+        ]
+        if missing:
+            checked_ns = time.time_ns()
+            stats = regular_stats(self.path(session_id) for session_id in missing)
+            for session_id, info in zip(missing, stats, strict=True):
+                taken[session_id] = (now, checked_ns, info)
+        return [taken[session_id][2] for session_id in session_ids]
 
     def path(self, session_id: str) -> str:
         return f"{self._prefix}{session_id}/{self._log_name}"

@@ -2,10 +2,11 @@
 
 Every entry is looked at again (a stat) before it is used, and a racy one (see
 `file_identity`) compared by content (a digest of metadata.json). The only unvalidated
-read is `cached_sessions`, for a first paint. A text search (`revalidate`) lists the
-directories only, and looks again at the sessions it goes on to order or load
-(`recency_order`, `sessions_with_keys`): at 10,000 sessions a look at every metadata file
-costs more than the query. Wrong-typed values in the database are ignored and re-read.
+read is `cached_sessions`, for a first paint, and `ranking_rows`, for a text search to
+rank and count its matches by. A text search (`revalidate`) lists the directories only,
+and looks again at the sessions it goes on to show (`sessions_with_keys`): at 10,000
+sessions a look at every metadata file costs more than the query. Wrong-typed values in
+the database are ignored and re-read.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import Any
+from functools import partial
+from itertools import starmap
+from operator import attrgetter
+from typing import Any, NamedTuple
 
-from zero_tui.search import file_identity
+from zero_tui.search import file_identity, forked
 from zero_tui.search.database import (
     METADATA_COLUMNS,
     Bypassed,
@@ -31,15 +34,17 @@ from zero_tui.search.database import (
 from zero_tui.search.file_identity import LogStats, regular_stat
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
+from zero_tui.store.models import RESUMABLE_KINDS
 from zero_tui.store.store import (
     METADATA_FILE,
     UnreadableSession,
     read_regular,
-    sort_in_zero_order,
     sort_sessions,
 )
+from zero_tui.store.workspace import workspace_matches
 
 PROGRESS_EVERY = 256
+_ROOT_LISTING = "root_listing"  # the info row: the root's stat when it was last listed
 
 Progress = Callable[[int, int], None]
 
@@ -76,8 +81,10 @@ _REMEMBERED_COLUMNS = (
 _UPSERT = (
     f"INSERT INTO sessions ({', '.join(_REMEMBERED_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in _REMEMBERED_COLUMNS)}) ON CONFLICT (session_id) DO UPDATE "
-    f"SET {', '.join(f'{name} = excluded.{name}' for name in _REMEMBERED_COLUMNS)} RETURNING key"
+    f"SET {', '.join(f'{name} = excluded.{name}' for name in _REMEMBERED_COLUMNS)}"
 )
+_metadata_values = attrgetter(*METADATA_COLUMNS)
+_FEW_KEYS = 256  # upserts whose keys are looked up one by one rather than all read
 
 
 def _metadata_of(columns: tuple[Any, ...]) -> Metadata | None:
@@ -110,6 +117,98 @@ def _goal_from_json(text: str | None) -> Goal | None:
         if type(value) is not expected:
             raise ValueError("goal has a wrong-typed field")
     return Goal(**values)
+
+
+class RankingRow(NamedTuple):
+    """What the catalog remembers of a session to rank and count it without reading it."""
+
+    key: int
+    session_id: str
+    updated_at: str
+    cwd: str
+    session_kind: str
+    event_count: int
+    verdict: int | None  # has resumable content (0 or 1), found for the log as last indexed
+    # read only for a query that filters on them
+    title: str = ""
+    model_id: str = ""
+    provider: str = ""
+    log_seen: int | None = None  # 1: the log was a file at its last check (exceptions only)
+
+
+_RANKED_COLUMNS = ("key", "session_id", "updated_at", "cwd", "session_kind", "event_count")
+_FILTERED_COLUMNS = ("title", "model_id", "provider")
+_INDEXED_VERDICT = "CASE WHEN verdict IN (0, 1) AND verdict_stat = log_stat THEN verdict END"
+
+
+def _typed(columns: Iterable[str]) -> str:
+    return " AND ".join(
+        f"typeof({name}) = '{'integer' if name in ('key', 'event_count') else 'text'}'"
+        for name in columns
+    )
+
+
+def _ranking_rows_sql(filtered: bool) -> str:
+    extra = _FILTERED_COLUMNS if filtered else ()
+    return (
+        f"SELECT {', '.join(_RANKED_COLUMNS)}, {_INDEXED_VERDICT}"
+        f"{''.join(', ' + name for name in extra)} FROM sessions "
+        f"WHERE {_typed((*_RANKED_COLUMNS, *extra))}"
+    )
+
+
+_RANKING_ROWS = {filtered: _ranking_rows_sql(filtered) for filtered in (False, True)}
+# the sessions a listing may leave out whatever their workspace, and the ill-typed ones
+_EXCEPTIONS = (
+    f"SELECT {', '.join(_RANKED_COLUMNS)}, {_INDEXED_VERDICT}, '', '', '', "
+    f"length(log_check) > 0, {_typed(_RANKED_COLUMNS)} "
+    f"FROM sessions WHERE NOT ({_typed(_RANKED_COLUMNS)}) "
+    f"OR session_kind NOT IN ({', '.join(repr(kind) for kind in sorted(RESUMABLE_KINDS))}) "
+    f"OR event_count <= 0 OR {_INDEXED_VERDICT} IS NOT 1"
+)
+_IN_ZERO_ORDER = (
+    "SELECT group_concat(key) FROM (SELECT key FROM sessions WHERE typeof(updated_at) = 'text' "
+    "AND typeof(session_id) = 'text' ORDER BY updated_at DESC, session_id)"
+)
+
+
+_Read = tuple[int, os.stat_result | None, bytes | None, Metadata | None]
+"""A new session's metadata.json as read: the wall time before its stat, the stat (None: not
+a regular file), the digest of its bytes (None: unreadable) and the metadata (None: invalid)."""
+
+
+def _read_metadata(
+    prefix: str, name: str, stat_now: tuple[int, os.stat_result | None] | None = None
+) -> _Read:
+    path = f"{prefix}{name}/{METADATA_FILE}"
+    if stat_now is None:
+        checked_ns = time.time_ns()
+        info = regular_stat(path)
+    else:
+        checked_ns, info = stat_now
+    if info is None:
+        return checked_ns, None, None, None
+    try:
+        data = read_regular(path)
+    except OSError:
+        return checked_ns, info, None, None
+    try:
+        meta = Metadata.from_json(data)
+    except (GoJSONError, StoreError, ValueError, RecursionError):
+        meta = None
+    return checked_ns, info, file_identity.digest(data), meta
+
+
+def _scaled(progress: Progress | None, part: int, total: int) -> Progress | None:
+    """`progress` told of `part` of `total` items as if they were all of them; None when
+    there is no part to tell of."""
+    if progress is None or not part:
+        return None
+    return lambda done, _: progress(done * total // part, total)
+
+
+def _read_many(prefix: str, names: Sequence[str]) -> list[_Read]:
+    return [_read_metadata(prefix, name) for name in names]
 
 
 @dataclass(slots=True)
@@ -189,6 +288,19 @@ class MetadataCache:
                 self._ids_by_key = {key: str(session_id) for key, session_id in rows}
             return self._ids_by_key
 
+    def ids_by_key_of(self, session_ids: Iterable[str]) -> dict[int, str]:
+        """key -> session id, for these sessions only (for a few: `session_ids_by_key` reads
+        every one)."""
+        try:
+            rows = self._database.read(
+                "SELECT key, session_id FROM sessions WHERE typeof(key) = 'integer' "
+                "AND session_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(session_ids)),),
+            )
+        except (sqlite3.Error, UnicodeEncodeError):
+            return {}
+        return {key: str(session_id) for key, session_id in rows}
+
     def _known(self, where: str = "") -> dict[str, _Known]:
         """The remembered sessions (`where`: an SQL condition and AND, to pick some) whose
         values are all well typed (others are re-read)."""
@@ -219,11 +331,17 @@ class MetadataCache:
         sessions: list[Metadata] = []
         looked = _Looked()
         seen: set[str] = set()
+        listed_at = self._root_stat()
         names = list(self.store.iter_session_dirs())
+        new_names = [name for name in names if name not in by_directory]
+        # a cold catalog reads nearly all of them first: the progress of that, then the rest
+        new = self._read_new(new_names, _scaled(progress, len(new_names), len(names)))
         for done, name in enumerate(names):
-            if progress is not None and done % PROGRESS_EVERY == 0:
+            if progress is not None and done % PROGRESS_EVERY == 0 and not new:
                 progress(done, len(names))
-            meta, upsert, kept = self._check_metadata(name, by_directory.get(name), looked)
+            meta, upsert, kept = self._check_metadata(
+                name, by_directory.get(name), looked, read=new.get(name)
+            )
             if meta is not None:
                 sessions.append(meta)
             if upsert is not None:
@@ -237,6 +355,7 @@ class MetadataCache:
         keys = self._remember(looked)
         if keys is not None:
             self._known_cache = self._cache_after(by_directory, seen, looked.upserts, keys)
+            self._remember_listing(listed_at, [name for name in names if name not in seen])
         return sort_sessions(sessions)
 
     @staticmethod
@@ -262,9 +381,14 @@ class MetadataCache:
         For a text search, which then loads only the sessions that match with
         `sessions_with_keys`, which looks again at each of them: at 10,000 sessions, a look
         at every metadata file costs more than the query. `unreadable` then lists the new
-        sessions that could not be read, and those `recency_order` and `sessions_with_keys`
-        find so."""
+        sessions that could not be read, and those `sessions_with_keys` finds so."""
         self._log_stats.forget()
+        listed_at = self._root_stat()
+        unlisted = self._unlisted_since(listed_at)
+        if unlisted is not None:
+            # the root is as it was listed: only the directories not catalogued then
+            self._catalogue_unlisted(listed_at, unlisted)
+            return
         try:
             rows = self._database.read("SELECT session_id, key FROM sessions")
         except sqlite3.Error:
@@ -272,11 +396,11 @@ class MetadataCache:
         known: dict[str, int] = dict(rows)  # an ill-typed row is re-read when it is loaded
         names = list(self.store.iter_session_dirs())
         looked = _Looked()
-        for name in names:
-            if name not in known:
-                _, upsert, _ = self._check_metadata(name, None, looked)
-                if upsert is not None:
-                    looked.upserts.append(upsert)
+        new = self._read_new([name for name in names if name not in known])
+        for name, read in new.items():
+            _, upsert, _ = self._check_metadata(name, None, looked, read=read)
+            if upsert is not None:
+                looked.upserts.append(upsert)
         listed = set(names)
         looked.dropped = [key for session_id, key in known.items() if session_id not in listed]
         self.unreadable = []
@@ -284,6 +408,133 @@ class MetadataCache:
         if keys is not None:  # what was read is the map of keys `session_ids_by_key` keeps
             ids_by_key = {key: name for name, key in known.items() if name in listed}
             self._ids_by_key = ids_by_key | {key: name for name, key in keys.items()}
+            catalogued = known.keys() | keys.keys()
+            self._remember_listing(listed_at, [name for name in names if name not in catalogued])
+
+    def _read_new(self, names: list[str], progress: Progress | None = None) -> dict[str, _Read]:
+        """The metadata of sessions the catalog does not know yet, read (a cold catalog:
+        all of them, shared with a forked child); `progress` is told how far it is."""
+        found = forked.shared(partial(_read_many, self._prefix), names, progress)
+        return dict(zip(names, found, strict=True))
+
+    # --- the root's listing, remembered ----------------------------------------------------
+
+    def _root_stat(self) -> tuple[int, os.stat_result | None]:
+        """The wall time just before, and the stat of, the store's root directory."""
+        checked_ns = time.time_ns()
+        try:
+            return checked_ns, os.stat(self.store.root)
+        except OSError:
+            return checked_ns, None
+
+    def _unlisted_since(self, listed_at: tuple[int, os.stat_result | None]) -> list[str] | None:
+        """The directories the last listing could not catalogue, when the root is still as
+        it was then (an entry added, removed or renamed changes its times); else None."""
+        info = listed_at[1]
+        if info is None:
+            return None
+        try:
+            rows = self._database.read("SELECT value FROM info WHERE key = ?", (_ROOT_LISTING,))
+            remembered = json.loads(rows[0][0]) if rows else None
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+        if not isinstance(remembered, dict):
+            return None
+        unlisted = remembered.get("unlisted")
+        if not file_identity.same_file(
+            info, remembered.get("stat"), remembered.get("checkedNs")
+        ) or not (isinstance(unlisted, list) and all(isinstance(n, str) for n in unlisted)):
+            return None
+        return unlisted
+
+    def _catalogue_unlisted(
+        self, listed_at: tuple[int, os.stat_result | None], unlisted: list[str]
+    ) -> None:
+        """Look again at the directories a listing could not catalogue (a session being
+        created, one whose metadata was unreadable), and catalogue those now readable."""
+        self.unreadable = []
+        if not unlisted:
+            return
+        looked = _Looked()
+        for name in unlisted:
+            _, upsert, _ = self._check_metadata(name, None, looked)
+            if upsert is not None:
+                looked.upserts.append(upsert)
+        keys = self._remember(looked)
+        if keys is not None and keys:
+            self._remember_listing(listed_at, [name for name in unlisted if name not in keys])
+
+    def _remember_listing(
+        self, listed_at: tuple[int, os.stat_result | None], unlisted: list[str]
+    ) -> None:
+        """Note the root's stat at a listing, and the directories it could not catalogue
+        (unless that is what is noted already, and trusted)."""
+        checked_ns, info = listed_at
+        if info is None or self._unlisted_since(listed_at) == unlisted:
+            return
+        value = {
+            "stat": file_identity.stat_key(info),
+            "checkedNs": checked_ns,
+            "unlisted": unlisted,
+        }
+        try:
+            with self._database.write() as connection:
+                connection.execute(
+                    "INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)",
+                    (_ROOT_LISTING, json.dumps(value)),
+                )
+        except (sqlite3.Error, Bypassed):
+            pass  # listed again next time
+
+    def ranking_rows(self, *, filtered: bool = False) -> dict[int, RankingRow]:
+        """key -> every catalogued session as remembered, without a look at its files (a row
+        with an ill-typed value is left out: `sessions_with_keys` reads it again); with the
+        title, model and provider when `filtered`. The verdict is the one resting on the
+        stat the log was last indexed at: once every log has been checked, the log's."""
+        try:
+            rows = self._database.read(_RANKING_ROWS[filtered])
+        except sqlite3.Error:
+            return {}
+        return {row.key: row for row in starmap(RankingRow, rows)}
+
+    def listing_exceptions(self) -> tuple[dict[int, RankingRow], set[int]]:
+        """The sessions a listing may leave out whatever their workspace, as remembered:
+        key -> those of a kind Zero does not resume, with no events, or whose log, as last
+        indexed, holds no resumable content or has no verdict yet; and the keys of the rows
+        with an ill-typed value (`sessions_with_keys` reads them again). The others are
+        listed in their workspace."""
+        try:
+            rows = self._database.read(_EXCEPTIONS)
+        except sqlite3.Error:
+            return {}, set()
+        exceptions = {row[0]: RankingRow(*row[:-1]) for row in rows if row[-1] == 1}
+        return exceptions, {row[0] for row in rows if row[-1] != 1 and isinstance(row[0], int)}
+
+    def keys_in_workspace(self, workspace: str) -> set[int]:
+        """The keys of the sessions remembered as started in `workspace` (or the same
+        directory on disk, as `workspace_matches` says)."""
+        try:
+            cwds = self._database.read(
+                "SELECT DISTINCT cwd FROM sessions WHERE typeof(cwd) = 'text'"
+            )
+            matching = [cwd for (cwd,) in cwds if workspace_matches(cwd, workspace)]
+            rows = self._database.read(
+                "SELECT key FROM sessions WHERE cwd IN (SELECT value FROM json_each(?))",
+                (json.dumps(matching),),
+            )
+        except sqlite3.Error:
+            return set()
+        return {key for (key,) in rows}
+
+    def keys_in_zero_order(self) -> list[int]:
+        """The keys of the sessions as remembered, in Zero's order (updatedAt descending,
+        then id), but for the ill-typed ones."""
+        try:
+            rows = self._database.read(_IN_ZERO_ORDER)
+        except sqlite3.Error:
+            return []
+        joined = rows[0][0] if rows else None
+        return [int(key) for key in joined.split(",")] if isinstance(joined, str) else []
 
     def sessions_with_keys(self, keys: Iterable[int]) -> list[Metadata]:
         """The catalogued sessions with these keys, in Zero's order, each looked at again
@@ -314,39 +565,6 @@ class MetadataCache:
         self._remember(looked)
         return sort_sessions(found)
 
-    def recency_order(self, keys: Iterable[int]) -> list[int]:
-        """These catalogued sessions' keys in Zero's order, by each one's metadata as it is
-        now, without loading them: every file is looked at (a stat), a changed one read
-        again and remembered, a gone or unreadable one dropped and left out."""
-        rows: list[Any] = []
-        for listed in sql_lists(keys):
-            try:
-                rows += self._database.read(
-                    "SELECT key, session_id, updated_at, metadata_stat, metadata_checked_ns "
-                    f"FROM sessions WHERE key IN ({listed}) AND typeof(session_id) = 'text'"
-                )
-            except sqlite3.Error:
-                return []
-        order: list[tuple[str, str, int]] = []
-        looked = _Looked()
-        for session_key, name, updated_at, remembered, checked_ns in rows:
-            stat_now = self._metadata_stat(name)
-            if isinstance(updated_at, str) and file_identity.same_file(
-                stat_now[1], remembered, checked_ns
-            ):
-                order.append((updated_at, name, session_key))
-                continue
-            meta, upsert, kept = self._check_metadata(name, None, looked, stat_now)
-            if upsert is not None:
-                looked.upserts.append(upsert)
-            if meta is not None and kept:
-                order.append((meta.updated_at, name, session_key))
-            else:
-                looked.dropped.append(session_key)
-        self._remember(looked)
-        sort_in_zero_order(order, itemgetter(0), itemgetter(1))
-        return [session_key for _, _, session_key in order]
-
     # --- one session's metadata.json -----------------------------------------------------
 
     def _metadata_stat(self, name: str) -> tuple[int, os.stat_result | None]:
@@ -360,29 +578,36 @@ class MetadataCache:
         entry: _Known | None,
         looked: _Looked,
         stat_now: tuple[int, os.stat_result | None] | None = None,
+        read: _Read | None = None,
     ) -> tuple[Metadata | None, _Upsert | None, bool]:
         """One session's metadata.json against what the catalog remembers of it (`entry`):
         (its metadata, None when unreadable; what to remember anew, if anything; whether
         the catalog keeps the session). An unreadable one is added to `looked.unreadable`,
         in the store's words. `stat_now`: the file's `_metadata_stat`, when the caller
-        took it."""
-        checked_ns, info = stat_now or self._metadata_stat(name)
-        if info is None:
-            return self._cannot_read(name, looked)
-        if entry is not None and file_identity.same_file(info, entry.stat, entry.checked_ns):
-            return entry.metadata, None, True
-        try:
-            data = read_regular(f"{self._prefix}{name}/{METADATA_FILE}")
-        except OSError:
-            return self._cannot_read(name, looked)
-        digest = file_identity.digest(data)
-        if entry is not None and entry.digest == digest:
-            meta = entry.metadata
-        else:
-            try:
-                meta = Metadata.from_json(data)
-            except (GoJSONError, StoreError, ValueError, RecursionError):
+        took it; `read`: what `_read_metadata` found, when the caller read a new one."""
+        if entry is None:
+            checked_ns, info, digest, found = read or _read_metadata(self._prefix, name, stat_now)
+            if info is None or digest is None or found is None:
                 return self._cannot_read(name, looked)
+            meta = found
+        else:
+            checked_ns, info = stat_now or self._metadata_stat(name)
+            if info is None:
+                return self._cannot_read(name, looked)
+            if file_identity.same_file(info, entry.stat, entry.checked_ns):
+                return entry.metadata, None, True
+            try:
+                data = read_regular(f"{self._prefix}{name}/{METADATA_FILE}")
+            except OSError:
+                return self._cannot_read(name, looked)
+            digest = file_identity.digest(data)
+            if entry.digest == digest:
+                meta = entry.metadata
+            else:
+                try:
+                    meta = Metadata.from_json(data)
+                except (GoJSONError, StoreError, ValueError, RecursionError):
+                    return self._cannot_read(name, looked)
         if meta.session_id != name:
             # the catalog is keyed by directory: such a session is listed, not kept
             return meta, None, False
@@ -422,21 +647,42 @@ class MetadataCache:
         """Write the changes; the keys of the upserted sessions, or None when not written."""
         if not upserts and not dropped:
             return {}
-        keys: dict[str, int] = {}
         try:
             with self._database.write() as connection:
                 for session_key in dropped:
                     delete_event_text(connection, session_key)
                     connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
-                for meta, stat_key, digest, checked_ns in upserts:
-                    values = [getattr(meta, name) for name in METADATA_COLUMNS]
-                    try:
-                        row = connection.execute(
-                            _UPSERT, (*values, _goal_json(meta.goal), stat_key, digest, checked_ns)
-                        ).fetchone()
-                    except (UnicodeEncodeError, OverflowError):
-                        continue  # not representable in sqlite: listed, re-read next time
-                    keys[meta.session_id] = row[0]
+                rows = [
+                    (*_metadata_values(meta), _goal_json(meta.goal), stat_key, digest, checked_ns)
+                    for meta, stat_key, digest, checked_ns in upserts
+                ]
+                try:
+                    connection.executemany(_UPSERT, rows)
+                except (UnicodeEncodeError, OverflowError):
+                    for row in rows:  # one by one: a value sqlite cannot hold skips its row
+                        try:
+                            connection.execute(_UPSERT, row)
+                        except (UnicodeEncodeError, OverflowError):
+                            continue  # listed, and read again next time
+                return self._keys_of(connection, [meta.session_id for meta, *_ in upserts])
         except (sqlite3.Error, Bypassed):
             return None  # a cache that cannot be written is skipped; the listing stays right
+
+    @staticmethod
+    def _keys_of(connection: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
+        """The keys of these sessions, those written."""
+        if len(session_ids) > _FEW_KEYS:
+            wanted = set(session_ids)
+            found = connection.execute("SELECT session_id, key FROM sessions").fetchall()
+            return {session_id: key for session_id, key in found if session_id in wanted}
+        keys: dict[str, int] = {}
+        for session_id in session_ids:
+            try:
+                row = connection.execute(
+                    "SELECT key FROM sessions WHERE session_id = ?", (session_id,)
+                ).fetchone()
+            except UnicodeEncodeError:
+                continue
+            if row is not None:
+                keys[session_id] = row[0]
         return keys

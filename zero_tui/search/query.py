@@ -1,7 +1,10 @@
 """Full-text queries over the index: a small query language, ranked sessions, snippets.
 
     rate limit          every word somewhere in the session, any order (a word matches the
-                        words starting with it: `limit` finds "limiting")
+                        words starting with it: `limit` finds "limiting"; one of three
+                        characters or more also matches inside other words and in any
+                        value of an event, as Zero's search does: `xadorn` finds
+                        "paxadornment")
     "exact phrase"      the words next to each other, in this order
     -word  -"a phrase"  leave out the sessions that contain it
     title:T model:M provider:P   case-insensitive substrings of the metadata
@@ -10,8 +13,9 @@
     -title:T ...        a filter with `-` leaves out the sessions it would keep
 
 A query of filters alone lists the sessions that pass them, newest first. Sessions are ranked
-by relevance (one event holding every word before words spread over events), then recency;
-within a session the best event is FTS5's bm25 rank.
+by relevance (one event holding every word, then every word as a word somewhere, then
+the sessions where some word is found only inside other text), then recency; within a
+session the best event is FTS5's bm25 rank.
 Every word is handed to FTS5 as a quoted string, so its syntax (`*`, `^`, `NEAR(`, `:`)
 is only ever literal text; an unknown `name:` is searched as text, with a notice.
 No Textual import.
@@ -28,14 +32,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from operator import itemgetter
+from typing import Protocol
 
 from zero_tui.search.catalog import EVENT_BITS, SessionCatalog
+from zero_tui.search.content import go_lower
+from zero_tui.search.database import trigrams_supported
 from zero_tui.store import Metadata
-from zero_tui.store.store import sort_sessions
 from zero_tui.text.labels import parse_rfc3339
 
-LOAD_BATCH = 128
 DEFAULT_LIMIT = 50
+MIN_SUBSTRING = 3  # the shortest word also found inside other words (a trigram)
+FEW_SESSIONS = 512  # a scope whose keys are looked up one by one rather than all read
 FILTERS = ("title", "model", "provider", "id", "after", "before")
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _FILTER_NAME = re.compile(r"([A-Za-z]+):")
@@ -59,6 +66,31 @@ class Term:
         quoted = '"' + self.text.replace('"', '""') + '"'
         return quoted if self.phrase else quoted + " *"
 
+    def grams(self) -> str | None:
+        """The term as a substring, for the trigram index (lower-cased as Zero lowers
+        its query); None for a phrase, or a word too short for trigrams."""
+        if self.phrase:
+            return None
+        lowered = go_lower(self.text)
+        if len(lowered) < MIN_SUBSTRING:
+            return None
+        return '"' + lowered.replace('"', '""') + '"'
+
+
+class Described(Protocol):
+    """What a filter reads of a session: its metadata, or a catalog row of it."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Filter:
@@ -67,10 +99,10 @@ class Filter:
     negated: bool = False
     moment: datetime | None = None  # the local midnight of an after:/before: day
 
-    def keeps(self, meta: Metadata) -> bool:
+    def keeps(self, meta: Described) -> bool:
         return self._matches(meta) != self.negated
 
-    def _matches(self, meta: Metadata) -> bool:
+    def _matches(self, meta: Described) -> bool:
         if self.name == "id":
             return meta.session_id.startswith(self.value)
         if self.name in ("after", "before"):
@@ -97,7 +129,7 @@ class Query:
     def is_empty(self) -> bool:
         return not (self.terms or self.excluded or self.filters)
 
-    def keeps(self, meta: Metadata) -> bool:
+    def keeps(self, meta: Described) -> bool:
         return all(item.keeps(meta) for item in self.filters)
 
 
@@ -313,26 +345,38 @@ def _search_text(
     cancelled: Callable[[], bool],
     matches: TextMatches | None,
 ) -> SearchResult:
-    prepared = _scope_of(scope, catalog.session_ids_by_key())
+    if len(scope) <= FEW_SESSIONS:
+        ids_by_key = catalog.metadata.ids_by_key_of(meta.session_id for meta in scope)
+    else:
+        ids_by_key = catalog.session_ids_by_key()
+    prepared = _scope_of(scope, ids_by_key)
     if matches is None:
         matches = _text_matches(catalog, parsed)
     if matches is None:  # exclusions alone
         candidates = set(prepared.keys)
         if candidates:
             candidates -= _sessions_with_any(catalog, parsed.excluded)
-        one_event: frozenset[int] = frozenset()
+        tiers: tuple[frozenset[int], ...] = ()
     else:
         candidates = set(prepared.keys & matches.keys)
-        one_event = matches.one_event
+        tiers = matches.tiers
     if cancelled():
         return SearchResult([], 0, parsed.notices)
-    # relevance: one event holds every word; then recency (the scope's order)
-    first = candidates & one_event
-    top = heapq.nsmallest(limit, first, key=prepared.position.__getitem__)
+    # relevance (the tiers, best first), then recency (the scope's order)
+    top: list[int] = []
+    rest = candidates
+    for tier in tiers:
+        if len(top) >= limit:
+            break
+        best = rest & tier
+        top += heapq.nsmallest(limit - len(top), best, key=prepared.position.__getitem__)
+        rest = rest - best
     if len(top) < limit:
-        rest = candidates - first
         top += heapq.nsmallest(limit - len(top), rest, key=prepared.position.__getitem__)
     events = _best_events(catalog, parsed, top)
+    inside = [key for key in top if key not in events]
+    if inside and parsed.terms:
+        events.update(_events_holding(catalog, parsed.terms, inside))
     plans = catalog.compactions(top) if top else {}
     hits = [
         _hit(prepared.metadata[key], events.get(key), plans.get(key), parsed.terms) for key in top
@@ -340,16 +384,30 @@ def _search_text(
     return SearchResult(hits, len(candidates), parsed.notices)
 
 
-_SESSIONS_MATCHING = "SELECT DISTINCT rowid >> 32 FROM event_text WHERE event_text MATCH ?"
+# The sessions as one string: sqlite finds them all in one step, without Python's lock.
+_SESSIONS_MATCHING = (
+    "SELECT group_concat(session) FROM (SELECT DISTINCT rowid >> 32 AS session "
+    "FROM event_text WHERE event_text MATCH ?)"
+)
 _EVENTS_MATCHING = "SELECT rowid FROM event_text WHERE event_text MATCH ?"
+_SESSIONS_WITH_GRAMS = (
+    "SELECT group_concat(session) FROM (SELECT DISTINCT rowid >> 32 AS session "
+    "FROM event_grams WHERE event_grams MATCH ?)"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class TextMatches:
     """The sessions (their keys) whose text matches a query's words, whatever the scope."""
 
-    one_event: frozenset[int]  # one event holds every word
-    keys: frozenset[int]  # every word somewhere, and none of the excluded ones
+    one_event: frozenset[int]  # one event holds every word, as words
+    words: frozenset[int]  # every word somewhere as a word (or the start of one)
+    keys: frozenset[int]  # every word somewhere, also inside other text; none excluded
+
+    @property
+    def tiers(self) -> tuple[frozenset[int], ...]:
+        """The relevance tiers before the rest of `keys`, best first."""
+        return self.one_event, self.words
 
 
 def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
@@ -357,6 +415,7 @@ def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
     exclusions alone do not narrow the sessions)."""
     if not parsed.terms:
         return None
+    grams = trigrams_supported()
     with catalog.lock:
         connection = catalog.connection
         if len(parsed.terms) <= MATCH_TERMS:
@@ -370,16 +429,24 @@ def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
                 if not events:
                     break
             one_event = {rowid >> EVENT_BITS for rowid in events or ()}
-        every_word = one_event
-        if len(parsed.terms) > 1:
-            every_word = _sessions_with(connection, parsed.terms[0].fts())
-            for term in parsed.terms[1:]:
-                if not every_word:
-                    break
-                every_word &= _sessions_with(connection, term.fts())
-    if parsed.excluded and every_word:
-        every_word = every_word - _sessions_with_any(catalog, parsed.excluded)
-    return TextMatches(frozenset(one_event), frozenset(every_word))
+        words: set[int] | None = None
+        every: set[int] | None = None
+        for term in parsed.terms:
+            as_words = (
+                one_event if len(parsed.terms) == 1 else _sessions_with(connection, term.fts())
+            )
+            anywhere = as_words | (_sessions_with_grams(connection, [term]) if grams else set())
+            words = as_words if words is None else words & as_words
+            every = anywhere if every is None else every & anywhere
+            if not every:
+                break  # `words` lies within it
+    every = every or set()
+    words = (words or set()) & every
+    if parsed.excluded and every:
+        left_out = _sessions_with_any(catalog, parsed.excluded)
+        every -= left_out
+        words -= left_out
+    return TextMatches(frozenset(one_event & words), frozenset(words), frozenset(every))
 
 
 MATCH_TERMS = 64
@@ -393,18 +460,37 @@ def _batched(terms: Sequence[Term]) -> list[Sequence[Term]]:
 
 
 def _sessions_with(connection: sqlite3.Connection, expression: str) -> set[int]:
-    return set(map(itemgetter(0), connection.execute(_SESSIONS_MATCHING, (expression,))))
+    return _keys(connection.execute(_SESSIONS_MATCHING, (expression,)).fetchone())
+
+
+def _keys(row: tuple[object, ...] | None) -> set[int]:
+    """The session keys a `group_concat` gave."""
+    joined = row[0] if row else None
+    return set(map(int, joined.split(","))) if isinstance(joined, str) else set()
 
 
 def _events_with(connection: sqlite3.Connection, expression: str) -> set[int]:
     return set(map(itemgetter(0), connection.execute(_EVENTS_MATCHING, (expression,))))
 
 
+def _sessions_with_grams(connection: sqlite3.Connection, terms: Sequence[Term]) -> set[int]:
+    """The sessions holding any of these terms as a substring of some value (none for
+    phrases and words too short for trigrams)."""
+    expressions = [expression for expression in (term.grams() for term in terms) if expression]
+    if not expressions:
+        return set()
+    return _keys(connection.execute(_SESSIONS_WITH_GRAMS, (" OR ".join(expressions),)).fetchone())
+
+
 def _sessions_with_any(catalog: SessionCatalog, terms: Sequence[Term]) -> set[int]:
+    """The sessions that any of these terms finds (what an exclusion leaves out)."""
     found: set[int] = set()
+    grams = trigrams_supported()
     with catalog.lock:
         for batch in _batched(terms):
             found |= _sessions_with(catalog.connection, _or_expression(batch))
+            if grams:
+                found |= _sessions_with_grams(catalog.connection, batch)
     return found
 
 
@@ -417,34 +503,6 @@ def matching_sessions(catalog: SessionCatalog, query: Query) -> TextMatches | No
     except sqlite3.Error as error:
         catalog.recover(error)
         return None  # `search` says the index is unavailable
-
-
-def load_matching(
-    catalog: SessionCatalog,
-    matches: TextMatches,
-    keep: Callable[[list[Metadata]], list[Metadata]],
-    *,
-    enough: int | None = None,
-) -> list[Metadata]:
-    """The matching sessions that `keep` keeps (given sessions in Zero's order, it returns
-    those in the scope that pass the query's filters), in Zero's order.
-
-    They are loaded best first, as `search` ranks them (every word in one event, then
-    recency), and only until `enough` are kept (None: every one): `search` over them finds
-    the same best hits as over every matching session, and a query that matches 9,000
-    sessions loads a few hundred."""
-    order = catalog.recency_order(matches.keys)
-    first = [key for key in order if key in matches.one_event]
-    rest = [key for key in order if key not in matches.one_event]
-    kept: list[Metadata] = []
-    batch = max(LOAD_BATCH, 2 * (enough or 0))
-    for tier in (first, rest):
-        start = 0
-        while start < len(tier) and (enough is None or len(kept) < enough):
-            kept += keep(catalog.sessions_with_keys(tier[start : start + batch]))
-            start += batch
-            batch *= 2  # a narrow scope keeps few: look further each time
-    return sort_sessions(kept)
 
 
 def _best_events(
@@ -472,6 +530,41 @@ def _best_events(
             f"WHERE rowid IN ({rowids})"
         ).fetchall()
     return {row[0] >> EVENT_BITS: (row[1], row[2], row[3], row[4]) for row in rows}
+
+
+SCAN_EVENTS = 4096
+"""The most events of one session read for a word found only inside other text: past them,
+the session is listed without a snippet (its word may also be in a value not shown)."""
+
+
+def _events_holding(
+    catalog: SessionCatalog, terms: Sequence[Term], session_keys: list[int]
+) -> dict[int, tuple[str, object, object, object]]:
+    """session key -> its first event whose text holds the most of `terms` (lower-cased, as
+    substrings), for sessions where no event holds one as a word; none when only some other
+    value of an event holds them."""
+    needles = [go_lower(term.text) for term in terms]
+    found: dict[int, tuple[str, object, object, object]] = {}
+    with catalog.lock:
+        connection = catalog.connection
+        for session_key in session_keys:
+            low = session_key << EVENT_BITS
+            best: tuple[str, object, object, object] | None = None
+            most = 0
+            for body, sequence, role, event_id in connection.execute(
+                "SELECT body, sequence, role, event_id FROM event_text "
+                "WHERE rowid BETWEEN ? AND ? LIMIT ?",
+                (low, low + (1 << EVENT_BITS) - 1, SCAN_EVENTS),
+            ):
+                lowered = go_lower(body) if isinstance(body, str) else ""
+                held = sum(needle in lowered for needle in needles)
+                if held > most:
+                    best, most = (body, sequence, role, event_id), held
+                    if held == len(needles):
+                        break
+            if best is not None:
+                found[session_key] = best
+    return found
 
 
 def _hit(
@@ -513,10 +606,14 @@ def make_snippet(body: str, terms: Sequence[Term]) -> Snippet:
     """The text around the first match of any term, on one line, with every match marked.
 
     FTS5 found the event; this finds the words again in its text (case-insensitive,
-    a word as a prefix), so a snippet costs no extra query."""
+    a word as a prefix, else inside other words), so a snippet costs no extra query."""
     patterns = [pattern for pattern in map(_term_pattern, terms) if pattern]
     matcher = re.compile("|".join(patterns), re.IGNORECASE) if patterns else None
     first = matcher.search(body) if matcher else None
+    if first is None:  # found inside other words (or only in values not shown)
+        inside = [re.escape(term.text) for term in terms if term.text]
+        matcher = re.compile("|".join(inside), re.IGNORECASE) if inside else None
+        first = matcher.search(body) if matcher else None
     start = 0 if first is None else max(0, first.start() - SNIPPET_BEFORE)
     end = min(len(body), (first.end() if first else 0) + SNIPPET_AFTER)
     if start > 0:

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from collections.abc import Sequence
+from functools import partial
 
-from zero_tui.search import file_identity
+from zero_tui.search import file_identity, forked
 from zero_tui.search.database import Bypassed, CatalogDatabase
 from zero_tui.search.file_identity import LogStats
 from zero_tui.store import SessionStore
 from zero_tui.store.resumable import has_resumable_content
 
 VERDICT_BATCH = 512
-VERDICTS_ONE_BY_ONE = 64
+VERDICTS_ONE_BY_ONE = 256
+
+
+def _verdicts_of(store: SessionStore, session_ids: Sequence[str]) -> list[bool]:
+    return [has_resumable_content(store, session_id) for session_id in session_ids]
+
 
 _VERDICT = "SELECT session_id, verdict, verdict_stat, verdict_checked_ns FROM sessions"
 
@@ -37,24 +45,60 @@ class ContentVerdicts:
         # the verdict is dated by the stat it rests on: a reused stat must not look newer
         checked_ns, info = self._log_stats.look(session_id)
         if info is not None:
-            remembered = self._remembered(session_id)
+            remembered = self._valid(session_id, info)
             if remembered is not None:
-                verdict, verdict_stat, verdict_checked = remembered
-                if verdict in (0, 1) and file_identity.same_file(
-                    info, verdict_stat, verdict_checked
-                ):
-                    return bool(verdict)
+                return remembered
         verdict_now = has_resumable_content(self.store, session_id)
-        if info is not None:
-            stat_key = file_identity.stat_key(info)
-            with self._database.lock:
-                if self._verdicts is not None:
-                    self._verdicts[session_id] = (int(verdict_now), stat_key, checked_ns)
-                self._pending.append((int(verdict_now), stat_key, checked_ns, session_id))
-                flush = len(self._pending) >= VERDICT_BATCH
-            if flush:
-                self.save()
+        if info is not None and self._record(session_id, verdict_now, info, checked_ns):
+            self.save()
         return verdict_now
+
+    def find_many(self, session_ids: Sequence[str]) -> dict[str, bool]:
+        """`has_content` of many sessions at once: session id -> its verdict, each remembered
+        for its log as it is, or found now (on a cold catalog, every one: shared with a
+        forked child). A session with no log file is left out (`has_content` says)."""
+        verdicts: dict[str, bool] = {}
+        missing: list[tuple[str, int, os.stat_result]] = []
+        self._log_stats.look_all(session_ids)
+        for session_id in session_ids:
+            checked_ns, info = self._log_stats.look(session_id)
+            if info is None:
+                continue
+            remembered = self._valid(session_id, info)
+            if remembered is None:
+                missing.append((session_id, checked_ns, info))
+            else:
+                verdicts[session_id] = remembered
+        found = forked.shared(
+            partial(_verdicts_of, self.store), [session_id for session_id, _, _ in missing]
+        )
+        for (session_id, checked_ns, info), verdict in zip(missing, found, strict=True):
+            self._record(session_id, verdict, info, checked_ns)
+            verdicts[session_id] = verdict
+        self.save()
+        return verdicts
+
+    def _valid(self, session_id: str, info: os.stat_result) -> bool | None:
+        """The remembered verdict, if it rests on the log as `info` says it is now."""
+        remembered = self._remembered(session_id)
+        if remembered is None:
+            return None
+        verdict, verdict_stat, verdict_checked = remembered
+        if verdict in (0, 1) and file_identity.same_file(info, verdict_stat, verdict_checked):
+            return bool(verdict)
+        return None
+
+    def _record(
+        self, session_id: str, verdict: bool, info: os.stat_result, checked_ns: int
+    ) -> bool:
+        """Remember a verdict found for the log as `info` says it was; True when enough are
+        pending to be written."""
+        stat_key = file_identity.stat_key(info)
+        with self._database.lock:
+            if self._verdicts is not None:
+                self._verdicts[session_id] = (int(verdict), stat_key, checked_ns)
+            self._pending.append((int(verdict), stat_key, checked_ns, session_id))
+            return len(self._pending) >= VERDICT_BATCH
 
     def save(self) -> None:
         """Write the content verdicts found since the last save (one transaction)."""

@@ -1,0 +1,118 @@
+"""A cold catalog's reading shared with a forked child (`search.forked`): the same answers
+as reading it all here, and all of it here when the child fails."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from zero_tui.search import forked
+from zero_tui.search.catalog import SessionCatalog
+from zero_tui.store import SessionStore
+from zero_tui.store.resumable import filter_resumable, has_resumable_content
+
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the child is forked on Linux only"
+)
+
+
+@pytest.fixture
+def shared_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "MIN_SHARED", 2)
+    monkeypatch.setattr(forked, "_cpus", lambda: 2)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+
+
+def squares_with_pids(items: Sequence[int]) -> list[tuple[int, int]]:
+    return [(item * item, os.getpid()) for item in items]
+
+
+@linux_only
+def test_the_second_half_is_done_by_a_child_in_order(shared_always: None) -> None:
+    results = forked.shared(squares_with_pids, list(range(9)))
+    assert [square for square, _ in results] == [n * n for n in range(9)]
+    pids = [pid for _, pid in results]
+    assert pids[:4] == [os.getpid()] * 4
+    assert len(set(pids[4:])) == 1
+    assert pids[4] != os.getpid()
+
+
+def failing_in_a_child(items: Sequence[int]) -> list[int]:
+    if os.getpid() != PARENT:
+        raise RuntimeError("the child fails")
+    return [item + 1 for item in items]
+
+
+PARENT = os.getpid()
+
+
+@linux_only
+def test_a_failed_child_leaves_its_half_to_the_parent(shared_always: None) -> None:
+    assert forked.shared(failing_in_a_child, list(range(6))) == [1, 2, 3, 4, 5, 6]
+
+
+def test_few_items_are_done_here() -> None:
+    results = forked.shared(squares_with_pids, [1, 2, 3])
+    assert {pid for _, pid in results} == {os.getpid()}
+
+
+@linux_only
+def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
+    tmp_path: Path, shared_always: None
+) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    for number in range(40):
+        session_id = f"s{number:02d}"
+        store.create(session_id, title=f"session {number}", cwd=f"/w/{number % 3}")
+        events: list[tuple[str, object]] = [("message", {"role": "user", "content": "hi"})]
+        if number % 4:
+            events.append(("message", {"role": "assistant", "content": "hello"}))
+        store.append_events(session_id, events)
+    (store.root / "s07" / "metadata.json").write_text("{ not json")
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        sessions = catalog.refresh()
+        assert sessions == store.list()
+        assert [item.session_id for item in catalog.unreadable] == ["s07"]
+        ids = [meta.session_id for meta in sessions]
+        expected = {sid: has_resumable_content(store, sid) for sid in ids}
+        assert catalog.find_verdicts(ids) == expected
+        assert {sid: catalog.has_content(sid) for sid in ids} == expected
+        listing = filter_resumable(
+            store, "/w/1", sessions=sessions, content_check=catalog.has_content
+        )
+        assert listing == filter_resumable(store, "/w/1")
+
+
+@linux_only
+def test_progress_goes_up_to_the_total(
+    shared_always: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(forked, "PROGRESS_EVERY", 3)
+    told: list[tuple[int, int]] = []
+    results = forked.shared(squares_with_pids, list(range(20)), lambda *step: told.append(step))
+    assert [square for square, _ in results] == [n * n for n in range(20)]
+    assert told[0] == (0, 20)
+    assert told[-1] == (20, 20)
+    assert [done for done, _ in told] == sorted(done for done, _ in told)
+
+
+@linux_only
+def test_a_process_with_other_threads_does_it_all_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork copies only the thread that forks: a lock another thread holds would stay
+    held in the child."""
+    monkeypatch.setattr(forked, "MIN_SHARED", 2)
+    monkeypatch.setattr(forked, "_cpus", lambda: 2)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        results = forked.shared(squares_with_pids, list(range(9)))
+    finally:
+        release.set()
+        other.join()
+    assert {pid for _, pid in results} == {os.getpid()}
