@@ -124,12 +124,24 @@ class RunClaim:
 _own_claims: dict[tuple[str, str], RunClaim] = {}
 
 
-def claim_run(store: SessionStore, session_id: str) -> RunClaim:
+def claim_run(
+    store: SessionStore,
+    session_id: str,
+    *,
+    new_session: bool = False,
+    quiet_since: float | None = None,
+) -> RunClaim:
     """Hold `session_id`'s run for this process, or raise RunBusy naming where it runs
-    (another zero-tui, a `zero` process, a Zero TUI turn, a log written just now)."""
-    elsewhere = running_elsewhere(store, session_id)
-    if elsewhere is not None:
-        raise RunBusy(elsewhere)
+    (another zero-tui, a `zero` process, a Zero TUI turn, a log written just now).
+
+    `new_session`: the agent has just created the session for this run, so its log is
+    this run's own; only another zero-tui's claim refuses it. `quiet_since`: a wall time
+    after which this process's own run on the session ended: a log last written before it
+    was written by that run (say one killed mid-turn), not by someone else."""
+    if not new_session:
+        elsewhere = running_elsewhere(store, session_id, quiet_since=quiet_since)
+        if elsewhere is not None:
+            raise RunBusy(elsewhere)
     directory = _registry_dir(store)
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = directory / f"{session_id}.run"
@@ -139,7 +151,8 @@ def claim_run(store: SessionStore, session_id: str) -> RunClaim:
     except OSError as error:
         os.close(fd)
         if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise RunBusy(Running(session_id, "zero-tui", _pid_in(path))) from None
+            pid = _pid_in(path)
+            raise RunBusy(Running(session_id, "zero-tui", pid, own=pid == os.getpid())) from None
         raise
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps({"pid": os.getpid(), "sessionId": session_id}).encode(), 0)
@@ -148,20 +161,33 @@ def claim_run(store: SessionStore, session_id: str) -> RunClaim:
     return claim
 
 
-def running_elsewhere(store: SessionStore, session_id: str) -> Running | None:
+def running_elsewhere(
+    store: SessionStore, session_id: str, *, quiet_since: float | None = None
+) -> Running | None:
     """The run of `session_id` that is not this process's own, if any."""
-    found = running_now(store, session_id)
+    found = running_now(store, session_id, quiet_since=quiet_since)
     return None if found is None or found.own else found
 
 
-def running_now(store: SessionStore, session_id: str) -> Running | None:
-    """The run of `session_id`, this process's own included, if any."""
+def running_now(
+    store: SessionStore, session_id: str, *, quiet_since: float | None = None
+) -> Running | None:
+    """The run of `session_id`, this process's own included, if any (`quiet_since`: as
+    claim_run's)."""
     try:
         meta = store.get(session_id)
     except StoreError:
         meta = None
     listed = [meta] if meta is not None else []
-    return running_sessions(store, listed, session_id=session_id).get(session_id)
+    found = running_sessions(store, listed, session_id=session_id).get(session_id)
+    if found is not None and found.kind == "recent" and quiet_since is not None:
+        try:
+            written = os.stat(store.root / session_id / EVENTS_FILE).st_mtime
+        except OSError:
+            written = None
+        if written is not None and written <= quiet_since:
+            return None  # the last write was this process's own run's
+    return found
 
 
 def _pid_in(path: Path) -> int | None:
