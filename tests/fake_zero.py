@@ -24,6 +24,7 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 import os  # noqa: E402
 import re  # noqa: E402
 import secrets  # noqa: E402
+import shutil  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -40,6 +41,7 @@ SCENARIOS: dict[str, str] = {
     "slow N": "N text deltas, 0.05 s apart, then the answer",
     "deltas N": "N one-character text deltas as fast as possible, then the answer",
     "deltas N R": "N one-character text deltas at R per second (e.g. 2000 200), then the answer",
+    "paragraphs N": "N text deltas as fast as possible, every 50th a paragraph break; the answer",
     "think": "a reasoning delta, then a short answer",
     "busy FILE": "reasoning, text, read_file FILE and its result, more text, then hang",
     "tool read FILE": "interim text, tool_call read_file FILE, its tool_result, an answer",
@@ -60,6 +62,15 @@ SCENARIOS: dict[str, str] = {
     "`tree ready`; SIGINT ends the run and leaves them behind",
     "tree deaf": "the same tools, then hangs ignoring SIGINT",
     "long-line": "100 MiB on one line; on SIGINT, a newline and the interrupted ending",
+    "vanish": "a delta, then its session directory removed (as by another process), more "
+    "text, the answer, exit 0 and Zero's `session not fully recorded` warning on stderr",
+    "replace": "a delta, then the session's log replaced by its first line (as a rewind "
+    "elsewhere writes it), the answer",
+    "stderr-note": "an answer, exit 0, and a notice on stderr (as Zero's for an ignored image)",
+    "reconnect": "Zero's reasoning notices of two reconnects (1/4, 2/4), 0.3 s apart, then "
+    "the answer",
+    "quiet S": "nothing for S seconds after run_start (a rate limit Zero retries in "
+    "silence), then the rate-limit error",
 }
 PLAIN_ANSWER = "You said: {prompt}"
 PROVIDER = "openai"
@@ -327,9 +338,23 @@ class Run:
         self.prompt = prompt
         self.cancelled = threading.Event()
         self.calls = 0
+        self.record_error: str | None = None
 
     def record(self, event_type: str, payload: object) -> None:
-        self.store.append_events(self.session_id, [(event_type, payload)])
+        """One locked append; as Zero's recorder, the first failure stops recording and is
+        said on stderr at exit."""
+        if self.record_error is not None:
+            return
+        try:
+            self.store.append_events(self.session_id, [(event_type, payload)])
+        except (StoreError, OSError) as error:
+            self.record_error = str(error)
+
+    def exit(self, code: int) -> NoReturn:
+        if self.record_error is not None:
+            sys.stderr.write(f"[zero] WARNING: session not fully recorded: {self.record_error}\n")
+            sys.stderr.flush()
+        sys.exit(code)
 
     def on_signal(self, _signum: int, _frame: object) -> None:
         self.cancelled.set()
@@ -351,7 +376,7 @@ class Run:
         )
         self.record("error", {"message": "interrupted"})
         self.out.emit("run_end", exitCode=EXIT_INTERRUPTED, status="interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+        self.exit(EXIT_INTERRUPTED)
 
     def text(self, delta: str) -> None:
         self.out.emit("text", delta=delta)
@@ -372,13 +397,13 @@ class Run:
         self.record("message", {"content": answer, "role": "assistant"})
         self.out.emit("final", text=answer)
         self.out.emit("run_end", exitCode=0, status="success")
-        sys.exit(0)
+        self.exit(0)
 
     def provider_error(self, message: str) -> NoReturn:
         self.out.emit("error", code="provider_error", message=message, recoverable=False)
         self.record("error", {"message": message})
         self.out.emit("run_end", exitCode=EXIT_PROVIDER, status="error")
-        sys.exit(EXIT_PROVIDER)
+        self.exit(EXIT_PROVIDER)
 
     def stream(self, answer: str, pieces: int = 3, delay: float = 0.01) -> NoReturn:
         size = max(1, -(-len(answer) // pieces))
@@ -440,6 +465,12 @@ def scenario(run: Run, workspace: str) -> NoReturn:
             run.text("x")
         run.usage(10, count)
         run.finish("x" * count)
+    if head == "paragraphs" and count:
+        pieces = ["\n\n" if index % 50 == 49 else "x" for index in range(count)]
+        for piece in pieces:
+            run.text(piece)
+        run.usage(10, count)
+        run.finish("".join(pieces))
     if head == "deltas" and len(words) == 3 and words[1].isdigit() and words[2].isdigit():
         total, rate = int(words[1]), max(1, int(words[2]))
         started = time.monotonic()
@@ -494,7 +525,7 @@ def scenario(run: Run, workspace: str) -> NoReturn:
         run.out.emit("error", code="incomplete", message="plan items remain", recoverable=False)
         run.record("error", {"message": "incomplete: plan items remain"})
         run.out.emit("run_end", exitCode=EXIT_INCOMPLETE, status="incomplete")
-        sys.exit(EXIT_INCOMPLETE)
+        run.exit(EXIT_INCOMPLETE)
     if head == "busy" and len(words) == 2:
         # a run caught mid-answer: reasoning, a tool call and its result, text, then
         # nothing until SIGINT (for the snapshot of a run in flight)
@@ -539,6 +570,33 @@ def scenario(run: Run, workspace: str) -> NoReturn:
             run.out.write_raw(chunk)
         run.out.write_raw(b"\n")
         run.finish("a long line")
+    if prompt == "vanish":
+        run.text("before ")
+        run.pause(0.05)
+        shutil.rmtree(run.store.session_dir(run.session_id))
+        run.text("after")
+        run.stream(" the end", pieces=1)
+    if prompt == "replace":
+        run.text("before ")
+        run.pause(0.05)
+        log = run.store.events_path(run.session_id)
+        first = log.read_bytes().splitlines(keepends=True)[0]
+        temporary = log.with_name("events.jsonl.tmp-1")
+        temporary.write_bytes(first)
+        os.replace(temporary, log)
+        run.stream("after", pieces=1)
+    if prompt == "stderr-note":
+        sys.stderr.write("Model gpt-5 does not support image input; ignoring 1 image(s).\n")
+        sys.stderr.flush()
+        run.stream("done")
+    if prompt == "reconnect":
+        for attempt in (1, 2):
+            run.out.emit("reasoning", delta=f"\n[connection lost — reconnecting {attempt}/4…]\n")
+            run.pause(0.3)
+        run.stream("connected")
+    if head == "quiet" and count:
+        run.pause(count)
+        run.provider_error(RATE_LIMIT_MESSAGE)
     if prompt == "ignore-sigint":
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
