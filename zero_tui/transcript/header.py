@@ -14,15 +14,29 @@ from zero_tui.text.sanitize import home_relative, sanitize_line
 FACT_SEPARATOR = "  ·  "
 
 
-def header_facts(session_id: str, meta: Metadata | None, shown: int | None, now: datetime) -> str:
-    """`id  ·  model · provider  ·  14 shown · 24 in the log  ·  kind  ·  cwd  ·  updated …`.
+RUNNING_MARK = "●"
+
+
+def header_facts(
+    session_id: str,
+    meta: Metadata | None,
+    shown: int | None,
+    now: datetime,
+    running: str | None = None,
+) -> str:
+    """`id  ·  ● running …  ·  model · provider  ·  14 shown · 24 in the log  ·  kind  ·  cwd
+    ·  updated …`.
 
     `shown` is the number of events of the compaction-aware view, None while the whole log
-    is still being indexed. The time is local, as in the picker.
+    is still being indexed. `running`: where an agent is writing the session now
+    (agent.running's `describe()`), None when nothing is. The time is local, as in the
+    picker.
     """
     facts = [sanitize_line(session_id)]
+    if running is not None:
+        facts.append(f"{RUNNING_MARK} running {sanitize_line(running)}")
     if meta is None:
-        return facts[0]
+        return FACT_SEPARATOR.join(facts)
     model = " · ".join(sanitize_line(part) for part in (meta.model_id, meta.provider) if part)
     count = event_count_label(shown, meta.event_count) if shown is not None else None
     facts += [model or "no model", count or "loading earlier events…"]
