@@ -53,6 +53,7 @@ SCENARIOS: dict[str, str] = {
     "exit 4": "an answer judged incomplete, exit 4",
     "provider 401": "an auth error worded as Zero's openai provider does, exit 3",
     "provider 429": "a rate-limit error worded as Zero's openai provider does, exit 3",
+    "provider unreachable": "Zero 0.8.0's message for a model server it cannot connect to, exit 3",
     "hang": "one delta, then wait for SIGINT/SIGTERM: interrupted, exit 130",
     "ignore-sigint": "says `child PID` and hangs ignoring SIGINT; its child shares the group",
     "slow-start": "says so on stderr, sleeps 30 s before run_start (a signal kills it outright)",
@@ -99,6 +100,16 @@ AUTH_MESSAGE = (
 RATE_LIMIT_MESSAGE = (
     "rate limit error: Rate limit reached for gpt-5 in organization org-test on tokens per "
     "min (TPM): Limit 30000, Used 30000, Requested 2480. Please try again in 4.96s."
+)
+
+
+UNREACHABLE_MESSAGE = (  # what the real Zero 0.8.0 said with nothing listening on the port
+    "upstream unreachable: the model server could not connect to 127.0.0.1:9 (connection "
+    "refused). The request never reached the model — this is a network failure between the "
+    "model server and its upstream, not a model error. Verify the host is reachable from the "
+    "machine running the model server (DNS/proxy/VPN/firewall); a local daemon proxying a "
+    'cloud model — e.g. an Ollama daemon serving a "-cloud" model — must itself be able to '
+    "reach the internet."
 )
 
 
@@ -516,6 +527,8 @@ def scenario(run: Run, workspace: str) -> NoReturn:
         run.provider_error(AUTH_MESSAGE)
     if prompt == "provider 429":
         run.provider_error(RATE_LIMIT_MESSAGE)
+    if prompt == "provider unreachable":
+        run.provider_error(UNREACHABLE_MESSAGE)
     if prompt == "exit 4":
         answer = "I made a start."
         run.text(answer)

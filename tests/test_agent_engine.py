@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 from agent_fixtures import FAKE_ZERO, AgentSandbox, make_sandbox, run_to_end, write_fake_zero
-from fake_zero import AUTH_MESSAGE, PLAIN_ANSWER, RATE_LIMIT_MESSAGE, SCENARIOS
+from fake_zero import (
+    AUTH_MESSAGE,
+    PLAIN_ANSWER,
+    RATE_LIMIT_MESSAGE,
+    SCENARIOS,
+    UNREACHABLE_MESSAGE,
+)
 
 from zero_tui.agent.engine import (
     ARGV_PROMPT_LIMIT,
@@ -37,9 +43,9 @@ from zero_tui.agent.outcome import (
     Category,
     RunOutcome,
     classify,
-    stderr_notes,
     describe_outcome,
     provider_hint,
+    stderr_notes,
 )
 from zero_tui.agent.stream import (
     AgentError,
@@ -587,7 +593,8 @@ async def test_paragraphs_of_deltas(fake_agent: AgentSandbox) -> None:
     fake_agent.new_session()
     events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("paragraphs 100"))
     deltas = [event.delta for event in events if isinstance(event, TextDelta)]
-    assert deltas.count("\n\n") == 2 and len(deltas) == 100
+    assert deltas.count("\n\n") == 2
+    assert len(deltas) == 100
     assert outcome.ok
 
 
@@ -620,6 +627,7 @@ async def test_a_five_megabyte_line(fake_agent: AgentSandbox) -> None:
         ("exit 4", "incomplete", 4, "Run incomplete: plan items remain", ""),
         ("provider 401", "error", 3, AUTH_MESSAGE, HINTS[Category.AUTH]),
         ("provider 429", "error", 3, RATE_LIMIT_MESSAGE, HINTS[Category.RATE_LIMIT]),
+        ("provider unreachable", "error", 3, UNREACHABLE_MESSAGE, HINTS[Category.CONNECTIVITY]),
     ],
 )
 async def test_exit_codes_map_to_outcomes(
@@ -846,6 +854,7 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
         "exit 4": "exit 4",
         "provider 401": "provider 401",
         "provider 429": "provider 429",
+        "provider unreachable": "provider unreachable",
         "hang": "hang",
         "busy FILE": "busy notes.txt",
         "ignore-sigint": "ignore-sigint",

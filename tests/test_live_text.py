@@ -30,7 +30,9 @@ def blocks(markdown: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("pieces", [1, 7, 1000])
 def test_pages_end_between_paragraphs_and_add_up_to_the_text(pieces: int) -> None:
     rng = random.Random(5)
-    text = "".join(rng.choice(["word ", "word\n", "\n\n", "# head\n", "- item\n"]) for _ in range(20_000))
+    text = "".join(
+        rng.choice(["word ", "word\n", "\n\n", "# head\n", "- item\n"]) for _ in range(20_000)
+    )
     live = streamed(text, pieces)
     assert whole(live) == text
     assert live.length == len(text)
@@ -80,10 +82,10 @@ def test_the_work_per_character_does_not_grow_with_the_answer() -> None:
     calls = 0
     original = LiveText._settle
 
-    def counting(self: LiveText, offset: int, fence: str | None) -> None:
+    def counting(self: LiveText, offset: int, open_fence: str | None) -> None:
         nonlocal calls
         calls += len(self.tail)
-        original(self, offset, fence)
+        original(self, offset, open_fence)
 
     LiveText._settle = counting  # type: ignore[method-assign]
     try:

@@ -50,7 +50,8 @@ def test_a_healthy_session_is_claimed_for_the_runs_length(store: SessionStore) -
     try:
         assert guard.notes == []
         found = running_now(store, GO_SESSION)
-        assert found is not None and found.own
+        assert found is not None
+        assert found.own
     finally:
         guard.release()
     assert running_now(store, GO_SESSION) is None
@@ -67,7 +68,8 @@ def test_a_torn_tail_is_cut_said_and_the_run_goes_on(store: SessionStore) -> Non
     assert note.startswith("Before the run: the log's last line was torn")
     assert "cut a torn tail of 28 bytes" in note
     backups = [p for p in log.parent.iterdir() if BACKUP_MARK in p.name]
-    assert len(backups) == 1 and str(backups[0]) in note
+    assert len(backups) == 1
+    assert str(backups[0]) in note
     assert check_store(store, GO_SESSION).healthy
 
 
@@ -141,7 +143,8 @@ def test_a_new_conversation_is_claimed_once_the_agent_names_it(store: SessionSto
     assert claim_named(store, guard, "zero_new") is None
     try:
         found = running_now(store, "zero_new")
-        assert found is not None and found.own
+        assert found is not None
+        assert found.own
         assert session_fate(store, "zero_new", guard.mark) is None
     finally:
         guard.release()
@@ -151,7 +154,8 @@ def test_a_session_removed_during_the_run(store: SessionStore) -> None:
     mark = log_mark(store, GO_SESSION)
     shutil.rmtree(store.session_dir(GO_SESSION))
     fate = session_fate(store, GO_SESSION, mark)
-    assert fate is not None and fate.startswith("This session was removed while the run")
+    assert fate is not None
+    assert fate.startswith("This session was removed while the run")
 
 
 def test_a_session_whose_log_was_replaced_during_the_run(store: SessionStore) -> None:
@@ -163,4 +167,5 @@ def test_a_session_whose_log_was_replaced_during_the_run(store: SessionStore) ->
     rewound.write_bytes(log.read_bytes().splitlines(keepends=True)[0])
     os.replace(rewound, log)  # as a rewind writes it
     fate = session_fate(store, GO_SESSION, mark)
-    assert fate is not None and fate.startswith("This session's log was replaced")
+    assert fate is not None
+    assert fate.startswith("This session's log was replaced")
