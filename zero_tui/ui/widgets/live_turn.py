@@ -29,6 +29,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -39,7 +41,7 @@ from zero_tui.transcript.rows import streamed_tool_row
 from zero_tui.ui.widgets.tool_card import tool_card
 from zero_tui.ui.widgets.transcript_view import USER_MARKER, LiteralMarkdown
 
-LIVE_WINDOW_PAGES = 12  # pages of a streaming answer kept on screen (LiveText.PAGE_CHARS each)
+LIVE_WINDOW_PAGES = 6  # pages of a streaming answer kept on screen (LiveText.PAGE_CHARS each)
 REASONING_CHARS = 4_000  # of a reasoning block, the last ones shown
 DENIED_NOTE = "needs approval: denied (zero exec cannot ask)"
 CANCELLED_NOTE = (
@@ -109,13 +111,59 @@ class LiveToolCard(Widget):
         return "\n".join(lines(self.render()))
 
 
+class MarkdownPage(Widget):
+    """Markdown drawn by Rich once per width (and per text), its lines kept: a layout
+    asks its height and a frame its lines without drawing it again."""
+
+    DEFAULT_CSS = """
+    MarkdownPage { height: auto; }
+    """
+
+    def __init__(self, text: str = "", *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._text = text
+        self._drawn: tuple[str, int, Style] | None = None
+        self._strips: list[Strip] = []
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def set_text(self, text: str) -> None:
+        if text != self._text:
+            self._text = text
+            self.refresh(layout=True)
+
+    def _strips_at(self, width: int) -> list[Strip]:
+        style = self.rich_style
+        if self._drawn != (self._text, width, style):
+            self._drawn = (self._text, width, style)
+            if not self._text.strip() or width <= 0:
+                self._strips = []
+            else:
+                console = self.app.console
+                options = console.options.update_width(width).update(highlight=False)
+                lines = console.render_lines(
+                    LiteralMarkdown(self._text), options, style=style, pad=True
+                )
+                self._strips = [Strip(line, width) for line in lines]
+        return self._strips
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._strips_at(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        strips = self._strips_at(width)
+        return strips[y] if 0 <= y < len(strips) else Strip.blank(width, self.rich_style)
+
+
 class LiveTextView(Vertical):
     """One streamed text block: its settled pages, each drawn once, and its tail."""
 
     DEFAULT_CSS = """
     LiveTextView {
         height: auto;
-        & > Static { height: auto; }
         & > .live-earlier { color: $text-muted; text-style: italic; display: none; }
     }
     """
@@ -125,11 +173,10 @@ class LiveTextView(Vertical):
         self._text = LiveText()
         self._generation = -1
         self._pages_taken = 0
-        self._pages: deque[tuple[str, Static]] = deque()  # the pages on screen
+        self._pages: deque[MarkdownPage] = deque()  # the pages on screen
         self._earlier = 0  # characters of pages no longer on screen
         self._earlier_line = Static(Content(""), classes="live-earlier")
-        self._tail = Static(Content(""), classes="live-tail")
-        self._tail_shown = ""
+        self._tail = MarkdownPage(classes="live-tail")
 
     def compose(self) -> ComposeResult:
         yield self._earlier_line
@@ -138,7 +185,7 @@ class LiveTextView(Vertical):
     async def catch_up(self, block: TextBlock) -> None:
         if block.generation != self._generation:  # `final` replaced what was streamed
             self._generation = block.generation
-            await self.remove_children([static for _text, static in self._pages])
+            await self.remove_children(list(self._pages))
             self._text, self._pages_taken, self._earlier = LiveText(), 0, 0
             self._pages.clear()
         self._text.append(block.read_new())
@@ -147,18 +194,17 @@ class LiveTextView(Vertical):
         self._pages_taken = len(pages)
         skipped = fresh[:-LIVE_WINDOW_PAGES]  # more than a window at once: never drawn
         self._earlier += sum(len(page) for page in skipped)
-        mounted = []
-        for page in fresh[len(skipped) :]:
-            static = Static(LiteralMarkdown(sanitize_text(page)), classes="live-page")
-            self._pages.append((page, static))
-            mounted.append(static)
+        mounted = [
+            MarkdownPage(sanitize_text(page), classes="live-page") for page in fresh[len(skipped) :]
+        ]
         if mounted:
+            self._pages.extend(mounted)
             await self.mount_all(mounted, before=self._tail)
         dropped = []
         while len(self._pages) > LIVE_WINDOW_PAGES:
-            page, static = self._pages.popleft()
-            self._earlier += len(page)
-            dropped.append(static)
+            page = self._pages.popleft()
+            self._earlier += len(page.text)
+            dropped.append(page)
         if dropped:
             await self.remove_children(dropped)
         if self._earlier:
@@ -168,10 +214,7 @@ class LiveTextView(Vertical):
                 )
             )
             self._earlier_line.display = True
-        tail = self._text.tail
-        if tail != self._tail_shown:
-            self._tail_shown = tail
-            self._tail.update(LiteralMarkdown(sanitize_text(tail)))
+        self._tail.set_text(sanitize_text(self._text.tail))
 
     @property
     def taken(self) -> int:
@@ -180,7 +223,7 @@ class LiveTextView(Vertical):
 
     def shown_text(self) -> str:
         """The text on screen (pages and tail), sanitised as drawn."""
-        return sanitize_text("".join(page for page, _static in self._pages) + self._tail_shown)
+        return "".join(page.text for page in self._pages) + self._tail.text
 
 
 class LiveReasoning(Static):
