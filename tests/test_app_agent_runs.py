@@ -416,3 +416,22 @@ async def test_finishing_says_so_and_so_does_escape(fake_agent: AgentSandbox) ->
                     for descriptor in held:
                         os.close(descriptor)
         assert outcome_text(screen) == ""  # it succeeded
+
+
+async def test_a_run_that_cannot_go_on_ends_on_screen(
+    fake_agent: AgentSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unexpected failure before the agent starts (here: the claim) does not leave the
+    screen running forever: the run ends, says why, and keeps the prompt."""
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("the registry is on fire")
+
+    monkeypatch.setattr(agent_pane, "guard_run", broken)
+    sid = fake_agent.new_session()
+    async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await send(pilot, "hello")
+        await wait_until(pilot, lambda: not screen.running, rounds=300)
+        assert outcome_text(screen) == "✖ The run could not go on: the registry is on fire"
+        assert screen.composer.text == "hello"

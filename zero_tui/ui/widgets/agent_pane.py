@@ -358,6 +358,14 @@ class AgentPane(Vertical):
     async def _drive_run(
         self, token: int, request: RunRequest, fallback_cwd: str, quiet_since: float | None
     ) -> None:
+        try:
+            await self._run_claimed(token, request, fallback_cwd, quiet_since)
+        except Exception as error:  # whatever went wrong, the run ends on screen
+            self.post_message(RunFinished(token, None, f"The run could not go on: {error}"))
+
+    async def _run_claimed(
+        self, token: int, request: RunRequest, fallback_cwd: str, quiet_since: float | None
+    ) -> None:
         """Claim the session, ready its log, run `zero exec`; the events come back in
         batches, then the outcome (after the claim is let go)."""
         store = self.engine.store
