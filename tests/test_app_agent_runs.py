@@ -346,6 +346,12 @@ async def test_a_live_tool_card_is_drawn_as_the_stored_one(fake_agent: AgentSand
 async def test_a_new_conversation_is_not_headed_resumed(fake_agent: AgentSandbox) -> None:
     async with AgentApp(fake_agent, None).run_test(size=SIZE) as pilot:
         screen = await ready(pilot, new=True)
+        title = screen.query_one("#transcript-title", Static)
+        await send(pilot, "slow 30")
+        await wait_until(pilot, lambda: "● running in this zero-tui" in header(screen), 300)
+        assert str(title.visual) == "New conversation"  # named by Zero, not yet read
+        await finished(pilot, screen)
+        assert str(title.visual) == "slow 30"  # Zero's title for it
         await send(pilot, "a brand new one")
         await finished(pilot, screen)
         await wait_until(pilot, lambda: "You said: a brand new one" in screen_text(pilot))

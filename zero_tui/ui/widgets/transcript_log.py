@@ -217,7 +217,12 @@ class TranscriptLog(Vertical):
             where = home_relative(sanitize_line(self.workspace))
             facts_line.update(Content("the first prompt starts a session in " + where))
             return
-        title = sanitize_line(meta.title) if meta is not None and meta.title else "untitled"
+        if meta is not None and meta.title:
+            title = sanitize_line(meta.title)
+        elif meta is None and self.follower.started_new:
+            title = "New conversation"  # named by the agent, not read yet
+        else:
+            title = "untitled"
         title_line.update(Content(title))
         # one line, cut with an ellipsis; the whole title (up to a screenful) on hover
         title_line.tooltip = Content(title[:TITLE_TOOLTIP_LIMIT])
