@@ -441,3 +441,29 @@ async def test_a_run_that_cannot_go_on_ends_on_screen(
         await wait_until(pilot, lambda: not screen.running, rounds=300)
         assert outcome_text(screen) == "✖ The run could not go on: the registry is on fire"
         assert screen.composer.text == "hello"
+
+
+async def test_a_run_killed_mid_turn_is_not_taken_for_someone_elses(
+    fake_agent: AgentSandbox,
+) -> None:
+    """A killed agent leaves its log looking in flight (the prompt last, no closing event)
+    for a while: this zero-tui knows that log was its own run's, so the header marks no
+    run and the next prompt is sent."""
+    sid = fake_agent.new_session()
+    async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await send(pilot, "ignore-sigint")
+        await wait_until(pilot, lambda: "child" in screen.live.blocks_text(), rounds=500)
+        await pilot.press("escape")  # SIGINT, ignored
+        await pilot.press("escape")  # the kill
+        await wait_until(pilot, lambda: not screen.running, rounds=500)
+        assert stored(fake_agent, sid)[-1] == (
+            "message",
+            {"content": "ignore-sigint", "role": "user"},
+        )
+        await pilot.pause(1.5)  # the header's look at who runs the session
+        assert "● running" not in header(screen)
+        await send(pilot, "slow 2")
+        await finished(pilot, screen)
+        assert "Not sent" not in outcome_text(screen)
+    assert stored(fake_agent, sid)[-1][1] == {"content": "chunk 0 chunk 1 ", "role": "assistant"}

@@ -202,6 +202,8 @@ class TranscriptScreen(TranscriptReader):
             self.transcript_log.named(message.session_id)  # a new conversation's, from Zero
 
     async def on_agent_pane_run_ended(self, message: AgentPane.RunEnded) -> None:
+        if self.session_id is not None:  # a run killed mid-turn is not someone else's
+            self.transcript_log.quiet_since = self.agent.ended_at(self.session_id)
         # refused, or failed before run_start: Zero stored nothing, so the prompt is kept
         saved_nothing = (
             message.refused is not None or not message.started or self.session_id is None

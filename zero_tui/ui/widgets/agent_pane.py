@@ -272,6 +272,11 @@ class AgentPane(Vertical):
     def browse_only(self) -> str | None:
         return self._state.browse_only
 
+    def ended_at(self, session_id: str) -> float | None:
+        """When this pane's last run on `session_id` ended (wall time), if it had one:
+        the log's writes until then were that run's."""
+        return self._ended_at.get(session_id)
+
     def on_mount(self) -> None:
         self._notes.display = False
         self._check_store()

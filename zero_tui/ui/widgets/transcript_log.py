@@ -95,6 +95,7 @@ class TranscriptLog(Vertical):
         self._missed = False  # a look that found new lines came back while not following
         self._finder = RowFinder()
         self.running: str | None = None  # where an agent writes this session now (describe())
+        self.quiet_since: float | None = None  # the screen's own run on it ended then
         self._clock = clock
         self._open_at = at_sequence
         self._mark = mark
@@ -286,13 +287,14 @@ class TranscriptLog(Vertical):
     def _look_running(self) -> None:
         session_id = self.follower.session_id
         if session_id is not None:
-            self._find_running(session_id)
+            self._find_running(session_id, self.quiet_since)
 
     @work(thread=True, exclusive=True, group="transcript-running", exit_on_error=False)
-    def _find_running(self, session_id: str) -> None:
+    def _find_running(self, session_id: str, quiet_since: float | None) -> None:
         """Who writes the session now (agent.running: this or another zero-tui, a `zero`
-        process naming it, Zero's TUI mid-turn, a log written just now)."""
-        found = running_now(self.store, session_id)
+        process naming it, Zero's TUI mid-turn, a log written just now and not by the
+        screen's own run, which ended at `quiet_since`)."""
+        found = running_now(self.store, session_id, quiet_since=quiet_since)
         self.post_message(RunningLooked(session_id, found.describe() if found else None))
 
     def on_running_looked(self, message: RunningLooked) -> None:
