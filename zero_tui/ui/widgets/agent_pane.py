@@ -157,14 +157,9 @@ class RunStatusLine(Static):
             self.set_class(status.unsafe or bool(status.run.browse_only), "-unsafe")
 
 
-Severity = Literal["info", "warning", "error", "cancelled"]
-_NOTE_STYLES = {
-    "info": "$text-muted",
-    "warning": "$warning",
-    "error": "$error",
-    "cancelled": "$warning",
-}
-_NOTE_MARKERS = {"info": "· ", "warning": "⚠ ", "error": "✖ ", "cancelled": "■ "}
+Severity = Literal["warning", "error", "cancelled"]
+_NOTE_STYLES = {"warning": "$warning", "error": "$error", "cancelled": "$warning"}
+_NOTE_MARKERS = {"warning": "⚠ ", "error": "✖ ", "cancelled": "■ "}
 
 
 @dataclass(frozen=True)
