@@ -3,7 +3,7 @@
 (a) Enter to the first streamed character on screen, within 50 ms of the agent's first
     text line. In-process, headless: the transcript screen sends a prompt (Enter handled:
     `send_prompt` entered), the engine parses the first `text` line, the live turn's
-    Markdown has it appended, and the screen's next refresh after that (call_after_refresh)
+    text view has taken it in, and the screen's next refresh after that (call_after_refresh)
     is the paint. Median over `--runs` prompts.
 (b) 200 text deltas per second (`deltas 2000 200`, one character each) without falling
     behind: the event-loop thread's CPU time per delta, over a baseline run in flight that
@@ -32,14 +32,13 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Markdown
 
-from zero_tui.agent import ExecEngine, ExecRun, RunRequest
+from zero_tui.agent import ExecEngine, ExecRun, RunRequest, TextBlock
 from zero_tui.agent.stream import AgentEvent, RunEnd, TextDelta
 from zero_tui.store import SessionStore
 from zero_tui.ui.app import css_paths
 from zero_tui.ui.screens.transcript import TranscriptScreen
-from zero_tui.ui.widgets.live_turn import LiveTurn
+from zero_tui.ui.widgets.live_turn import LiveTextView
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from agent_fixtures import write_fake_zero  # the tests' fake `zero`, found on the path above
@@ -48,6 +47,7 @@ SIZE = (120, 40)
 SESSION = "zero_bench"
 FIRST_CHAR_BUDGET_MS = 50.0
 DEADLINE_SECONDS = 120.0  # bounds a hang; nothing here is a pass/fail on machine speed
+FLOOD_DEADLINE_SECONDS = 900.0
 
 
 @dataclass
@@ -56,13 +56,13 @@ class Timeline:
 
     enter: float = 0.0
     first_line: float = 0.0  # the engine parsed the first `text` line
-    first_paint: float = 0.0  # the refresh after the first characters reached the Markdown
+    first_paint: float = 0.0  # the refresh after the first characters reached the text view
     run_end: float = 0.0  # the engine parsed `run_end`
     parsed: list[float] = field(default_factory=list)  # when delta k's line was parsed
     parsed_chars: list[int] = field(default_factory=list)  # characters streamed up to k
     painted: list[tuple[float, int]] = field(default_factory=list)  # (paint, characters)
     appended_chars: int = 0
-    chars_at_run_end: tuple[int, int] = (0, 0)  # (streamed, in the Markdown) at run_end
+    chars_at_run_end: tuple[int, int] = (0, 0)  # (streamed, in the text view) at run_end
     ended: asyncio.Event = field(default_factory=asyncio.Event)  # set at run_end
 
 
@@ -96,28 +96,29 @@ class TimedEngine(ExecEngine):
         return run
 
 
-def watch_markdown(engine: TimedEngine) -> Callable[[], None]:
-    """Timestamp every append to the live turn's Markdown and the refresh that shows it."""
-    original = Markdown.append
+def watch_live_text(engine: TimedEngine) -> Callable[[], None]:
+    """Timestamp every time the live turn's text view takes in streamed text, and the
+    refresh that shows it."""
+    original = LiveTextView.catch_up
 
-    async def timed_append(self: Markdown, markdown: str) -> Any:
-        result = await original(self, markdown)
-        if isinstance(self.parent, LiveTurn):
-            timeline = engine.timeline
-            timeline.appended_chars += len(markdown)
-            shown = timeline.appended_chars
+    async def timed_catch_up(self: LiveTextView, block: TextBlock) -> None:
+        before = self.taken
+        await original(self, block)
+        timeline = engine.timeline
+        timeline.appended_chars += self.taken - before
+        shown = timeline.appended_chars
 
-            def painted() -> None:
-                now = time.perf_counter()
-                if not timeline.first_paint:
-                    timeline.first_paint = now
-                timeline.painted.append((now, shown))
+        def painted() -> None:
+            now = time.perf_counter()
+            if not timeline.first_paint:
+                timeline.first_paint = now
+            timeline.painted.append((now, shown))
 
+        if self.taken != before:
             self.call_after_refresh(painted)
-        return result
 
-    setattr(Markdown, "append", timed_append)  # noqa: B010 (restored by the returned undo)
-    return lambda: setattr(Markdown, "append", original)
+    setattr(LiveTextView, "catch_up", timed_catch_up)  # noqa: B010 (undone by the return)
+    return lambda: setattr(LiveTextView, "catch_up", original)
 
 
 class BenchApp(App[None]):
@@ -135,8 +136,13 @@ class BenchApp(App[None]):
         )
 
 
-async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + DEADLINE_SECONDS
+async def until(
+    pilot: Pilot[Any],
+    condition: Callable[[], bool],
+    what: str,
+    seconds: float = DEADLINE_SECONDS,
+) -> None:
+    deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
             raise TimeoutError(f"gave up waiting for {what}")
@@ -163,10 +169,13 @@ async def send(
     await pilot.press("enter")
 
 
+def run_over(screen: TranscriptScreen) -> bool:
+    """The run has ended and the rows are rebuilt (a cancelled one keeps its partial answer)."""
+    return not screen.running and (not screen.live.shown or screen.live.kept) and screen.loaded
+
+
 async def finished(pilot: Pilot[Any], screen: TranscriptScreen) -> None:
-    await until(
-        pilot, lambda: not screen.running and not screen.live.shown and screen.loaded, "run end"
-    )
+    await until(pilot, lambda: run_over(screen), "run end")
 
 
 def ms(seconds: float) -> float:
@@ -266,7 +275,55 @@ async def delta_rate(
     }
 
 
-async def measure(runs: int, deltas: int, rate: int) -> dict[str, Any]:
+class LoopWatch:
+    """The longest the event loop went without running a task that wakes every TICK."""
+
+    TICK = 0.01
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _watch(self) -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(self.TICK)
+            now = time.perf_counter()
+            self.longest = max(self.longest, now - last - self.TICK)
+            last = now
+
+    def __enter__(self) -> LoopWatch:
+        self._task = asyncio.get_running_loop().create_task(self._watch())
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
+async def delta_flood(
+    pilot: Pilot[Any],
+    screen: TranscriptScreen,
+    engine: TimedEngine,
+    deltas: int,
+    scenario: str = "deltas",
+) -> dict[str, Any]:
+    with LoopWatch() as watch:
+        await send(pilot, screen, f"{scenario} {deltas}", engine)
+        await asyncio.wait_for(engine.timeline.ended.wait(), FLOOD_DEADLINE_SECONDS)
+        await until(pilot, lambda: run_over(screen), "the rows rebuilt", FLOOD_DEADLINE_SECONDS)
+        rows = time.perf_counter()
+    timeline = engine.timeline
+    return {
+        "deltas": deltas,
+        "text": "one paragraph" if scenario == "deltas" else "a paragraph break every 50",
+        "enter_to_rows_s": round(rows - timeline.enter, 2),
+        "enter_to_run_end_parsed_s": round(timeline.run_end - timeline.enter, 2),
+        "longest_loop_wait_ms": ms(watch.longest),
+    }
+
+
+async def measure(runs: int, deltas: int, rate: int, floods: list[int]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="zero-tui-agent-bench-") as directory:
         root = Path(directory)
         workspace = root / "workspace"
@@ -288,7 +345,7 @@ async def measure(runs: int, deltas: int, rate: int) -> dict[str, Any]:
             "ZERO_BIN": str(write_fake_zero(root / "bin")),
         }
         engine = TimedEngine(store, env=env)
-        undo = watch_markdown(engine)
+        undo = watch_live_text(engine)
         try:
             app = BenchApp(store, engine, workspace)
             async with app.run_test(size=SIZE) as pilot:
@@ -304,9 +361,24 @@ async def measure(runs: int, deltas: int, rate: int) -> dict[str, Any]:
                 await finished(pilot, screen)
                 first = await first_character(pilot, screen, engine, runs)
                 stream = await delta_rate(pilot, screen, engine, deltas, rate)
+                flooded = [
+                    await delta_flood(pilot, screen, engine, size, scenario)
+                    for size in floods
+                    for scenario in ("deltas", "paragraphs")
+                ]
         finally:
             undo()
-    return {"first_character": first, "delta_stream": stream}
+    result: dict[str, Any] = {"first_character": first, "delta_stream": stream}
+    if flooded:
+        result["delta_floods"] = flooded
+    return result
+
+
+def flood_sizes(text: str) -> list[int]:
+    """`25000,100000` -> [25000, 100000]; `none` -> []."""
+    if text.strip().lower() in ("", "none"):
+        return []
+    return [int(part) for part in text.split(",")]
 
 
 def main() -> None:
@@ -314,8 +386,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--deltas", type=int, default=2000)
     parser.add_argument("--rate", type=int, default=200)
+    parser.add_argument(
+        "--flood", type=flood_sizes, default=[25_000, 100_000, 200_000], help="or none"
+    )
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(measure(args.runs, args.deltas, args.rate)), indent=2))
+    measured = measure(args.runs, args.deltas, args.rate, args.flood)
+    print(json.dumps(asyncio.run(measured), indent=2))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import json  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import secrets  # noqa: E402
+import shutil  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -52,6 +53,7 @@ SCENARIOS: dict[str, str] = {
     "slow N": "N text deltas, 0.05 s apart, then the answer",
     "deltas N": "N one-character text deltas as fast as possible, then the answer",
     "deltas N R": "N one-character text deltas at R per second (e.g. 2000 200), then the answer",
+    "paragraphs N": "N text deltas as fast as possible, every 50th a paragraph break; the answer",
     "think": "a reasoning delta, then a short answer",
     "busy FILE": "reasoning, text, read_file FILE and its result, more text, then hang",
     "tool read FILE": "interim text, tool_call read_file FILE, its tool_result, an answer",
@@ -63,6 +65,7 @@ SCENARIOS: dict[str, str] = {
     "exit 4": "an answer judged incomplete, exit 4",
     "provider 401": "an auth error worded as Zero's openai provider does, exit 3",
     "provider 429": "a rate-limit error worded as Zero's openai provider does, exit 3",
+    "provider unreachable": "Zero 0.8.0's message for a model server it cannot connect to, exit 3",
     "hang": "one delta, then wait for SIGINT/SIGTERM: interrupted, exit 130",
     "ignore-sigint": "says `child PID` and hangs ignoring SIGINT; its child shares the group",
     "slow-start": "says so on stderr, sleeps 30 s before run_start (a signal kills it outright)",
@@ -75,6 +78,15 @@ SCENARIOS: dict[str, str] = {
     "deny CMD": "exec_command CMD as Zero's sandbox judges it without bwrap: denied for want "
     "of an approval at --auto low/medium (unless a persistent grant allows a plain command), "
     "run at --auto high; a network command (curl, wget) is blocked even then. Never runs CMD",
+    "vanish": "a delta, then its session directory removed (as by another process), more "
+    "text, the answer, exit 0 and Zero's `session not fully recorded` warning on stderr",
+    "replace": "a delta, then the session's log replaced by its first line (as a rewind "
+    "elsewhere writes it), the answer",
+    "stderr-note": "an answer, exit 0, and a notice on stderr (as Zero's for an ignored image)",
+    "reconnect": "Zero's reasoning notices of two reconnects (1/4, 2/4), 0.3 s apart, then "
+    "the answer",
+    "quiet S": "nothing for S seconds after run_start (a rate limit Zero retries in "
+    "silence), then the rate-limit error",
 }
 PLAIN_ANSWER = "You said: {prompt}"
 PROVIDER = "openai"
@@ -103,6 +115,16 @@ AUTH_MESSAGE = (
 RATE_LIMIT_MESSAGE = (
     "rate limit error: Rate limit reached for gpt-5 in organization org-test on tokens per "
     "min (TPM): Limit 30000, Used 30000, Requested 2480. Please try again in 4.96s."
+)
+
+
+UNREACHABLE_MESSAGE = (  # what the real Zero 0.8.0 said with nothing listening on the port
+    "upstream unreachable: the model server could not connect to 127.0.0.1:9 (connection "
+    "refused). The request never reached the model — this is a network failure between the "
+    "model server and its upstream, not a model error. Verify the host is reachable from the "
+    "machine running the model server (DNS/proxy/VPN/firewall); a local daemon proxying a "
+    'cloud model — e.g. an Ollama daemon serving a "-cloud" model — must itself be able to '
+    "reach the internet."
 )
 
 
@@ -343,9 +365,23 @@ class Run:
         self.cancelled = threading.Event()
         self.calls = 0
         self.unsafe = False
+        self.record_error: str | None = None
 
     def record(self, event_type: str, payload: object) -> None:
-        self.store.append_events(self.session_id, [(event_type, payload)])
+        """One locked append; as Zero's recorder, the first failure stops recording and is
+        said on stderr at exit."""
+        if self.record_error is not None:
+            return
+        try:
+            self.store.append_events(self.session_id, [(event_type, payload)])
+        except (StoreError, OSError) as error:
+            self.record_error = str(error)
+
+    def exit(self, code: int) -> NoReturn:
+        if self.record_error is not None:
+            sys.stderr.write(f"[zero] WARNING: session not fully recorded: {self.record_error}\n")
+            sys.stderr.flush()
+        sys.exit(code)
 
     def on_signal(self, _signum: int, _frame: object) -> None:
         self.cancelled.set()
@@ -367,7 +403,7 @@ class Run:
         )
         self.record("error", {"message": "interrupted"})
         self.out.emit("run_end", exitCode=EXIT_INTERRUPTED, status="interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+        self.exit(EXIT_INTERRUPTED)
 
     def text(self, delta: str) -> None:
         self.out.emit("text", delta=delta)
@@ -388,13 +424,13 @@ class Run:
         self.record("message", {"content": answer, "role": "assistant"})
         self.out.emit("final", text=answer)
         self.out.emit("run_end", exitCode=0, status="success")
-        sys.exit(0)
+        self.exit(0)
 
     def provider_error(self, message: str) -> NoReturn:
         self.out.emit("error", code="provider_error", message=message, recoverable=False)
         self.record("error", {"message": message})
         self.out.emit("run_end", exitCode=EXIT_PROVIDER, status="error")
-        sys.exit(EXIT_PROVIDER)
+        self.exit(EXIT_PROVIDER)
 
     def stream(self, answer: str, pieces: int = 3, delay: float = 0.01) -> NoReturn:
         size = max(1, -(-len(answer) // pieces))
@@ -546,6 +582,12 @@ def scenario(run: Run, workspace: str) -> NoReturn:
             run.text("x")
         run.usage(10, count)
         run.finish("x" * count)
+    if head == "paragraphs" and count:
+        pieces = ["\n\n" if index % 50 == 49 else "x" for index in range(count)]
+        for piece in pieces:
+            run.text(piece)
+        run.usage(10, count)
+        run.finish("".join(pieces))
     if head == "deltas" and len(words) == 3 and words[1].isdigit() and words[2].isdigit():
         total, rate = int(words[1]), max(1, int(words[2]))
         started = time.monotonic()
@@ -597,6 +639,8 @@ def scenario(run: Run, workspace: str) -> NoReturn:
         run.provider_error(AUTH_MESSAGE)
     if prompt == "provider 429":
         run.provider_error(RATE_LIMIT_MESSAGE)
+    if prompt == "provider unreachable":
+        run.provider_error(UNREACHABLE_MESSAGE)
     if prompt == "exit 4":
         answer = "I made a start."
         run.text(answer)
@@ -606,7 +650,7 @@ def scenario(run: Run, workspace: str) -> NoReturn:
         run.out.emit("error", code="incomplete", message="plan items remain", recoverable=False)
         run.record("error", {"message": "incomplete: plan items remain"})
         run.out.emit("run_end", exitCode=EXIT_INCOMPLETE, status="incomplete")
-        sys.exit(EXIT_INCOMPLETE)
+        run.exit(EXIT_INCOMPLETE)
     if head == "busy" and len(words) == 2:
         # a run caught mid-answer: reasoning, a tool call and its result, text, then
         # nothing until SIGINT (for the snapshot of a run in flight)
@@ -651,6 +695,33 @@ def scenario(run: Run, workspace: str) -> NoReturn:
             run.out.write_raw(chunk)
         run.out.write_raw(b"\n")
         run.finish("a long line")
+    if prompt == "vanish":
+        run.text("before ")
+        run.pause(0.05)
+        shutil.rmtree(run.store.session_dir(run.session_id))
+        run.text("after")
+        run.stream(" the end", pieces=1)
+    if prompt == "replace":
+        run.text("before ")
+        run.pause(0.05)
+        log = run.store.events_path(run.session_id)
+        first = log.read_bytes().splitlines(keepends=True)[0]
+        temporary = log.with_name("events.jsonl.tmp-1")
+        temporary.write_bytes(first)
+        os.replace(temporary, log)
+        run.stream("after", pieces=1)
+    if prompt == "stderr-note":
+        sys.stderr.write("Model gpt-5 does not support image input; ignoring 1 image(s).\n")
+        sys.stderr.flush()
+        run.stream("done")
+    if prompt == "reconnect":
+        for attempt in (1, 2):
+            run.out.emit("reasoning", delta=f"\n[connection lost — reconnecting {attempt}/4…]\n")
+            run.pause(0.3)
+        run.stream("connected")
+    if head == "quiet" and count:
+        run.pause(count)
+        run.provider_error(RATE_LIMIT_MESSAGE)
     if prompt == "ignore-sigint":
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

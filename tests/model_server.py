@@ -24,6 +24,7 @@ class Stream:
 
     chunks: tuple[dict[str, Any], ...]
     stall_after: bool = False  # after the chunks, send nothing more until the server stops
+    pause: float = 0.0  # seconds between chunks
 
 
 @dataclass(frozen=True)
@@ -59,12 +60,15 @@ def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
     }
 
 
-def text_answer(*pieces: str, prompt_tokens: int = 50, completion_tokens: int = 7) -> Stream:
-    """An answer streamed in `pieces`, then `finish_reason: stop` and usage."""
+def text_answer(
+    *pieces: str, prompt_tokens: int = 50, completion_tokens: int = 7, pause: float = 0.0
+) -> Stream:
+    """An answer streamed in `pieces` (`pause` seconds apart), then `finish_reason: stop`
+    and usage."""
     chunks = [_chunk({"role": "assistant", "content": ""})]
     chunks += [_chunk({"content": piece}) for piece in pieces]
     chunks += [_chunk({}, "stop"), _usage(prompt_tokens, completion_tokens)]
-    return Stream(tuple(chunks))
+    return Stream(tuple(chunks), pause=pause)
 
 
 def tool_call(call_id: str, name: str, arguments: dict[str, Any], text: str = "") -> Stream:
@@ -162,6 +166,8 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             for chunk in response.chunks:
                 self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
                 self.wfile.flush()
+                if response.pause and server.stopping.wait(response.pause):
+                    return
             if response.stall_after:
                 server.stalled.set()
                 server.stopping.wait()

@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 from agent_fixtures import FAKE_ZERO, AgentSandbox, make_sandbox, run_to_end, write_fake_zero
-from fake_zero import AUTH_MESSAGE, PLAIN_ANSWER, RATE_LIMIT_MESSAGE, SCENARIOS
+from fake_zero import (
+    AUTH_MESSAGE,
+    PLAIN_ANSWER,
+    RATE_LIMIT_MESSAGE,
+    SCENARIOS,
+    UNREACHABLE_MESSAGE,
+)
 
 from zero_tui.agent.engine import (
     ARGV_PROMPT_LIMIT,
@@ -39,6 +45,7 @@ from zero_tui.agent.outcome import (
     classify,
     describe_outcome,
     provider_hint,
+    stderr_notes,
 )
 from zero_tui.agent.stream import (
     AgentError,
@@ -380,6 +387,13 @@ def test_outcomes_without_run_end() -> None:
             "provider request error: maximum context length is 8192 tokens",
             Category.CONTEXT_OVERFLOW,
         ),
+        (
+            # what the real Zero 0.8.0 said with nothing listening on the port
+            "upstream unreachable: the model server could not connect to 127.0.0.1:9 "
+            "(connection refused). The request never reached the model — this is a network "
+            "failure between the model server and its upstream, not a model error.",
+            Category.CONNECTIVITY,
+        ),
         ("provider error: completed in 4290ms", Category.UNKNOWN),
         ("open config: permission denied", Category.UNKNOWN),  # local, not provider-marked
         ("", Category.UNKNOWN),
@@ -388,6 +402,24 @@ def test_outcomes_without_run_end() -> None:
 def test_classify_like_zeros_errhint(message: str, category: Category) -> None:
     assert classify(message) is category
     assert provider_hint(message) == HINTS.get(category, "")
+
+
+def test_stderr_is_said_line_by_line_without_what_the_outcome_says() -> None:
+    tail = (
+        "[zero] WARNING: session not fully recorded: open /s/session.lock: no such file\n"
+        "\n"
+        "Model m does not support image input; ignoring 1 image(s).\n"
+    )
+    assert stderr_notes(tail) == [
+        "WARNING: session not fully recorded: open /s/session.lock: no such file",
+        "Model m does not support image input; ignoring 1 image(s).",
+    ]
+    crash = "panic: fake crash\n"
+    assert stderr_notes(crash, "The agent crashed (exit 1): panic: fake crash") == []
+    many = "".join(f"line {n}\n" for n in range(20))
+    notes = stderr_notes(many)
+    assert notes[0] == "… 12 earlier lines of the agent's stderr"
+    assert notes[1:] == [f"line {n}" for n in range(12, 20)]
 
 
 def test_hints_name_zero_tui_commands() -> None:
@@ -508,6 +540,64 @@ async def test_a_crash_mid_stream(fake_agent: AgentSandbox) -> None:
     assert fake_agent.store.read_events(session)[-1].payload == {"content": "crash", "role": "user"}
 
 
+async def test_a_session_removed_mid_run_ends_well_with_zeros_warning_on_stderr(
+    fake_agent: AgentSandbox,
+) -> None:
+    session = fake_agent.new_session()
+    events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("vanish"))
+    assert outcome.ok
+    assert FinalAnswer(" the end") in events
+    assert outcome.stderr_tail.startswith("[zero] WARNING: session not fully recorded: ")
+    assert not fake_agent.store.session_dir(session).exists()
+
+
+async def test_a_log_replaced_mid_run(fake_agent: AgentSandbox) -> None:
+    session = fake_agent.new_session()
+    _events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("replace"))
+    assert outcome.ok
+    assert [event.type for event in fake_agent.store.read_events(session)] == [
+        "message",
+        "provider_usage",
+        "message",
+    ]
+
+
+async def test_stderr_of_a_successful_run_is_kept(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    _events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("stderr-note"))
+    assert outcome.ok
+    assert stderr_notes(outcome.stderr_tail) == [
+        "Model gpt-5 does not support image input; ignoring 1 image(s)."
+    ]
+
+
+async def test_zeros_reconnect_notices_are_reasoning(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("reconnect"))
+    assert outcome.ok
+    notices = [event.delta for event in events if isinstance(event, ReasoningDelta)]
+    assert notices == [
+        "\n[connection lost — reconnecting 1/4…]\n",
+        "\n[connection lost — reconnecting 2/4…]\n",
+    ]
+
+
+async def test_a_quiet_rate_limited_run_then_its_error(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("quiet 1"))
+    assert [type(event).__name__ for event in events] == ["RunStart", "AgentError", "RunEnd"]
+    assert outcome.hint == HINTS[Category.RATE_LIMIT]
+
+
+async def test_paragraphs_of_deltas(fake_agent: AgentSandbox) -> None:
+    fake_agent.new_session()
+    events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("paragraphs 100"))
+    deltas = [event.delta for event in events if isinstance(event, TextDelta)]
+    assert deltas.count("\n\n") == 2
+    assert len(deltas) == 100
+    assert outcome.ok
+
+
 async def test_garbage_lines_are_shown_and_reading_goes_on(fake_agent: AgentSandbox) -> None:
     fake_agent.new_session()
     events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("garbage"))
@@ -537,6 +627,7 @@ async def test_a_five_megabyte_line(fake_agent: AgentSandbox) -> None:
         ("exit 4", "incomplete", 4, "Run incomplete: plan items remain", ""),
         ("provider 401", "error", 3, AUTH_MESSAGE, HINTS[Category.AUTH]),
         ("provider 429", "error", 3, RATE_LIMIT_MESSAGE, HINTS[Category.RATE_LIMIT]),
+        ("provider unreachable", "error", 3, UNREACHABLE_MESSAGE, HINTS[Category.CONNECTIVITY]),
     ],
 )
 async def test_exit_codes_map_to_outcomes(
@@ -763,6 +854,7 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
         "exit 4": "exit 4",
         "provider 401": "provider 401",
         "provider 429": "provider 429",
+        "provider unreachable": "provider unreachable",
         "hang": "hang",
         "busy FILE": "busy notes.txt",
         "ignore-sigint": "ignore-sigint",
@@ -772,6 +864,13 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
         "tree": "tree",
         "tree deaf": "tree deaf",
         "long-line": "long-line",
+        "vanish": "vanish",
+        "replace": "replace",
+        "stderr-note": "stderr-note",
+        "reconnect": "reconnect",
+        "quiet S": "quiet 1",
+        "paragraphs N": "paragraphs 100",
+        "deny CMD": "deny ls -la",
     }
     assert set(tested) == set(SCENARIOS)
     source = "".join(
@@ -779,6 +878,18 @@ def test_every_scenario_of_the_fake_is_tested() -> None:
     )
     for prompt in tested.values():
         assert f'"{prompt}"' in source
+
+
+async def test_a_denied_shell_command_ends_its_tool_with_zero_s_approval_error(
+    fake_agent: AgentSandbox,
+) -> None:
+    fake_agent.new_session()
+    events, outcome = await run_to_end(fake_agent.engine(), fake_agent.request("deny ls -la"))
+    assert outcome.ok
+    results = [event for event in events if isinstance(event, ToolResult)]
+    assert len(results) == 1
+    assert results[0].status == "error"
+    assert results[0].output.startswith("Error: Sandbox approval required for exec_command: ")
 
 
 async def test_paced_deltas(fake_agent: AgentSandbox) -> None:

@@ -206,3 +206,42 @@ def test_many_small_deltas_join_in_order() -> None:
     assert block.text.endswith("9!")
     assert block == TextBlock("0123456789" * 5_000 + "!")
     assert block != ReasoningBlock(block.text)
+
+
+def test_a_drawer_reads_each_delta_once_and_starts_over_when_final_differs() -> None:
+    turn = fold(TextDelta("Hel"), TextDelta("lo"))
+    (block,) = turn.blocks
+    assert isinstance(block, TextBlock)
+    assert block.read_new() == "Hello"
+    assert block.read_new() == ""
+    turn.apply(TextDelta(" world"))
+    assert block.text == "Hello world"  # reading the whole keeps what read_new handed out
+    assert block.read_new() == " world"
+    generation = block.generation
+    turn.apply(FinalAnswer("Hello world"))  # the same text: nothing to draw again
+    assert (block.generation, block.final, block.read_new()) == (generation, True, "")
+
+
+def test_a_redacted_final_makes_the_drawer_start_over() -> None:
+    turn = fold(TextDelta("key sk-123"))
+    (block,) = turn.blocks
+    assert isinstance(block, TextBlock)
+    block.read_new()
+    generation = block.generation
+    turn.apply(FinalAnswer("key [REDACTED]"))
+    assert block.generation == generation + 1
+    assert block.read_new() == "key [REDACTED]"
+
+
+def test_zeros_retry_notices_are_read_from_its_reasoning() -> None:
+    """Zero reports its reconnects and stall retries as reasoning (internal/agent/
+    reconnect.go); nothing else of a retry reaches its stdout or stderr."""
+    turn = fold(ReasoningDelta("\n[connection lost — reconnecting 2/4…]\n"))
+    assert turn.retrying == "connection lost, reconnecting (2/4)"
+    turn.apply(Usage(1, 1, 2))
+    assert turn.retrying == "connection lost, reconnecting (2/4)"
+    turn.apply(ReasoningDelta("\n[no output — model stalled; retrying 1/1…]\n"))
+    assert turn.retrying == "model stalled, retrying (1/1)"
+    turn.apply(TextDelta("back"))
+    assert turn.retrying is None
+    assert fold(ReasoningDelta("thinking about retrying 2/4")).retrying is None

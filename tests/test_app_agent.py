@@ -6,6 +6,7 @@ the run ends the rows are rebuilt from what the agent stored.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path, PurePath
@@ -14,6 +15,7 @@ from typing import Any, ClassVar
 import pytest
 from agent_fixtures import AgentSandbox
 from keys import burst
+from rich.console import Console
 from test_transcript_screen import screen_text, wait_until
 from textual.app import App
 from textual.pilot import Pilot
@@ -81,6 +83,24 @@ async def send(pilot: Pilot[Any], text: str) -> None:
     await pilot.pause()
 
 
+def whole_screen(pilot: Pilot[Any]) -> str:
+    """Every line of the screen as it would be painted (header, rows, live turn, notes,
+    status line, editor), as Textual's own screenshot renders it."""
+    app = pilot.app
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system=None,
+        record=True,
+        legacy_windows=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text(styles=False)
+
+
 def outcome_text(screen: TranscriptScreen) -> str:
     widget = screen.query_one("#run-outcome", Static)
     return str(widget.visual) if widget.display else ""
@@ -119,17 +139,36 @@ async def test_a_prompt_streams_and_the_stored_rows_replace_it(fake_agent: Agent
     }
 
 
-async def test_escape_cancels_a_run_and_says_so(fake_agent: AgentSandbox) -> None:
+async def cancelled(pilot: Pilot[Any], screen: TranscriptScreen) -> None:
+    """The run is over, and its partial answer is what the live turn keeps."""
+    await wait_until(pilot, lambda: not screen.running and screen.live.kept, rounds=500)
+
+
+async def test_escape_cancels_a_run_and_keeps_its_partial_answer(
+    fake_agent: AgentSandbox,
+) -> None:
     sid = fake_agent.new_session()
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "hang")
         await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text(), rounds=500)
         await pilot.press("escape")  # cancels; does not leave the screen
-        await finished(pilot, screen)
+        await cancelled(pilot, screen)
         assert pilot.app.screen is screen
         assert "Run cancelled" in outcome_text(screen)
-    assert stored(fake_agent, sid)[-1] == ("error", {"message": "interrupted"})
+        # the rows show what Zero stored (the prompt, `interrupted`); under them, the text
+        # it streamed and did not store, said to be so
+        assert screen.live.blocks_text().strip() == "waiting"
+        await pilot.pause(0.1)
+        text = whole_screen(pilot)
+        assert "error: interrupted" in text
+        assert "Cancelled while answering" in text
+        assert "is not stored" in text
+        # the next run drops it
+        await send(pilot, "slow 2")
+        await finished(pilot, screen)
+        assert "Cancelled while answering" not in whole_screen(pilot)
+    assert stored(fake_agent, sid)[-4] == ("error", {"message": "interrupted"})
 
 
 async def test_a_second_prompt_while_running_is_refused_and_kept(
@@ -144,7 +183,7 @@ async def test_a_second_prompt_while_running_is_refused_and_kept(
         await wait_until(pilot, lambda: screen.composer.text == "another")
         await pilot.press("escape")  # the editor's Esc clears the text first
         await pilot.press("escape")
-        await finished(pilot, screen)
+        await cancelled(pilot, screen)
 
 
 async def test_new_is_refused_while_a_run_is_in_progress(fake_agent: AgentSandbox) -> None:
@@ -165,7 +204,7 @@ async def test_new_is_refused_while_a_run_is_in_progress(fake_agent: AgentSandbo
         assert screen.composer.text == "/new"  # kept, as a command that cannot run
         await pilot.press("escape")  # the editor's Esc clears the text first
         await pilot.press("escape")
-        await finished(pilot, screen)
+        await cancelled(pilot, screen)
 
 
 async def test_retry_resends_the_sessions_last_prompt_and_edit_recalls_it(
@@ -326,9 +365,15 @@ async def test_a_store_zero_cannot_write_is_browse_only(
     fake_agent.store = elsewhere
     async with AgentApp(fake_agent, "zero_s9").run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
+        # said from the start, before anything is typed: the editor and the status line
+        await wait_until(pilot, lambda: str(screen.composer.placeholder).startswith("Browse"))
+        status = str(screen.query_one("#run-status", Static).visual)
+        assert status.startswith("browse-only: Zero continues only sessions of a store at")
         await send(pilot, "hello")
-        await wait_until(pilot, lambda: bool(outcome_text(screen)), rounds=300)
-        assert "zero/sessions" in outcome_text(screen)
+        await pilot.pause(0.2)
+        notes = [note.message for note in pilot.app._notifications]
+        assert any("is not one: a --store elsewhere is browse-only" in n for n in notes)
+        assert not screen.running
         assert screen.composer.text == "hello"
     assert len(elsewhere.read_events("zero_s9")) == 1
 

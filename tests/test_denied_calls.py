@@ -197,21 +197,26 @@ def test_the_live_card_reads_the_same_ask_from_the_stream() -> None:
 
 
 def test_the_live_card_says_what_was_asked_and_the_key_for_after_the_run() -> None:
-    from zero_tui.ui.widgets.live_turn import tool_summary
+    from rich.console import Console
+    from rich.style import Style
+
+    from zero_tui.transcript.rows import streamed_tool_row
+    from zero_tui.ui.widgets.tool_card import tool_card
 
     block = ToolBlock(ToolCall("call_1", "exec_command", {"cmd": "ls"}, "shell"))
     block.permission = PermissionEvent(
         "request", "call_1", "exec_command", "prompt", "", False, "", "high", ("shell",)
     )
-    block.result = ToolResult(
-        "call_1",
-        "exec_command",
-        "error",
-        f"Error: Sandbox approval required for exec_command: {PLAIN_REASON}",
-        False,
-        "",
+    output = f"Error: Sandbox approval required for exec_command: {PLAIN_REASON}"
+    block.result = ToolResult("call_1", "exec_command", "error", output, False, "")
+    row = streamed_tool_row(
+        "exec_command", "call_1", {"cmd": "ls"}, result_status="error", output=output
     )
-    lines = tool_summary(block).plain.splitlines()
+    row.approval = live_approval(block)
+    card = tool_card(row, style=lambda _part: Style(), approval_note=" (once the run ends)")
+    console = Console(width=200, record=True, color_system=None)
+    console.print(card)
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
     assert lines[1:] == [
         f"  ⚑ approval required: exec_command: ls — high risk (shell): {PLAIN_REASON}",
         "    alt+a: allow and retry · always allow exec_command (once the run ends)",

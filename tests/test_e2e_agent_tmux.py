@@ -17,7 +17,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -228,3 +228,111 @@ def test_a_closed_terminal_cancels_the_run_in_flight(agent_tmux: AgentTmux, tmp_
         {"content": "hang", "role": "user"},
         {"message": "interrupted"},
     ]
+
+
+class Windows:
+    """The test's tmux server with a window per zero-tui (`0`, then `1`)."""
+
+    def __init__(self, tmux: AgentTmux, home: Path) -> None:
+        self.tmux = tmux
+        self.home = home
+
+    def open(self, target: str) -> None:
+        shell = f"env PS1={shlex.quote(PROMPT + ' ')} sh"
+        self.tmux.run("new-window", "-d", "-t", target, "-c", str(self.home), shell)
+
+    def screen(self, target: str) -> str:
+        return self.tmux.run("capture-pane", "-p", "-t", target)
+
+    def press(self, target: str, *keys: str) -> None:
+        """One `send-keys` call: the keys arrive in one burst."""
+        self.tmux.run("send-keys", "-t", target, *keys)
+
+    def wait_for(self, target: str, condition: Callable[[str], bool], what: str) -> str:
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen(target)
+            if condition(screen):
+                return screen
+            time.sleep(POLL_SECONDS)
+        raise AssertionError(f"window {target} never showed {what}:\n{screen}")
+
+
+OTHER_RUN = re.compile(r"● running in another zero-tui \(pid (\d+)\)")
+
+
+def test_a_second_zero_tui_refuses_a_second_run_and_follows_the_first(
+    agent_tmux: AgentTmux, tmp_path: Path
+) -> None:
+    """Two zero-tuis on one session: the second refuses to start a run while the first's
+    is in flight, says where it runs, keeps the prompt, follows the first run live, and
+    sends the prompt once that run has ended."""
+    tmux = agent_tmux
+    windows = Windows(tmux, tmp_path / "home")
+    root = tmp_path / "data" / "zero" / "sessions"
+    store = SessionStore(root)
+    store.create(SESSION, cwd=str(tmux.workspace), title="Plan the parser")
+    store.append_events(
+        SESSION,
+        [
+            ("message", {"role": "user", "content": "what is the plan"}),
+            ("message", {"role": "assistant", "content": "the plan is ready"}),
+        ],
+    )
+    for path in (store.events_path(SESSION), store.metadata_path(SESSION)):
+        os.utime(path, (1, 1))  # written long ago: nothing in flight
+    command, _env = zero_tui_command()
+    resume = shlex.join([*command, "--store", str(root), "--resume", SESSION])
+
+    first = "0"
+    windows.wait_for(first, lambda screen: PROMPT in screen, "the shell prompt")
+    windows.press(first, "-l", resume)
+    windows.press(first, "Enter")
+    windows.wait_for(first, lambda screen: "the plan is ready" in screen, "the transcript")
+    windows.press(first, "hang", "Enter")
+    windows.wait_for(
+        first, lambda screen: "waiting" in screen and tmux.running(screen), "the first run"
+    )
+
+    second = "1"
+    windows.open(second)
+    windows.wait_for(second, lambda screen: PROMPT in screen, "the second shell prompt")
+    windows.press(second, "-l", resume)
+    windows.press(second, "Enter")
+    screen = windows.wait_for(
+        second, lambda screen: OTHER_RUN.search(screen) is not None, "the running mark"
+    )
+    # a prompt and its Enter in one burst: refused, kept, and where the run is is said
+    windows.press(second, "a second run", "Enter")
+    screen = windows.wait_for(
+        second, lambda screen: "Not sent: this session is running" in screen, "the refusal"
+    )
+    match = OTHER_RUN.search(screen)
+    assert match is not None
+    assert f"in another zero-tui (pid {match.group(1)})" in screen.replace("\n", " ")
+    assert "a second run" in tmux.bottom(screen, 3)  # still in the editor
+    assert len(tmux.agent_pids()) == 1
+    # the first run is cancelled: the second zero-tui shows it, nothing pressed there
+    windows.press(first, "Escape")
+    windows.wait_for(first, lambda screen: "Run cancelled." in screen, "the cancelled run")
+    windows.wait_for(
+        second,
+        lambda screen: "error: interrupted" in screen and OTHER_RUN.search(screen) is None,
+        "the first run's end, followed live",
+    )
+    # now the kept prompt goes
+    windows.press(second, "Enter")
+    windows.wait_for(
+        second, lambda screen: "You said: a second run" in screen, "the second run's answer"
+    )
+    for target in (first, second):
+        windows.press(target, "C-q")
+        windows.wait_for(target, lambda screen: screen.rstrip().endswith(PROMPT), "the shell")
+    tmux.wait_for_no_agent()
+    prompts = [
+        event.payload["content"]
+        for event in store.read_events(SESSION)
+        if event.type == "message" and event.payload.get("role") == "user"
+    ]
+    assert prompts == ["what is the plan", "hang", "a second run"]

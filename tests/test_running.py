@@ -184,3 +184,51 @@ def test_a_killed_zero_tui_leaves_no_mark(
     assert kinds(store) == {}
     with claim_run(store, "busy"):
         assert running_sessions(store)["busy"].describe() == "in this zero-tui"
+
+
+def test_a_new_sessions_run_is_claimed_though_its_log_was_written_just_now(
+    store: SessionStore,
+) -> None:
+    """The agent creates a new session and writes the prompt before zero-tui can claim it:
+    that log, written just now and ending in a prompt, is this run's own."""
+    store.append_events("busy", [("message", {"role": "user", "content": "new run"})])
+    assert kinds(store) == {"busy": "recent"}
+    with pytest.raises(RunBusy):
+        claim_run(store, "busy")
+    with claim_run(store, "busy", new_session=True):
+        assert running_sessions(store)["busy"].own
+
+
+def test_this_processs_own_ended_run_is_not_someone_elses(store: SessionStore) -> None:
+    """A run of ours killed mid-turn leaves a log that looks in flight for a while; a log
+    last written before our run ended is not another writer's."""
+    age(store, "quiet", 3600)
+    store.append_events("busy", [("message", {"role": "user", "content": "killed"})])
+    ended = time.time() + 1
+    with pytest.raises(RunBusy, match="wrote to it in the last seconds"):
+        claim_run(store, "busy")
+    with claim_run(store, "busy", quiet_since=ended):
+        pass
+    # written again after our run ended: someone else's
+    time.sleep(0.01)
+    store.append_events("busy", [("message", {"role": "user", "content": "elsewhere"})])
+    with pytest.raises(RunBusy):
+        claim_run(store, "busy", quiet_since=ended - 1)
+
+
+def test_a_second_claim_in_this_process_is_said_to_be_this_zero_tuis(
+    store: SessionStore,
+) -> None:
+    with claim_run(store, "quiet"), pytest.raises(RunBusy) as busy:
+        claim_run(store, "quiet")
+    assert busy.value.running.describe() == "in this zero-tui"
+
+
+def test_a_fork_or_a_rewind_just_written_is_not_a_run(store: SessionStore) -> None:
+    age(store, "quiet", 3600)
+    store.append_events("busy", [("session_fork", {"parentSessionId": "p"})])
+    assert kinds(store) == {}
+    store.append_events("busy", [("tool_call", {"name": "bash"})])
+    assert kinds(store) == {"busy": "recent"}
+    store.append_events("busy", [("session_rewind", {"targetSequence": 2})])
+    assert kinds(store) == {}

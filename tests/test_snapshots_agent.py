@@ -4,6 +4,7 @@ with a fixed clock, the elapsed time is fixed, and so is the screen's clock."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +16,7 @@ from conftest import NOW, fixed_clock, no_cursor_blink
 from test_app_agent import AgentApp, finished, ready, send
 from test_transcript_screen import wait_until
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from zero_tui.store import SessionStore
 from zero_tui.ui.widgets import agent_pane
@@ -61,6 +63,8 @@ def test_a_run_in_flight(
         await wait_until(
             pilot, lambda: "one layout string" in screen.live.blocks_text(), rounds=500
         )
+        facts = screen.query_one("#transcript-facts", Static)
+        await wait_until(pilot, lambda: "● running in this zero-tui" in str(facts.visual))
         await no_cursor_blink(pilot)
         await pilot.pause(0.3)
 
@@ -81,3 +85,59 @@ def test_a_finished_run(
 
     app = AgentApp(fake_agent, fixed_session, clock=fixed_clock())
     assert snap_compare(app, terminal_size=SIZE, run_before=done)
+
+
+def test_a_cancelled_run_keeps_its_partial_answer(
+    snap_compare: SnapCompare, fake_agent: AgentSandbox, fixed_session: str
+) -> None:
+    """The rows are what Zero stored (the prompt, `interrupted`); under them the answer as
+    far as it was streamed, said to be unsaved, and how the run ended."""
+
+    async def cancelled(pilot: Pilot[Any]) -> None:
+        screen = await ready(pilot)
+        await send(pilot, "busy main.go")
+        await wait_until(
+            pilot, lambda: "one layout string" in screen.live.blocks_text(), rounds=500
+        )
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not screen.running and screen.live.kept, rounds=500)
+        await wait_until(pilot, lambda: screen.loaded and screen.painted)
+        facts = screen.query_one("#transcript-facts", Static)
+        await wait_until(pilot, lambda: "running" not in str(facts.visual))
+        await no_cursor_blink(pilot)
+        await pilot.pause(0.3)
+
+    app = AgentApp(fake_agent, fixed_session, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=cancelled)
+
+
+def test_what_the_agent_said_on_stderr_is_shown_under_a_successful_run(
+    snap_compare: SnapCompare, fake_agent: AgentSandbox, fixed_session: str
+) -> None:
+    async def done(pilot: Pilot[Any]) -> None:
+        screen = await ready(pilot)
+        await send(pilot, "stderr-note")
+        await finished(pilot, screen)
+        await wait_until(pilot, lambda: screen.loaded and screen.painted)
+        await no_cursor_blink(pilot)
+        await pilot.pause(0.3)
+
+    app = AgentApp(fake_agent, fixed_session, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=done)
+
+
+def test_a_store_zero_cannot_write_says_browse_only_from_the_start(
+    snap_compare: SnapCompare, fake_agent: AgentSandbox, fixed_session: str, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(fake_agent.store.root, elsewhere)
+    fake_agent.store = SessionStore(elsewhere)
+
+    async def opened(pilot: Pilot[Any]) -> None:
+        screen = await ready(pilot)
+        await wait_until(pilot, lambda: str(screen.composer.placeholder).startswith("Browse"))
+        await no_cursor_blink(pilot)
+        await pilot.pause(0.3)
+
+    app = AgentApp(fake_agent, fixed_session, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=opened)

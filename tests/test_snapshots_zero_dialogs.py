@@ -118,7 +118,7 @@ def test_denied_tool_card_and_a_fork_header(
 ) -> None:
     """A fork (its header names the parent and the turn) whose last turn was denied a
     shell command: the card says what was asked and the key to the ways forward."""
-    builder = make_store()
+    builder = make_store("fork-data/zero/sessions")  # a store Zero can continue
     builder.add("parent-1", title="Parser work", cwd=W, events=CHAT)
     builder.add(
         "s1",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
@@ -167,10 +168,14 @@ async def opened(pilot: Pilot[Any]) -> TranscriptScreen:
     return transcript(pilot)
 
 
+_BUILT = itertools.count()
+
+
 def build(
     make_store: Callable[..., StoreBuilder], events: Sequence[EventSpec], **fields: Any
 ) -> StoreBuilder:
-    builder = make_store()
+    # at …/zero/sessions: a store Zero can continue, so the editor invites a prompt
+    builder = make_store(f"data{next(_BUILT)}/zero/sessions")
     fields.setdefault("title", "Grep session")
     builder.add("s1", events=list(events), model_id="gpt-4.1", provider="openai", **fields)
     return builder

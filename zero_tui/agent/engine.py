@@ -381,6 +381,10 @@ class ExecRun:
         """Whether the agent may still run: its exit has not been reported."""
         return not self._agent_exited.is_set() and self._process.returncode is None
 
+    async def agent_exited(self) -> None:
+        """Returns once the agent process has exited (its output may still be draining)."""
+        await self._agent_exited.wait()
+
     async def __aenter__(self) -> ExecRun:
         return self
 
@@ -654,6 +658,15 @@ class ExecEngine:
     @property
     def env(self) -> Mapping[str, str]:
         return os.environ if self._env is None else self._env
+
+    def store_refusal(self) -> str | None:
+        """Why no session of this store can be continued (a --store elsewhere than
+        `…/zero/sessions`: Zero writes only there), or None."""
+        try:
+            agent_environment(self.store.root, self.env)
+        except AgentUnavailable as error:
+            return str(error)
+        return None
 
     def prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
         """argv, stdin bytes and environment; AgentUnavailable before anything runs."""

@@ -139,9 +139,18 @@ def _has_status_code(text: str, code: str) -> bool:
     return re.search(rf"(?<![0-9]){code}(?![0-9])", text) is not None
 
 
+UPSTREAM_UNREACHABLE = "upstream unreachable:"
+"""Zero's providerio.UpstreamUnreachable rewrites a failed connection (refused, no such
+host, a timeout) into a message with this prefix and no provider marker, so Zero's own
+classifier gives it no hint; zero-tui reads it as the connectivity failure it is."""
+
+
 def classify(message: str) -> Category:
-    """Zero's errhint.Classify: provider-marked messages only, specific signatures first."""
+    """Zero's errhint.Classify: provider-marked messages only, specific signatures first;
+    and Zero's `upstream unreachable:` rewrite of a connection failure."""
     lowered = message.lower()
+    if lowered.lstrip().startswith(UPSTREAM_UNREACHABLE):
+        return Category.CONNECTIVITY
     if not any(marker in lowered for marker in _PROVIDER_MARKERS):
         return Category.UNKNOWN
     for category, needles, codes in _SIGNATURES:
@@ -230,6 +239,22 @@ def describe_outcome(
     if detail:
         message = f"The agent crashed{exit_text}: {detail}"
     return RunOutcome("crashed", returncode, message, "", stderr_tail)
+
+
+STDERR_NOTE_LINES = 8
+
+
+def stderr_notes(stderr_tail: str, said: str = "") -> list[str]:
+    """What the agent wrote on stderr, one note per non-blank line (Zero's `[zero] `
+    prefix dropped), without the lines `said` already holds; the last STDERR_NOTE_LINES,
+    after a count of those left out. Zero writes warnings there even on success, e.g.
+    `WARNING: session not fully recorded: …`."""
+    lines = [line.strip().removeprefix("[zero]").strip() for line in stderr_tail.splitlines()]
+    kept = [line for line in lines if line and line not in said]
+    if len(kept) <= STDERR_NOTE_LINES:
+        return kept
+    left_out = len(kept) - STDERR_NOTE_LINES
+    return [f"… {left_out} earlier lines of the agent's stderr", *kept[-STDERR_NOTE_LINES:]]
 
 
 def line_too_long_outcome(limit: int, returncode: int | None, stderr_tail: str) -> RunOutcome:

@@ -48,6 +48,17 @@ RECENT_SECONDS = 20.0
 """How long after its last write a log that does not end a run still counts as running."""
 
 TAIL_BYTES = 64 * 1024
+_IN_FLIGHT_TYPES = frozenset(
+    {
+        "tool_call",
+        "tool_result",
+        "session_checkpoint",
+        "permission",
+        "permission_request",
+        "permission_decision",
+        "provider_usage",
+    }
+)
 PROCESS_SCAN_SECONDS = 1.0  # a scan of /proc is reused for this long
 
 _SESSION_FLAGS = ("--resume", "--init-session-id")
@@ -124,12 +135,24 @@ class RunClaim:
 _own_claims: dict[tuple[str, str], RunClaim] = {}
 
 
-def claim_run(store: SessionStore, session_id: str) -> RunClaim:
+def claim_run(
+    store: SessionStore,
+    session_id: str,
+    *,
+    new_session: bool = False,
+    quiet_since: float | None = None,
+) -> RunClaim:
     """Hold `session_id`'s run for this process, or raise RunBusy naming where it runs
-    (another zero-tui, a `zero` process, a Zero TUI turn, a log written just now)."""
-    elsewhere = running_elsewhere(store, session_id)
-    if elsewhere is not None:
-        raise RunBusy(elsewhere)
+    (another zero-tui, a `zero` process, a Zero TUI turn, a log written just now).
+
+    `new_session`: the agent has just created the session for this run, so its log is
+    this run's own; only another zero-tui's claim refuses it. `quiet_since`: a wall time
+    after which this process's own run on the session ended: a log last written before it
+    was written by that run (say one killed mid-turn), not by someone else."""
+    if not new_session:
+        elsewhere = running_elsewhere(store, session_id, quiet_since=quiet_since)
+        if elsewhere is not None:
+            raise RunBusy(elsewhere)
     directory = _registry_dir(store)
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = directory / f"{session_id}.run"
@@ -139,7 +162,8 @@ def claim_run(store: SessionStore, session_id: str) -> RunClaim:
     except OSError as error:
         os.close(fd)
         if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise RunBusy(Running(session_id, "zero-tui", _pid_in(path))) from None
+            pid = _pid_in(path)
+            raise RunBusy(Running(session_id, "zero-tui", pid, own=pid == os.getpid())) from None
         raise
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps({"pid": os.getpid(), "sessionId": session_id}).encode(), 0)
@@ -148,20 +172,33 @@ def claim_run(store: SessionStore, session_id: str) -> RunClaim:
     return claim
 
 
-def running_elsewhere(store: SessionStore, session_id: str) -> Running | None:
+def running_elsewhere(
+    store: SessionStore, session_id: str, *, quiet_since: float | None = None
+) -> Running | None:
     """The run of `session_id` that is not this process's own, if any."""
-    found = running_now(store, session_id)
+    found = running_now(store, session_id, quiet_since=quiet_since)
     return None if found is None or found.own else found
 
 
-def running_now(store: SessionStore, session_id: str) -> Running | None:
-    """The run of `session_id`, this process's own included, if any."""
+def running_now(
+    store: SessionStore, session_id: str, *, quiet_since: float | None = None
+) -> Running | None:
+    """The run of `session_id`, this process's own included, if any (`quiet_since`: as
+    claim_run's)."""
     try:
         meta = store.get(session_id)
     except StoreError:
         meta = None
     listed = [meta] if meta is not None else []
-    return running_sessions(store, listed, session_id=session_id).get(session_id)
+    found = running_sessions(store, listed, session_id=session_id).get(session_id)
+    if found is not None and found.kind == "recent" and quiet_since is not None:
+        try:
+            written = os.stat(store.root / session_id / EVENTS_FILE).st_mtime
+        except OSError:
+            written = None
+        if written is not None and written <= quiet_since:
+            return None  # the last write was this process's own run's
+    return found
 
 
 def _pid_in(path: Path) -> int | None:
@@ -345,13 +382,14 @@ def _log_ends_a_run(store: SessionStore, session_id: str) -> bool | None:
             event = decode_line(line, session_id, 0)
         except StoreError:
             return None
-        if event.type == "error":
-            return True
         if event.type == "message":
             payload = event.payload
             role = payload.get("role") if isinstance(payload, dict) else None
             return role not in ("user", "goal")
-        return False
+        # what a run writes while it runs (zero exec appends each live); anything else (an
+        # error, a fork's or rewind's or compaction's marker, goal bookkeeping) ends a run
+        # or comes after one
+        return event.type not in _IN_FLIGHT_TYPES
     return True  # an empty log: nothing in flight
 
 

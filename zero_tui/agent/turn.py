@@ -8,6 +8,7 @@ blocks and never merges into text. Presentation is the UI's business.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -31,25 +32,41 @@ from zero_tui.agent.stream import (
 
 class _Streamed:
     """Text that grows by deltas: kept as parts and joined only when read, so a long
-    answer streamed in thousands of deltas costs linear time, not quadratic."""
+    answer streamed in thousands of deltas costs linear time, not quadratic.
 
-    __slots__ = ("_parts",)
+    A drawer takes what is new with `read_new` (each part once); `generation` changes
+    when the text is replaced rather than grown (then `read_new` starts over)."""
+
+    __slots__ = ("_parts", "_read", "generation")
 
     def __init__(self, text: str = "") -> None:
         self._parts = [text] if text else []
+        self._read = 0  # parts read_new has handed out
+        self.generation = 0
 
     @property
     def text(self) -> str:
-        if len(self._parts) > 1:
+        if self._read > 1:  # what was read is joined once, not again on every read
+            self._parts[: self._read] = ["".join(self._parts[: self._read])]
+            self._read = 1
+        if len(self._parts) > 1 and self._read == 0:
             self._parts[:] = ["".join(self._parts)]
-        return self._parts[0] if self._parts else ""
+        return "".join(self._parts)
 
     @text.setter
     def text(self, value: str) -> None:
         self._parts = [value] if value else []
+        self._read = 0
+        self.generation += 1
 
     def append(self, delta: str) -> None:
         self._parts.append(delta)
+
+    def read_new(self) -> str:
+        """The text appended since the last call (all of it, the first time)."""
+        new = "".join(self._parts[self._read :])
+        self._read = len(self._parts)
+        return new
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, _Streamed) or type(other) is not type(self):
@@ -91,6 +108,27 @@ class ToolBlock:
 
 Severity = Literal["warning", "error"]
 
+# Zero's notices of its own retries, sent as reasoning (internal/agent/reconnect.go): the
+# only retries a run reports as they happen (a 429 or 503 is retried in silence).
+_RETRY_NOTICES = (
+    (
+        re.compile(r"\[connection lost — reconnecting (\d+)/(\d+)…\]"),
+        "connection lost, reconnecting",
+    ),
+    (
+        re.compile(r"\[no output — model stalled; retrying (\d+)/(\d+)…\]"),
+        "model stalled, retrying",
+    ),
+)
+
+
+def retry_notice(delta: str) -> str | None:
+    """`connection lost, reconnecting (2/4)` for Zero's retry notice in `delta`, or None."""
+    for pattern, words in _RETRY_NOTICES:
+        if (found := pattern.search(delta)) is not None:
+            return f"{words} ({found.group(1)}/{found.group(2)})"
+    return None
+
 
 @dataclass(slots=True)
 class NoticeBlock:
@@ -113,6 +151,7 @@ class TurnModel:
     run_end: RunEnd | None = field(default=None, init=False)
     error: AgentError | None = field(default=None, init=False)
     warnings: list[str] = field(default_factory=list, init=False)
+    retrying: str | None = field(default=None, init=False)  # Zero's latest retry notice
     version: int = field(default=0, init=False)
     _live_text: TextBlock | None = field(default=None, init=False, repr=False)
     _live_reasoning: ReasoningBlock | None = field(default=None, init=False, repr=False)
@@ -139,6 +178,8 @@ class TurnModel:
 
     def apply(self, event: AgentEvent) -> None:
         self.version += 1
+        if self.retrying is not None and not isinstance(event, ReasoningDelta | Usage):
+            self.retrying = None  # the retry got through
         if isinstance(event, TextDelta):
             self._text(event.delta)
         elif isinstance(event, ReasoningDelta):
@@ -187,6 +228,8 @@ class TurnModel:
     def _reasoning(self, delta: str) -> None:
         if not delta:
             return
+        if (notice := retry_notice(delta)) is not None:
+            self.retrying = notice
         if self._live_reasoning is None:
             self._live_reasoning = ReasoningBlock()
             self.blocks.append(self._live_reasoning)
@@ -229,7 +272,8 @@ class TurnModel:
         live = self._live_text
         if live is not None:
             if text:
-                live.text = text
+                if text != live.text:  # redacted, or never streamed as such
+                    live.text = text
                 live.final = True
             else:
                 self.blocks.remove(live)

@@ -11,6 +11,8 @@ from zero_tui.store.gotext import collapse_space, trim_space
 from zero_tui.transcript.row_model import Row, RowKind
 
 WELCOME_TEXT = "Welcome to Zero. Type /help for commands."
+RESUMED_HEADING = "Resumed Zero session"
+NEW_SESSION_HEADING = "New Zero session"  # a conversation started in this transcript
 
 
 def welcome_row() -> Row:
@@ -41,8 +43,10 @@ def resume_card(
     model: str = "",
     provider: str = "",
     problems: Sequence[str] = (),
+    heading: str = RESUMED_HEADING,
 ) -> list[str]:
-    """The §1.4 resume summary card, one string per line.
+    """The §1.4 resume summary card, one string per line (`heading`: its title; a
+    conversation begun here is not "resumed").
 
     `model`/`provider` are the UI's own; a UI without them passes the session's values, and
     then no `(recorded: …)` suffix appears. Lines are whitespace-collapsed as Go's card
@@ -63,7 +67,7 @@ def resume_card(
             line += " (run /goal resume to continue)"
         section.append(line)
     status = "status: error" if problems else "status: ok"
-    lines = ["Resumed Zero session", status, "Session"]
+    lines = [heading, status, "Session"]
     lines += ["  " + text for text in (collapse_space(line) for line in section) if text]
     if problems:
         lines.append("Problems")

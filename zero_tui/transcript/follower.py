@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line
+from zero_tui.transcript.cards import NEW_SESSION_HEADING, RESUMED_HEADING
 from zero_tui.transcript.log_index import (
     LogChange,
     LogIndex,
@@ -39,6 +40,13 @@ class OpenedLog:
 @dataclass(frozen=True)
 class UnreadableLog:
     error: str
+    removed: bool = False  # the session is no longer in the store
+
+
+REMOVED_NOTE = (
+    "This session is no longer in the store (removed or moved away): what was on screen "
+    "stays, and nothing can be added to it."
+)
 
 
 def open_log(
@@ -48,6 +56,9 @@ def open_log(
     only its latest events (`partial`): the caller shows them, then opens it again whole."""
     try:
         meta = store.get(session_id)
+        if meta is None and not store.session_dir(session_id).is_dir():
+            # gone, not empty: the rows on screen are kept rather than read as none
+            return UnreadableLog("removed from the store", removed=True)
         path = store.events_path(session_id)
         index = LogIndex.open_tail(path, session_id) if latest_first else None
         if index is not None and index.is_partial:
@@ -156,6 +167,8 @@ class LogFollower:
         self.loaded = False  # the whole log is indexed
         self.shown = False  # rows are in the view (maybe only the latest, while loading)
         self.load_id = 0
+        self.removed = False  # the session left the store while it was shown
+        self.started_new = session_id is None  # a conversation this screen began
         self._looking = False
 
     def restart(self) -> int:
@@ -167,9 +180,10 @@ class LogFollower:
     def is_current(self, load_id: int) -> bool:
         return load_id == self.load_id
 
-    def unreadable(self, error: str) -> None:
+    def unreadable(self, error: str, *, removed: bool = False) -> None:
         """The current read failed: the note says why (the rows shown, if any, stay)."""
-        self.note = f"This session cannot be read: {error}"
+        self.removed = removed
+        self.note = REMOVED_NOTE if removed else f"This session cannot be read: {error}"
 
     def take(self, log: OpenedLog) -> LogSwap:
         """Hold `log` (an answer of the current read) in place of the log held until now."""
@@ -177,6 +191,7 @@ class LogFollower:
         replaces_latest = self.shown and not self.loaded
         self.meta, self.index, self.order = log.meta, log.index, log.order
         self.facts, self.note = log.facts, log.note
+        self.removed = False
         self.shown = True
         if log.partial:
             return LogSwap(None, None)
@@ -234,6 +249,7 @@ class LogFollower:
             model=meta.model_id,
             provider=meta.provider,
             problems=log_problems(index, self.facts),
+            heading=NEW_SESSION_HEADING if self.started_new else RESUMED_HEADING,
         )
         # a line is cut to a few screen lines: a 20,000-character title must not fill them
         shown = [
@@ -244,6 +260,8 @@ class LogFollower:
     def why_not_continuable(self) -> str | None:
         """Why a prompt cannot continue this session now (zero-exec §1.4), or None."""
         meta = self.meta
+        if self.removed:
+            return REMOVED_NOTE
         if meta is not None and not meta.is_resumable_kind:
             return (
                 f"Zero session is not resumable: {meta.session_id} "

@@ -15,6 +15,9 @@ from zero_tui.transcript.usage import Tokens
 FACT_SEPARATOR = "  ·  "
 
 
+RUNNING_MARK = "●"
+
+
 def token_facts(tokens: Tokens) -> str:
     """`tokens 20.6k in (18.6k cached) · 507 out`: a session's usage at a glance (input
     includes the cached tokens, as Zero counts it)."""
@@ -28,18 +31,23 @@ def header_facts(
     shown: int | None,
     now: datetime,
     *,
+    running: str | None = None,
     tokens: Tokens | None = None,
 ) -> str:
-    """`id  ·  model · provider  ·  14 shown · 24 in the log  ·  tokens 20.6k in (18.6k
-    cached) · 507 out  ·  kind  ·  cwd  ·  updated …`.
+    """`id  ·  ● running …  ·  model · provider  ·  14 shown · 24 in the log  ·  tokens
+    20.6k in (18.6k cached) · 507 out  ·  kind  ·  cwd  ·  updated …`.
 
     `shown` is the number of events of the compaction-aware view, None while the whole log
-    is still being indexed. `tokens`: the session's usage events added up (None while they
-    are read; no fact when the session has none). The time is local, as in the picker.
+    is still being indexed. `running`: where an agent is writing the session now
+    (agent.running's `describe()`), None when nothing is. `tokens`: the session's usage
+    events added up (None while they are read; no fact when the session has none). The
+    time is local, as in the picker.
     """
     facts = [sanitize_line(session_id)]
+    if running is not None:
+        facts.append(f"{RUNNING_MARK} running {sanitize_line(running)}")
     if meta is None:
-        return facts[0]
+        return FACT_SEPARATOR.join(facts)
     model = " · ".join(sanitize_line(part) for part in (meta.model_id, meta.provider) if part)
     count = event_count_label(shown, meta.event_count) if shown is not None else None
     facts += [model or "no model", count or "loading earlier events…"]

@@ -78,6 +78,7 @@ __all__ = [  # the builder, and what this module's importers had from it before 
     "event_links",
     "resume_card",
     "rows_from_events",
+    "streamed_tool_row",
     "truncate_tool_output",
     "turn_start_indices",
     "visible_row_indices",
@@ -165,6 +166,35 @@ def argument_hints(raw_arguments: str) -> tuple[str, str]:
     if secondary == target:
         secondary = ""
     return target, secondary
+
+
+def streamed_tool_row(
+    name: str,
+    call_id: str,
+    arguments: object,
+    *,
+    result_status: str | None = None,
+    output: str = "",
+    changed_files: Sequence[str] = (),
+) -> Row:
+    """The row of a tool call as `zero exec` streams it (its `arguments` decoded, or the
+    raw string when they were not JSON), with its result once it came (`result_status`
+    not None): the same row the stored call and result give, so the card is drawn alike."""
+    info = ToolInfo(name=name or "unknown", call_id=call_id)
+    if isinstance(arguments, Mapping):
+        info.target = _first_argument(arguments, _TARGET_ARGUMENT_KEYS)
+        info.secondary = _first_argument(arguments, _SECONDARY_ARGUMENT_KEYS)
+        if info.secondary == info.target:
+            info.secondary = ""
+    elif isinstance(arguments, str):
+        info.target, info.secondary = argument_hints(arguments)
+    if result_status is None:
+        return Row(kind=RowKind.TOOL_CALL, text="tool call: " + info.name, tool_info=info)
+    info.status = result_status or "ok"
+    info.output = output
+    info.changed_files = list(changed_files)
+    text = f"tool result: {info.name} {info.status} {truncate_tool_output(output)}"
+    return Row(kind=RowKind.TOOL_RESULT, text=text, tool_info=info)
 
 
 def permission_is_noteworthy(permission: PermissionPayload) -> bool:

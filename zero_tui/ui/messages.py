@@ -194,6 +194,7 @@ class TranscriptFailed(Message):
 
     load_id: int
     error: str
+    removed: bool = False  # the session is no longer in the store
 
 
 @dataclass
@@ -366,20 +367,80 @@ class RunStarted(Message):
     cwd_note: str | None
 
 
+class EventBatch:
+    """Events a run's worker has read and the pane has not taken yet: the worker posts one
+    message when the batch starts, not one per event, so that a flood of deltas costs one
+    message per batch and the pane applies the whole batch at once."""
+
+    def __init__(self) -> None:
+        self._events: list[AgentEvent] = []
+
+    def add(self, event: AgentEvent) -> bool:
+        """Keep `event`; True when it starts a batch (post a message for it then)."""
+        self._events.append(event)
+        return len(self._events) == 1
+
+    def take(self) -> list[AgentEvent]:
+        events, self._events = self._events, []
+        return events
+
+
 @dataclass
-class AgentEventArrived(Message):
+class AgentEventsArrived(Message):
+    """Events are waiting in `batch` (take them all)."""
+
     bubble = False
 
     run_token: int
-    event: AgentEvent
+    batch: EventBatch
+
+
+@dataclass
+class RunNotes(Message):
+    """Things to say under the run, as they come: a cut torn tail, a claim not taken."""
+
+    bubble = False
+
+    run_token: int
+    notes: list[str]
+
+
+@dataclass
+class AgentExited(Message):
+    """The agent's process has exited: what is left is the drain of its output."""
+
+    bubble = False
+
+    run_token: int
 
 
 @dataclass
 class RunFinished(Message):
-    """The run is over: its outcome, or why it could not start (`refused`)."""
+    """The run is over: its outcome, or why it could not start (`refused`); `fate`: the
+    session was removed or replaced while it ran (preflight.session_fate)."""
 
     bubble = False
 
     run_token: int
     outcome: RunOutcome | None
     refused: str | None = None
+    fate: str | None = None
+
+
+@dataclass
+class StoreChecked(Message):
+    """Whether the agent can continue sessions of this store: why not (None: it can)."""
+
+    bubble = False
+
+    refusal: str | None
+
+
+@dataclass
+class RunningLooked(Message):
+    """Who is running the shown session now (agent.running), as `describe()` says, or None."""
+
+    bubble = False
+
+    session_id: str
+    where: str | None

@@ -40,6 +40,10 @@ from zero_tui.ui.widgets.transcript_log import TranscriptLog
 __all__ = ["READ_ONLY_NOTICE", "TranscriptCommands", "TranscriptScreen"]
 
 EDITOR_HINT = "Ask zero… · Enter sends, alt+Enter: new line · / for commands · Tab: rows"
+BROWSE_ONLY_HINT = (
+    "Browse-only: Zero continues sessions only in a store at …/zero/sessions · "
+    "/ for commands · Tab: rows"
+)
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
 
 
@@ -110,7 +114,9 @@ class TranscriptScreen(TurnActions):
         )
         self.agent = AgentPane(engine or ExecEngine(store), id="agent-pane")
         self.set_reactive(TranscriptScreen.run_status, RunStatus.of(self.settings, RunState()))
-        self._clear_live_on_read = False  # a run ended: its stored rows replace the live turn
+        # a run ended: once its stored rows are read, the live turn goes ("clear") or keeps
+        # only the partial answer of a cancelled run ("keep-cancelled")
+        self._after_read: str | None = None
 
     def compose(self) -> ComposeResult:
         yield self.transcript_log
@@ -159,7 +165,7 @@ class TranscriptScreen(TurnActions):
             self._error("Prompt", "a run is in progress: wait for it, or press Esc to cancel it")
             return False
         log = self.transcript_log.follower
-        refusal = log.why_not_continuable()
+        refusal = log.why_not_continuable() or self.agent.browse_only
         if refusal is not None:
             self._error("Prompt", refusal)
             return False
@@ -178,6 +184,9 @@ class TranscriptScreen(TurnActions):
 
     def on_agent_pane_state_changed(self, message: AgentPane.StateChanged) -> None:
         self.run_status = RunStatus.of(self.settings, message.state)
+        hint = BROWSE_ONLY_HINT if message.state.browse_only else EDITOR_HINT
+        if self.composer.placeholder != hint:
+            self.composer.placeholder = hint
 
     def settings_changed(self) -> None:
         self.run_status = RunStatus.of(self.settings, self.run_status.run)
@@ -187,6 +196,7 @@ class TranscriptScreen(TurnActions):
             # While our own run is live, the agent's appends are its stream's: the log is not
             # followed (its rows are read again when the run ends), so nothing shows twice.
             self.transcript_log.following = not new.run.running
+            self.transcript_log.look_running()  # the header's mark, at once
             self.refresh_bindings()  # Esc: cancel the run, or back
 
     def on_agent_pane_session_started(self, message: AgentPane.SessionStarted) -> None:
@@ -194,20 +204,31 @@ class TranscriptScreen(TurnActions):
             self.transcript_log.named(message.session_id)  # a new conversation's, from Zero
 
     async def on_agent_pane_run_ended(self, message: AgentPane.RunEnded) -> None:
-        saved_nothing = message.refused is not None or self.session_id is None
+        if self.session_id is not None:  # a run killed mid-turn is not someone else's
+            self.transcript_log.quiet_since = self.agent.ended_at(self.session_id)
+        # refused, or failed before run_start: Zero stored nothing, so the prompt is kept
+        saved_nothing = (
+            message.refused is not None or not message.started or self.session_id is None
+        )
         if saved_nothing and not self.composer.text:
-            self.composer.replace_text(message.prompt)  # nothing ran: the prompt is kept
-        self.agent.show_outcome(message.outcome, message.refused)
+            self.composer.replace_text(message.prompt)
         if saved_nothing:
             await self.agent.clear()
-        else:
-            self._clear_live_on_read = True
+        elif message.fate is None:
+            self._after_read = "keep-cancelled" if message.cancelled else "clear"
             self.transcript_log.reload()
+        # else the session was removed or replaced: what was on screen stays as it is
 
     async def on_transcript_log_read(self) -> None:
-        if self._clear_live_on_read:
-            self._clear_live_on_read = False
-            await self.agent.clear()
+        after, self._after_read = self._after_read, None
+        if after == "keep-cancelled":
+            await self.agent.keep_cancelled_answer()
+        elif after == "clear" or (self.live.kept and not self.running):
+            await self.agent.clear()  # the rows were rebuilt: a kept partial answer goes too
+
+    async def on_transcript_log_extended(self) -> None:
+        if self.live.kept and not self.running:
+            await self.agent.clear()  # another run's rows come after the cancelled one
 
     def action_cancel_run(self) -> None:
         self.agent.cancel()

@@ -9,7 +9,7 @@ for the prompt /retry and /edit recall.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from textual import work
@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from zero_tui.agent.running import running_now
 from zero_tui.commands import REGISTRY, Context
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.text.sanitize import home_relative, sanitize_line
@@ -41,6 +42,7 @@ from zero_tui.ui.messages import (
     MatchesFound,
     ParentLinked,
     PromptRecalled,
+    RunningLooked,
     TranscriptFailed,
     TranscriptLoaded,
 )
@@ -49,6 +51,7 @@ from zero_tui.ui.widgets.session_tokens import SessionTokensHook
 from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 POLL_SECONDS = 0.5
+RUNNING_POLL_SECONDS = 1.0
 TITLE_TOOLTIP_LIMIT = 2000
 
 
@@ -69,6 +72,10 @@ class TranscriptLog(SessionTokensHook, Vertical):
     class Read(Message):
         """A read of the log is over: the whole log is shown, or it could not be read."""
 
+    @dataclass
+    class Extended(Message):
+        """Rows were added at the end: the log grew (another process's run)."""
+
     def __init__(
         self,
         store: SessionStore,
@@ -88,8 +95,11 @@ class TranscriptLog(SessionTokensHook, Vertical):
         self.notice = notice
         self.workspace = workspace
         self.painted = False  # rows were drawn once, since the log was last read
-        self.following = True  # False while the screen's own run appends (read again after)
+        self._following = True  # False while the screen's own run appends (read again after)
+        self._missed = False  # a look that found new lines came back while not following
         self._finder = RowFinder()
+        self.running: str | None = None  # where an agent writes this session now (describe())
+        self.quiet_since: float | None = None  # the screen's own run on it ended then
         self._clock = clock
         self._open_at = at_sequence
         self._mark = mark
@@ -115,6 +125,7 @@ class TranscriptLog(SessionTokensHook, Vertical):
         else:
             self._load(self.follower.load_id, session_id)
         self.set_interval(POLL_SECONDS, self._poll)
+        self.set_interval(RUNNING_POLL_SECONDS, self._look_running)
 
     def on_unmount(self) -> None:
         self.follower.close()
@@ -136,6 +147,7 @@ class TranscriptLog(SessionTokensHook, Vertical):
     def reload(self) -> None:
         """Read the log again, from the start (it was replaced, or a run ended)."""
         session_id = self.follower.session_id
+        self._missed = False
         if session_id is not None:
             self.painted = False
             self._load(self.follower.restart(), session_id)
@@ -154,7 +166,7 @@ class TranscriptLog(SessionTokensHook, Vertical):
             cancelled=lambda: worker.is_cancelled,
         )
         if isinstance(log, UnreadableLog):
-            self.post_message(TranscriptFailed(load_id, log.error))
+            self.post_message(TranscriptFailed(load_id, log.error, log.removed))
         elif log is not None:
             self.post_message(TranscriptLoaded(load_id, log))
 
@@ -199,9 +211,10 @@ class TranscriptLog(SessionTokensHook, Vertical):
 
     def on_transcript_failed(self, message: TranscriptFailed) -> None:
         if self.follower.is_current(message.load_id):
-            self.follower.unreadable(message.error)
+            self.follower.unreadable(message.error, removed=message.removed)
             self._show_note()
-            self.query_one("#transcript-facts", Static).update(Content(""))
+            if self.follower.index is None:  # a read again keeps what was shown of the session
+                self.query_one("#transcript-facts", Static).update(Content(""))
             self.post_message(self.Read())
 
     def _show_header(self) -> None:
@@ -213,12 +226,23 @@ class TranscriptLog(SessionTokensHook, Vertical):
             where = home_relative(sanitize_line(self.workspace))
             facts_line.update(Content("the first prompt starts a session in " + where))
             return
-        title = sanitize_line(meta.title) if meta is not None and meta.title else "untitled"
+        if meta is not None and meta.title:
+            title = sanitize_line(meta.title)
+        elif meta is None and self.follower.started_new:
+            title = "New conversation"  # named by the agent, not read yet
+        else:
+            title = "untitled"
         title_line.update(Content(title))
         # one line, cut with an ellipsis; the whole title (up to a screenful) on hover
         title_line.tooltip = Content(title[:TITLE_TOOLTIP_LIMIT])
+        shown = self.follower.event_count
         facts = header_facts(
-            session_id, meta, self.follower.event_count, self.now(), tokens=self.session_tokens
+            session_id,
+            meta,
+            shown,
+            self.now(),
+            running=self.running,
+            tokens=self.session_tokens,
         )
         facts_line.update(Content(facts))
 
@@ -275,7 +299,24 @@ class TranscriptLog(SessionTokensHook, Vertical):
         """One look at the log's end; the answer always comes back, as `LogPolled`."""
         self.post_message(LogPolled(look.run(self.store)))
 
+    @property
+    def following(self) -> bool:
+        return self._following
+
+    @following.setter
+    def following(self, value: bool) -> None:
+        self._following = value
+        if value and self._missed:  # what a dropped look found is read with the rest
+            self._missed = False
+            self.reload()
+
     def on_log_polled(self, message: LogPolled) -> None:
+        if not self._following:
+            # a look sent before the screen's own run began, back once it appends: its
+            # events are the run's, shown live now and read with the log after the run
+            self._missed = self._missed or message.end.first_changed is not None
+            self.follower.take_end(replace(message.end, first_changed=None, replaced=False))
+            return
         change = self.follower.take_end(message.end)
         if isinstance(change, Replaced):
             self.reload()
@@ -285,6 +326,31 @@ class TranscriptLog(SessionTokensHook, Vertical):
             self.view.extend_source(
                 follower.order, change.first_position, follower.facts, change.stale
             )
+            self._show_header()
+            self.post_message(self.Extended())
+
+    # -- running now ------------------------------------------------------------------
+
+    def look_running(self) -> None:
+        """Look now who writes the session (a run of this screen starts or ends)."""
+        self._look_running()
+
+    def _look_running(self) -> None:
+        session_id = self.follower.session_id
+        if session_id is not None:
+            self._find_running(session_id, self.quiet_since)
+
+    @work(thread=True, exclusive=True, group="transcript-running", exit_on_error=False)
+    def _find_running(self, session_id: str, quiet_since: float | None) -> None:
+        """Who writes the session now (agent.running: this or another zero-tui, a `zero`
+        process naming it, Zero's TUI mid-turn, a log written just now and not by the
+        screen's own run, which ended at `quiet_since`)."""
+        found = running_now(self.store, session_id, quiet_since=quiet_since)
+        self.post_message(RunningLooked(session_id, found.describe() if found else None))
+
+    def on_running_looked(self, message: RunningLooked) -> None:
+        if message.session_id == self.follower.session_id and message.where != self.running:
+            self.running = message.where
             self._show_header()
 
     # -- searching --------------------------------------------------------------------

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import ClassVar, assert_never
 
 from rich.cells import cell_len
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.rule import Rule
@@ -35,10 +35,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zero_tui.commands import REGISTRY, Context
-from zero_tui.store.approvals import ApprovalAsk
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
-from zero_tui.transcript.denied_calls import approval_hint
 from zero_tui.transcript.geometry import (
     GUTTER,
     PRELUDE_POSITION,
@@ -50,13 +47,10 @@ from zero_tui.transcript.log_index import LogIndex, chunk_rows
 from zero_tui.transcript.markdown_parser import markdown_parser
 from zero_tui.transcript.rows import LogFacts, Row, RowKind
 from zero_tui.ui.widgets.ordered_keys import OrderedKeys, hand_over
+from zero_tui.ui.widgets.tool_card import tool_card
 
 LIVE_CHUNKS = 48
 """Chunks that keep their rows and strips; others keep only their height."""
-COLLAPSED_OUTPUT_LINES = 3
-"""A collapsed tool card shows the first lines of its output, each cut to one screen line."""
-EXPANDED_OUTPUT_LINES = 400
-"""An expanded tool card shows at most this many output lines (the rest are counted)."""
 MARKDOWN_LIMIT = 100_000
 """Answers longer than this (in characters) are shown as plain text."""
 USER_MARKER = "\u276f "  # a heavy angle quote before each prompt
@@ -742,84 +736,8 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         text = Text(sanitize_text(row.text), style=self._style("system"))
         return _marked("· ", text, self._style("system"))
 
-    def _output_text(self, lines: list[str], *, preview: bool) -> Text:
-        """Tool output, with the added and removed lines of a diff coloured."""
-        is_diff = any(line.startswith(("@@", "+++", "---")) for line in lines[:8]) or (
-            preview and all(line[:1] in ("+", "-", " ", "") for line in lines)
-        )
-        body = Text(style=self._style("output"))
-        for number, line in enumerate(lines):
-            style = ""
-            if is_diff and line.startswith("+") and not line.startswith("+++"):
-                style = "tool-ok"
-            elif is_diff and line.startswith("-") and not line.startswith("---"):
-                style = "tool-error"
-            elif is_diff and line.startswith("@@"):
-                style = "dim"
-            body.append(("\n" if number else "") + line, style=self._style(style) if style else "")
-        return body
-
     def _tool_card(self, row: Row, position: int) -> RenderableType:
-        info = row.tool_info
-        expanded = position in self._expanded
-        name = sanitize_line(row.tool)
-        target = sanitize_line(info.target if info else "")
-        is_result = row.kind is RowKind.TOOL_RESULT
-        status = row.status if is_result else "no result"
-        status_style = self._style("tool-error" if status == "error" else "tool-ok")
-        header = Text()
-        header.append("▾ " if expanded else "▸ ", style=self._style("tool"))
-        header.append(name, style=self._style("tool") + Style(bold=True))
-        if target:
-            header.append("  " + target)
-        header.append("  " + sanitize_line(status), style=status_style)
-        parts: list[RenderableType] = [header]
-        output = sanitize_text(row.detail if is_result else "")
-        if is_result and row.approval is not None:
-            parts += self._approval_lines(row.approval)
-            if not expanded:
-                return Group(*parts)  # its output is the reason, shown in the ask
-        if not expanded:
-            shown = output.strip("\n")
-            lines = shown.split("\n", COLLAPSED_OUTPUT_LINES) if shown else []
-            for line in lines[:COLLAPSED_OUTPUT_LINES]:
-                parts.append(
-                    Text(
-                        "  " + sanitize_line(line),
-                        style=self._style("dim"),
-                        no_wrap=True,
-                        overflow="ellipsis",
-                    )
-                )
-            if len(lines) > COLLAPSED_OUTPUT_LINES:
-                hidden = shown.count("\n") + 1 - COLLAPSED_OUTPUT_LINES
-                parts.append(Text(f"  … {hidden} more lines", style=self._style("dim")))
-            return Group(*parts)
-        if info is not None and info.secondary:
-            parts.append(Text("  " + sanitize_line(info.secondary), style=self._style("dim")))
-        if output:
-            lines = output.splitlines()
-            body = self._output_text(
-                lines[:EXPANDED_OUTPUT_LINES],
-                preview=info is not None and bool(info.display_preview),
-            )
-            if len(lines) > EXPANDED_OUTPUT_LINES:
-                hidden = len(lines) - EXPANDED_OUTPUT_LINES
-                body.append(f"\n… {hidden} more lines", style=self._style("dim"))
-            parts.append(Panel(body, border_style=self._style("dim"), padding=(0, 1)))
-        if info is not None and info.changed_files:
-            files = ", ".join(sanitize_line(path) for path in info.changed_files)
-            parts.append(Text("  changed: " + files, style=self._style("dim")))
-        return Group(*parts)
-
-    def _approval_lines(self, ask: ApprovalAsk) -> list[RenderableType]:
-        """What a denied call asked (tool, command, Zero's risk and reason), and the key to
-        the ways forward Zero would honour."""
-        asked = Text("  ⚑ approval required: ", style=self._style("permission"))
-        asked.append(sanitize_line(ask.describe()))
-        key = REGISTRY.key_for("approve", Context.TRANSCRIPT)
-        hint = Text("    " + sanitize_line(approval_hint(ask, key)), style=self._style("dim"))
-        return [asked, hint]
+        return tool_card(row, expanded=position in self._expanded, style=self._style)
 
 
 def _marked(marker: str, body: RenderableType, marker_style: Style) -> _Marked:
