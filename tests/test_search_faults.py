@@ -159,6 +159,13 @@ def test_hidden_matches_are_counted_and_include_empty_shows_them(
     code, out, _ = run(store, capsys, "connection reset", "--include-empty", "--json")
     assert code == 0
     assert [hit["sessionId"] for hit in json.loads(out)] == ["failed"]
+    code, out, err = run(store, capsys, "title:e", "--json")  # filters alone: counted too
+    assert code == 0
+    assert sorted(hit["sessionId"] for hit in json.loads(out)) == ["limit", "pay"]
+    assert err == (
+        "zero-tui: matching but not listed: 1 in other workspaces (--all) · "
+        "1 empty run (--include-empty)\n"
+    )
 
 
 def test_a_lone_surrogate_escape_in_a_log_is_indexed_as_go_reads_it(

@@ -321,3 +321,18 @@ def test_a_snippet_is_one_line_around_the_first_match_with_every_match_marked() 
     phrase = make_snippet(body, [Term("rate limit", phrase=True)])
     assert [phrase.text[a:b] for a, b in phrase.spans] == ["rate-limit"]
     assert make_snippet("short text", [Term("absent")]) == make_snippet("short text", [])
+
+
+def test_the_best_event_holds_every_word_when_one_does(tmp_path: Path) -> None:
+    """A short event with one of the words scores better by bm25 than a long one with
+    both; the hit names the event that holds every word, which ranked the session."""
+    builder = Store(tmp_path / "sessions")
+    padding = " ".join(f"filler{number}" for number in range(20))
+    builder.add("both", user("timeout"), answer(f"{padding} the parser hit a timeout {padding}"))
+    catalog = SessionCatalog(builder.store, tmp_path / "cache")
+    sessions = catalog.refresh()
+    catalog.update_content()
+    (hit,) = search(catalog, "parser timeout", sessions).hits
+    assert (hit.sequence, hit.role) == (2, "assistant")
+    (hit,) = search(catalog, "timeout", sessions).hits  # one word: bm25 among them all
+    assert (hit.sequence, hit.role) == (1, "user")

@@ -796,7 +796,8 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     where += f", compacted (opens at the summary, #{hit.open_sequence})"
                 out.write(f"    {where}: {sanitize_line(hit.snippet.text)}\n")
     about = "" if exact else "about "
-    if not args.json and (hidden[0] or hidden[1]):
+    counted = not (args.json and matches is not None)  # --json tells its hits only
+    if counted and (hidden[0] or hidden[1]):
         err.write(f"{PROG}: matching but not listed: {_hidden_matches(*hidden, about=about)}\n")
     if not result.hits:
         where = "any workspace" if args.all else sanitize_line(workspace or "this workspace")

@@ -2,9 +2,10 @@
 
 What a person said (messages, tool calls and outputs, compaction summaries, errors) is
 indexed per event in the `event_text` table, whose rowid is `session key << EVENT_BITS | n`,
-so a hit's session is known without a lookup; every value of the events read in one go
-(`content.payload_values`) is one row of `event_grams` (for substrings), numbered as the
-first of those events, so a session has one such row per update of its log. A log is
+so a hit's session is known without a lookup; every word of the values of the events read
+in one go (`content.payload_values`), once, is one row of `event_grams` (for substrings),
+numbered as the first of those events, so a session has one such row per update of its
+log. A log is
 read from the byte offset indexed up to; a shrunk, replaced or rewritten log is indexed
 again; a deleted session is dropped (by the metadata cache). The state of each log is
 re-read inside the write transaction, so two processes never index the same bytes twice.
@@ -439,15 +440,21 @@ def _event_rows(
 def _gram_row(
     key: int, count: int, texts: list[tuple[bytes, EventText | None]]
 ) -> tuple[int, str] | None:
-    """The `event_grams` row of these lines (numbered on from `count` events): the values of
-    every event among them, one event after another; None when there are none."""
+    """The `event_grams` row of these lines (numbered on from `count` events): every word of
+    their events' values once, a word a line; None when there are none.
+
+    A word here is what whitespace separates, as in a query: a query's word, having no
+    whitespace, is inside the values if and only if it is inside one of their words, so
+    each is indexed once however often it was said (a trigram never spans two lines)."""
     first = count + 1
     if not trigrams_supported() or first >= 1 << EVENT_BITS:
         return None
-    values = [text.values for _, text in texts if text is not None and text.values]
-    if not values:
+    words = dict.fromkeys(
+        word for _, text in texts if text is not None for word in text.values.split()
+    )
+    if not words:
         return None
-    return (key << EVENT_BITS) | first, "\n".join(values)
+    return (key << EVENT_BITS) | first, "\n".join(words)
 
 
 def _record_state(

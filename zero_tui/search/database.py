@@ -3,8 +3,9 @@
 One database per store in zero-tui's cache dir (`zero_tui.paths`), in WAL mode, with named
 columns and a schema version. The text is indexed twice: `event_text`, one row per event
 of what a person said, by words (ranking, snippets); and `event_grams`, one row per
-indexed chunk of a log holding every value of its events, by trigrams (substrings), with
-the text it was given kept compressed in `gram_text` to take it out again (FTS5 needs it).
+indexed chunk of a log holding every distinct word of its events' values, by trigrams
+(substrings), with the text it was given kept compressed in `gram_text` to take it out
+again (FTS5 needs it).
 A missing, corrupt, foreign, read-only or version-mismatched database is rebuilt, or
 bypassed with an in-memory one. Two processes may share it: writes are short transactions
 (WAL, a busy timeout), and a write that waited the timeout out sets `busy` rather than

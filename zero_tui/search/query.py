@@ -15,7 +15,8 @@
 A query of filters alone lists the sessions that pass them, newest first. Sessions are ranked
 by relevance (one event holding every word, then every word as a word somewhere, then
 the sessions where some word is found only inside other text), then recency; within a
-session the best event is FTS5's bm25 rank.
+session the best event is FTS5's bm25 rank, among the events holding every word when
+there is one.
 Every word is handed to FTS5 as a quoted string, so its syntax (`*`, `^`, `NEAR(`, `:`)
 is only ever literal text; an unknown `name:` is searched as text, with a notice.
 No Textual import.
@@ -373,7 +374,8 @@ def _search_text(
         rest = rest - best
     if len(top) < limit:
         top += heapq.nsmallest(limit - len(top), rest, key=prepared.position.__getitem__)
-    events = _best_events(catalog, parsed, top)
+    together = matches.one_event if matches is not None else frozenset()
+    events = _best_events(catalog, parsed, top, together)
     inside = [key for key in top if key not in events]
     if inside and parsed.terms:
         events.update(_events_holding(catalog, parsed.terms, inside))
@@ -506,30 +508,50 @@ def matching_sessions(catalog: SessionCatalog, query: Query) -> TextMatches | No
 
 
 def _best_events(
-    catalog: SessionCatalog, parsed: Query, session_keys: list[int]
+    catalog: SessionCatalog, parsed: Query, session_keys: list[int], together: frozenset[int]
 ) -> dict[int, tuple[str, object, object, object]]:
     """session key -> (body, sequence, role, event id) of its best event (bm25 over the
-    words), in two queries: the doclists are read once, not once per session."""
+    words): among the events holding every word for the sessions that have one
+    (`together`), else among those holding any; a query per kind, so that the doclists are
+    read once, not once per session."""
     if not parsed.terms or not session_keys:
         return {}
-    keys = ",".join(str(int(key)) for key in session_keys)
     best: dict[int, tuple[float, int]] = {}
     with catalog.lock:
         connection = catalog.connection
-        for rowid, score in connection.execute(
-            "SELECT rowid, bm25(event_text) FROM event_text WHERE event_text MATCH ? "
-            f"AND (rowid >> {EVENT_BITS}) IN ({keys})",
-            (_or_expression(parsed.terms),),
-        ):
-            session_key = rowid >> EVENT_BITS
-            if session_key not in best or score < best[session_key][0]:
-                best[session_key] = (score, rowid)
+        pending = list(session_keys)
+        if len(parsed.terms) > 1 and len(parsed.terms) <= MATCH_TERMS:
+            every = " AND ".join(term.fts() for term in parsed.terms)
+            _best_of(connection, every, [key for key in pending if key in together], best)
+            pending = [key for key in pending if key not in best]
+        _best_of(connection, _or_expression(parsed.terms), pending, best)
         rowids = ",".join(str(rowid) for _, rowid in best.values())
         rows = connection.execute(
             "SELECT rowid, body, sequence, role, event_id FROM event_text "
             f"WHERE rowid IN ({rowids})"
         ).fetchall()
     return {row[0] >> EVENT_BITS: (row[1], row[2], row[3], row[4]) for row in rows}
+
+
+def _best_of(
+    connection: sqlite3.Connection,
+    expression: str,
+    session_keys: list[int],
+    best: dict[int, tuple[float, int]],
+) -> None:
+    """Note in `best` (session key -> bm25 score, rowid) the best event of each of these
+    sessions among those matching `expression`."""
+    if not session_keys:
+        return
+    keys = ",".join(str(int(key)) for key in session_keys)
+    for rowid, score in connection.execute(
+        "SELECT rowid, bm25(event_text) FROM event_text WHERE event_text MATCH ? "
+        f"AND (rowid >> {EVENT_BITS}) IN ({keys})",
+        (expression,),
+    ):
+        session_key = rowid >> EVENT_BITS
+        if session_key not in best or score < best[session_key][0]:
+            best[session_key] = (score, rowid)
 
 
 SCAN_EVENTS = 4096
