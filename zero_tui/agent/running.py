@@ -372,13 +372,15 @@ def running_sessions(
     *,
     session_id: str | None = None,
     now: float | None = None,
+    recent: Iterable[Metadata] | None = None,
 ) -> dict[str, Running]:
     """The sessions of `store` (of `sessions` and `session_id`, when given) that an agent is
     writing now, each with where; the strongest signal wins (the module docstring's order).
 
     Signals 1-3 cost the same whatever the store's size; for 4, given `sessions`, only the
     logs of those updated in the last `RECENT_SECONDS` are looked at, else every
-    session's metadata is stat-ed."""
+    session's metadata is stat-ed. `recent` names the candidates for 4 instead (a caller
+    that follows the store knows which sessions were written just now)."""
     wall = time.time() if now is None else now
     listed = None if sessions is None else list(sessions)
     wanted = None if listed is None else {meta.session_id for meta in listed}
@@ -398,7 +400,9 @@ def running_sessions(
     for peer_session, pid in zero_tui_peers().items():
         if peer_session not in found and _log_ends_a_run(store, peer_session) is False:
             add(Running(peer_session, "zero-ui", pid))
-    if listed is None:
+    if recent is not None:
+        candidates = [meta.session_id for meta in recent if _updated_since(meta, wall)]
+    elif listed is None:
         candidates = _recently_written(store, wall)
     else:
         candidates = [meta.session_id for meta in listed if _updated_since(meta, wall)]
