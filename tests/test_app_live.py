@@ -4,6 +4,7 @@ session, Enter opens what it was pressed on, and sessions being written are mark
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -29,6 +30,7 @@ from zero_tui.picker.loader import PickerLoader
 from zero_tui.picker.scopes import RowRanker
 from zero_tui.store import SessionStore
 from zero_tui.ui.screens import picker as picker_module
+from zero_tui.ui.screens.dialogs import HelpScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets.session_list import RUNNING_MARK, SessionList
 
@@ -239,7 +241,7 @@ async def test_running_sessions_are_marked_in_the_row_the_preview_and_the_counts
             assert status(pilot) == "3 shown · 1 running"
             session_list = picker(pilot).query_one(SessionList)
             line = session_list.render_line(0).text
-            assert line.startswith(f"{RUNNING_MARK}running ")
+            assert line.startswith(f" {RUNNING_MARK} running ")
             assert "Newest" in line
             assert not session_list.render_line(1).text.startswith(RUNNING_MARK)
             await wait_until(pilot, lambda: "● running in this zero-tui" in preview_text(pilot), "")
@@ -262,3 +264,34 @@ async def test_a_preview_that_finds_more_than_its_row_brings_the_row_up_to_date(
         await pilot.press("down")
         await wait_until(pilot, lambda: rows(pilot)[0][:2] == ("mid", 3), "the row read again")
         assert "3 events" in preview_text(pilot)
+
+
+async def test_no_content_match_says_so_once(three: StoreBuilder) -> None:
+    app = picker_app(three)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t", *"zzqqxx")
+        await settle(pilot)
+        await wait_until(pilot, lambda: "0 of 3 match" in status(pilot), "no match")
+        session_list = picker(pilot).query_one(SessionList)
+        lines = [session_list.render_line(y).text for y in range(4)]
+        assert sum("no matching items" in line for line in lines) == 1
+
+
+async def test_help_lists_each_key_once_and_how_the_store_is_watched(
+    three: StoreBuilder,
+) -> None:
+    app = picker_app(three)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: bool(picker(pilot).state.watch_mode), "the watcher")
+        await pilot.press(*"/help", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "/help")
+        text = str(app.screen.query_one("#help-text").render())
+        key_lines = [line for line in text.split("Keys", 1)[1].splitlines() if line[:2] == "  "]
+        keys = [re.split(r"\s{2,}", line.strip())[0] for line in key_lines]
+        assert len(keys) == len(set(keys)), keys  # one line per key: a toggle says both ways
+        assert "  ctrl+e  show the runs with no conversation / hide them again" in text
+        for key in ("Tab", "ctrl+e", "ctrl+t", "ctrl+s", "F2", "Esc", "ctrl+q", "F1"):
+            assert f"\n  {key} " in text, key
+        assert "The list follows the store: changes in the store show up as they happen (" in text

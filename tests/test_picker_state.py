@@ -91,6 +91,7 @@ def test_the_empty_state_and_the_lists_empty_message() -> None:
     )
     assert replace(scanned, query="x").list_empty_message() == "no matching items"
     assert "No Zero sessions yet." in state(store_total=0).empty_state()
+    assert "start one from here: type /new" in state(store_total=0).empty_state()
     failed = state(store_total=0, scan_error="read zero session root: denied")
     assert "could not be read.\n\n  read zero session root: denied\n" in failed.empty_state()
 

@@ -208,7 +208,8 @@ class PickerState:
             "No Zero sessions yet.\n\n"
             f"Store: {self.store_root}\n\n"
             "Zero saves every conversation there: run `zero` in a project, chat, and the "
-            "session shows up here.\n"
+            "session shows up here as it is written.\n"
+            "Or start one from here: type /new, then your first prompt.\n"
             "Other places: zero-tui --store DIR · a tour with sample sessions: zero-tui --demo\n\n"
             "ctrl+r scans again · ctrl+q quits"
         )

@@ -32,9 +32,12 @@ MODEL_COLUMN_MIN = 8
 WORKSPACE_COLUMN_MAX = 26
 WORKSPACE_COLUMN_MIN = 12
 MIN_TITLE = 24
+TITLE_WANTED = 48
+"""The title grows to this (or to its longest, when shorter) before the workspace and the
+model grow past their least: the title is what a session is recognised by."""
 FORK_MARK = "fork"
 RUNNING_MARK = "●"
-RUNNING_WORD = "running"  # in the time column of a session an agent is writing now
+RUNNING_WORD = "running"  # `● running` in the time column of a session being written now
 NARROW_WIDTH = 110
 """On a screen narrower than this the list's container gets the class `-narrow`: the
 picker's CSS then hides the preview, so the titles get the room."""
@@ -83,6 +86,7 @@ class NaturalWidths:
     workspace: int = 0
     count: int = 0  # "1234 ev"
     fork: int = 0  # len(FORK_MARK) when some row is a fork
+    title: int = TITLE_WANTED  # the longest title, up to TITLE_WANTED
 
 
 def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str) -> NaturalWidths:
@@ -95,7 +99,17 @@ def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str
         workspace=workspace,
         count=max((len(str(row.event_count)) for row in rows), default=1) + 3,
         fork=len(FORK_MARK) if any(row.is_fork for row in rows) else 0,
+        title=_longest_title(rows),
     )
+
+
+def _longest_title(rows: Sequence[PickerRow]) -> int:
+    longest = 0
+    for row in rows:
+        if len(row.title) >= TITLE_WANTED or cell_len(row.title) >= TITLE_WANTED:
+            return TITLE_WANTED
+        longest = max(longest, cell_len(row.title))
+    return longest
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +141,8 @@ def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
 
     The title keeps MIN_TITLE cells. The other columns then get their minimum in order
     of importance (the workspace first when every workspace is listed, then the model),
-    grow to their natural width, and the title takes the rest (less one cell at the end).
+    the title grows to its natural width (up to TITLE_WANTED), the other columns grow to
+    theirs, and the title takes the rest (less one cell at the end).
     """
     fork_width = 1 + natural.fork if natural.fork else 0
     fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + fork_width + 1
@@ -139,6 +154,7 @@ def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
         if full and spare >= least + 2:
             given[column] = least
             spare -= least + 2
+    spare -= min(max(0, spare), max(0, natural.title - MIN_TITLE))
     for column, (full, _minimum) in enumerate(wanted):
         if given[column]:
             extra = min(full - given[column], spare)
@@ -451,7 +467,7 @@ class SessionList(ScrollView, can_focus=False):
         if part and line < len(self._order):
             return self._render_snippet(line, width, base)
         if line >= len(self._order):
-            if line == 0 and self._empty_message:
+            if line == 0 and part == 0 and self._empty_message:  # once, not per line of a row
                 style = base + self.get_component_rich_style("session-list--message", partial=True)
                 return Strip([Segment(_pad(self._empty_message, width), style)], width)
             return Strip.blank(width, base)
@@ -508,14 +524,10 @@ class SessionList(ScrollView, can_focus=False):
             )
 
         left: list[Segment] = [Segment(" ", plain)]
-        if running:
+        if running and layout.time:
             running_style = base + part("session-list--running", partial=True) + overlay
-            left = [Segment(RUNNING_MARK, running_style)]
-            if layout.time:
-                left += [
-                    Segment(RUNNING_WORD.ljust(layout.time), running_style),
-                    Segment("  ", plain),
-                ]
+            mark = f"{RUNNING_MARK} {RUNNING_WORD}".ljust(layout.time)
+            left += [Segment(mark, running_style), Segment("  ", plain)]
         elif layout.time:
             when = row.when.ljust(layout.time)
             left.extend(self._highlighted(when, time_positions, time_style, match_part))
