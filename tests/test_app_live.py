@@ -42,7 +42,7 @@ def own_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No other zero-tui's runs, no Zero TUI peers, no `zero` of another test."""
     (tmp_path / "runtime").mkdir()
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
-    monkeypatch.setattr(running_module, "zero_processes", lambda now=None: {})
+    monkeypatch.setattr(running_module, "zero_processes", lambda *_, **__: {})
 
 
 @pytest.fixture

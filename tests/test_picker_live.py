@@ -34,6 +34,7 @@ from zero_tui.store.resumable import has_resumable_content
 from zero_tui.store.store import METADATA_FILE
 
 W = "/w/app"
+REAL_ZERO_PROCESSES = running_module.zero_processes
 HERE: ScopeKey = (False, False)
 
 
@@ -43,7 +44,7 @@ def no_runs_elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     no `zero` process of another test on this machine."""
     (tmp_path / "runtime").mkdir()
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
-    monkeypatch.setattr(running_module, "zero_processes", lambda now=None: {})
+    monkeypatch.setattr(running_module, "zero_processes", lambda *_, **__: {})
 
 
 def varied_store(make_store: Callable[..., StoreBuilder]) -> StoreBuilder:
@@ -262,3 +263,25 @@ def test_a_registry_entry_of_another_zero_tui_marks_its_session(
     # and hidden again once it stopped without an answer
     stopped = apply(running, follow(picker_loader, running))
     assert scopes(stopped) == scopes(state)
+
+
+def test_a_zero_started_just_after_the_last_look_is_seen_at_the_next_batch(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The processes are looked at afresh for each batch: a write means something may
+    have just started (a scan of /proc kept for a second missed it)."""
+    # the real process signal, over a process table of the test's own
+    monkeypatch.setattr(running_module, "zero_processes", REAL_ZERO_PROCESSES)
+    monkeypatch.setattr(running_module, "_process_scan", None)
+    table: list[tuple[int, list[str]]] = []
+    monkeypatch.setattr(running_module, "_command_lines", lambda: iter(table))
+    builder = varied_store(make_store)
+    picker_loader = make_loader(builder, tmp_path / "cache")
+    state, _ = scan(picker_loader)
+    assert [stage for stage in follow(picker_loader, state) if isinstance(stage, RunningFound)] == [
+        RunningFound({})
+    ]
+    table.append((4242, ["zero", "exec", "--resume", "here1", "--", "go on"]))
+    stages = follow(picker_loader, state, "here1")
+    [found] = [stage for stage in stages if isinstance(stage, RunningFound)]
+    assert found.running["here1"] == running_module.Running("here1", "zero-process", 4242)

@@ -172,7 +172,7 @@ def test_snapshot_a_running_session(
     it runs, the status line counts it."""
     (tmp_path / "runtime").mkdir()
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
-    monkeypatch.setattr(running_module, "zero_processes", lambda now=None: {})
+    monkeypatch.setattr(running_module, "zero_processes", lambda *_, **__: {})
     claim = running_module.claim_run(picker_store.store, "zero_20260704113000_1")
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
     try:

@@ -243,7 +243,7 @@ class StoreFollower:
         for session_id, meta in list(self._recent.items()):
             if not _written_lately(meta):
                 del self._recent[session_id]
-        found = running_sessions(self._store, recent=list(self._recent.values()))
+        found = running_sessions(self._store, recent=list(self._recent.values()), process_age=0)
         now_running = frozenset(found)
         flipped = sorted((now_running ^ self._running) & self._facts.keys())
         self._running = now_running
