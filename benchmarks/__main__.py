@@ -26,7 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import export_bench, picker_bench, ranking_bench, store_bench, transcript_bench
+from benchmarks import (
+    export_bench,
+    live_bench,
+    picker_bench,
+    ranking_bench,
+    store_bench,
+    transcript_bench,
+)
 from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.search.catalog import RACY_NS, SessionCatalog
 from zero_tui.search.query import search
@@ -230,6 +237,7 @@ def build_rows(
     fzf: dict[str, float] | None,
     transcript: dict[str, Any],
     export: dict[str, Any],
+    live: dict[str, Any] | None = None,
 ) -> list[Row]:
     m = main
     rows = [
@@ -385,6 +393,50 @@ def build_rows(
                 export[fmt]["within_budget"] if budgeted else None,
             )
         )
+    if live is not None:
+        rows += live_rows(live, m)
+    return rows
+
+
+def live_rows(live: dict[str, Any], main: int) -> list[Row]:
+    """The live picker's figures (benchmarks.live_bench)."""
+    writes = live["writes"]
+    unwatched = live["idle_cpu_per_minute_unwatched_s"]
+    rows = [
+        Row(
+            f"live picker: a write to its row on screen, {label} of {writes}",
+            {main: _time(live[key])},
+            "",
+            "",
+            "< 1 s",
+            live[key] < 1,
+        )
+        for label, key in (("p50", "write_to_row_p50_s"), ("p95", "write_to_row_p95_s"))
+    ]
+    rows += [
+        Row(
+            f"open picker idle, CPU per minute, {label}",
+            {main: _time(live[key])},
+            f"no watcher {_time(unwatched)}",
+            _ratio(live[key] / unwatched) if unwatched else "",
+            "",
+            None,
+        )
+        for label, key in (
+            ("file-change notification", "idle_cpu_per_minute_notify_s"),
+            ("polling every 1s", "idle_cpu_per_minute_poll_s"),
+        )
+    ]
+    rows.append(
+        Row(
+            "running mark, one look after a batch",
+            {main: _time(live["running_look_s"])},
+            f"stat every metadata {_time(live['running_every_metadata_s'])}",
+            _ratio(live["running_look_s"] / live["running_every_metadata_s"]),
+            "",
+            None,
+        )
+    )
     return rows
 
 
@@ -431,6 +483,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help=f"also {LARGE_SESSIONS:,} sessions")
     parser.add_argument("--repeats", type=int, default=5, help="runs of each process timing")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each keystroke/query")
+    parser.add_argument("--writes", type=int, default=50, help="writes the live picker follows")
+    parser.add_argument(
+        "--idle-seconds", type=float, default=15.0, help="how long an idle picker is measured"
+    )
     args = parser.parse_args(argv)
     sizes = sorted({args.small, args.sessions} | ({LARGE_SESSIONS} if args.large else set()))
     started = time.perf_counter()
@@ -452,7 +508,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         transcript = transcript_bench.run(args.big_events)
         _say(f"export of {args.big_events:,} events")
         export = export_bench.run(args.big_events, repeat=max(1, min(3, args.repeats)))
-    rows = build_rows(per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export)
+        _say(f"the live picker at {args.sessions:,} sessions")
+        live = live_bench.run(
+            args.sessions,
+            args.events,
+            args.workspaces,
+            writes=args.writes,
+            idle_seconds=args.idle_seconds,
+        )
+    rows = build_rows(per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export, live)
     print(render(rows, sizes, args.sessions))
     elapsed = time.perf_counter() - started
     print(

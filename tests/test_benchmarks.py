@@ -11,7 +11,8 @@ def test_the_benchmark_prints_one_table_with_every_figure(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     arguments = ["--sessions", "24", "--small", "12", "--events", "6", "--big-events", "120"]
-    assert main([*arguments, "--repeats", "1", "--rounds", "1", "--workspaces", "3"]) == 0
+    tiny = ["--repeats", "1", "--rounds", "1", "--workspaces", "3", "--writes", "3"]
+    assert main([*arguments, *tiny, "--idle-seconds", "0.2"]) == 0
     out = capsys.readouterr().out
     table = [line for line in out.splitlines() if line.startswith("|")]
     header = table[0]
@@ -34,6 +35,10 @@ def test_the_benchmark_prints_one_table_with_every_figure(
         "transcript peak memory (traced)",
         "export txt throughput",
         "export html throughput",
+        "live picker: a write to its row on screen, p95 of 3",
+        "open picker idle, CPU per minute, file-change notification",
+        "open picker idle, CPU per minute, polling every 1s",
+        "running mark, one look after a batch",
     ):
         assert expected in figures
     # every measured cell holds a number with its unit
