@@ -178,7 +178,8 @@ def test_nothing_changed_posts_no_change(
     with SessionCatalog(builder.store, cache) as catalog:
         catalog.refresh()
         catalog.update_content()
-    stages = follow(picker_loader, state, "here1", "nosuch")
+    (builder.root / "not a session!").mkdir()  # no valid id: the scan does not list it either
+    stages = follow(picker_loader, state, "here1", "nosuch", "not a session!")
     assert not [stage for stage in stages if isinstance(stage, StoreChanged)]
     assert isinstance(stages[-1], ChangesDone)
     assert not stages[-1].indexed

@@ -36,7 +36,7 @@ from zero_tui.store.resumable import (
     is_empty_run,
     placement,
 )
-from zero_tui.store.store import UnreadableSession
+from zero_tui.store.store import UnreadableSession, valid_session_id
 from zero_tui.store.workspace import workspace_matches
 from zero_tui.text.labels import parse_rfc3339
 
@@ -168,7 +168,7 @@ class StoreFollower:
 
     def apply(self, session_ids: Iterable[str]) -> StoreChanged | None:
         """Read these sessions again; what changed, or None when nothing did."""
-        wanted = sorted(set(session_ids))
+        wanted = sorted(sid for sid in set(session_ids) if valid_session_id(sid))
         catalog = self._catalog
         catalog.revalidate()  # catalogue the new sessions, forget the gone; fresh stats
         keys = catalog.session_keys()
