@@ -30,6 +30,7 @@ from typing import Any
 
 from benchmarks import (
     export_bench,
+    live_bench,
     picker_bench,
     ranking_bench,
     store_bench,
@@ -252,6 +253,7 @@ def build_rows(
     fzf: dict[str, float] | None,
     transcript: dict[str, Any],
     export: dict[str, Any],
+    live: dict[str, Any] | None = None,
 ) -> list[Row]:
     m = main
     rows = [
@@ -416,6 +418,50 @@ def build_rows(
                 export[fmt]["within_budget"] if budgeted else None,
             )
         )
+    if live is not None:
+        rows += live_rows(live, m)
+    return rows
+
+
+def live_rows(live: dict[str, Any], main: int) -> list[Row]:
+    """The live picker's figures (benchmarks.live_bench)."""
+    writes = live["writes"]
+    unwatched = live["idle_cpu_per_minute_unwatched_s"]
+    rows = [
+        Row(
+            f"live picker: a write to its row on screen, {label} of {writes}",
+            {main: _time(live[key])},
+            "",
+            "",
+            "< 1 s",
+            live[key] < 1,
+        )
+        for label, key in (("p50", "write_to_row_p50_s"), ("p95", "write_to_row_p95_s"))
+    ]
+    rows += [
+        Row(
+            f"open picker idle, CPU per minute, {label}",
+            {main: _time(live[key])},
+            f"no watcher {_time(unwatched)}",
+            _ratio(live[key] / unwatched) if unwatched else "",
+            "",
+            None,
+        )
+        for label, key in (
+            ("file-change notification", "idle_cpu_per_minute_notify_s"),
+            ("polling every 1s", "idle_cpu_per_minute_poll_s"),
+        )
+    ]
+    rows.append(
+        Row(
+            "running mark, one look after a batch",
+            {main: _time(live["running_look_s"])},
+            f"stat every metadata {_time(live['running_every_metadata_s'])}",
+            _ratio(live["running_look_s"] / live["running_every_metadata_s"]),
+            "",
+            None,
+        )
+    )
     return rows
 
 
@@ -478,6 +524,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="runs of each process timing")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each keystroke/query")
     parser.add_argument("--skip-tui", action="store_true", help="no picker vs Zero's TUI (tmux)")
+    parser.add_argument("--writes", type=int, default=50, help="writes the live picker follows")
+    parser.add_argument(
+        "--idle-seconds", type=float, default=15.0, help="how long an idle picker is measured"
+    )
     args = parser.parse_args(argv)
     sizes = sorted({args.small, args.sessions} | ({LARGE_SESSIONS} if args.large else set()))
     started = time.perf_counter()
@@ -499,6 +549,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         transcript = transcript_bench.run(args.big_events)
         _say(f"export of {args.big_events:,} events")
         export = export_bench.run(args.big_events, repeat=max(1, min(3, args.repeats)))
+        _say(f"the live picker at {args.sessions:,} sessions")
+        live = live_bench.run(
+            args.sessions,
+            args.events,
+            args.workspaces,
+            writes=args.writes,
+            idle_seconds=args.idle_seconds,
+        )
     _say("against Zero's own commands")
     versus = zero_bench.run(
         args.sessions,
@@ -509,7 +567,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.repeats,
         tui=not args.skip_tui,
     )
-    rows = build_rows(per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export)
+    rows = build_rows(per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export, live)
     rows += versus_zero_rows(versus, sizes, args.sessions)
     print(render(rows, sizes, args.sessions))
     elapsed = time.perf_counter() - started

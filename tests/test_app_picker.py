@@ -725,25 +725,47 @@ async def test_ctrl_r_says_what_the_rescan_found(make_store: Callable[..., Store
     builder = make_store()
     builder.add("one", title="First", cwd=W, updated_at="2026-07-04T10:00:00Z")
     builder.add("two", title="Second", cwd=W, updated_at="2026-07-04T09:00:00Z")
+    builder.add("old", title="Old", cwd=W, updated_at="2026-07-04T08:00:00Z")
     app = picker_app(builder)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        picker(pilot)._watch_stop.set()  # what ctrl+r finds, not what the watcher would
+        await pilot.pause(0.2)
         builder.add("three", title="Third", cwd=W, updated_at="2026-07-04T11:00:00Z")
+        builder.add("four", title="Fourth", cwd=W, updated_at="2026-07-04T11:30:00Z")
+        builder.store.update_title("two", "Second, renamed")
+        shutil.rmtree(builder.store.session_dir("old"))
         await pilot.press("ctrl+r")
         await settle(pilot)
         notes = [note.message for note in app._notifications]
-        assert "3 shown · 1 new · 3 sessions in the store" in notes
+        assert "4 shown · 2 new · 1 changed · 1 removed · 4 sessions in the store" in notes
         await pilot.press("ctrl+r")
         await settle(pilot)
         notes = [note.message for note in app._notifications]
-        assert "3 shown · no change · 3 sessions in the store" in notes
+        assert "4 shown · no change · 4 sessions in the store" in notes
 
 
 def test_rescan_summary() -> None:
-    from zero_tui.picker.session_rows import rescan_summary
+    from zero_tui.picker.session_rows import PickerRow, rescan_summary
 
-    assert rescan_summary(["a", "b"], ["b", "c", "d"], 40) == (
-        "3 shown · 2 new · 1 gone · 40 sessions in the store"
+    def row(
+        session_id: str, events: int = 2, updated_at: str = "2026-07-04T10:00:00Z"
+    ) -> PickerRow:
+        return PickerRow(
+            session_id, session_id, "10:00", session_id, "", "", events, False, "/w", updated_at
+        )
+
+    before = [row("a"), row("b"), row("c")]
+    after = [row("b", events=4, updated_at="2026-07-04T11:00:00Z"), row("c"), row("d"), row("e")]
+    assert rescan_summary(before, after, 40) == (
+        "4 shown · 2 new · 1 changed · 1 removed · 40 sessions in the store"
+    )
+    # the time label alone moves with the clock: not a change
+    relabelled = [
+        PickerRow("c", "c", "Jul 04 10:00", "c", "", "", 2, False, "/w", "2026-07-04T10:00:00Z")
+    ]
+    assert (
+        rescan_summary([row("c")], relabelled, 1) == "1 shown · no change · 1 session in the store"
     )
     assert rescan_summary([], [], 1) == "0 shown · no change · 1 session in the store"
 

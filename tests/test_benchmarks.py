@@ -16,8 +16,8 @@ def test_the_benchmark_prints_one_table_with_every_figure(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     arguments = ["--sessions", "24", "--small", "12", "--events", "6", "--big-events", "120"]
-    other = ["--repeats", "1", "--rounds", "1", "--workspaces", "3", "--skip-tui"]
-    assert main([*arguments, *other]) == 0
+    tiny = ["--repeats", "1", "--rounds", "1", "--workspaces", "3", "--writes", "3"]
+    assert main([*arguments, *tiny, "--idle-seconds", "0.2", "--skip-tui"]) == 0
     out = capsys.readouterr().out
     table = [line for line in out.splitlines() if line.startswith("|")]
     header = table[0]
@@ -45,6 +45,10 @@ def test_the_benchmark_prints_one_table_with_every_figure(
         "vs Zero: `zero-tui search --all` two words, readable output",
         "vs Zero: `sessions --all --json`, cold cache",
         "vs Zero: `export --format txt -o -`, 120 events (0 MB)",
+        "live picker: a write to its row on screen, p95 of 3",
+        "open picker idle, CPU per minute, file-change notification",
+        "open picker idle, CPU per minute, polling every 1s",
+        "running mark, one look after a batch",
     ):
         assert expected in figures
     # the rows against Zero say what they were compared with

@@ -6,9 +6,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from zero_tui.agent.running import Running
+from zero_tui.picker.live import SessionChange, SessionFacts, StoreChanged
 from zero_tui.picker.loader import ScopeLoaded
 from zero_tui.picker.scopes import HiddenCounts, ScopeKey
-from zero_tui.picker.session_rows import PickerRow
+from zero_tui.picker.session_rows import PickerRow, insert_in_zero_order
 from zero_tui.picker.state import PickerState, ScopeRows
 from zero_tui.store.store import UnreadableSession
 
@@ -16,8 +18,10 @@ HERE: ScopeKey = (False, False)
 EVERYWHERE: ScopeKey = (True, False)
 
 
-def row(session_id: str) -> PickerRow:
-    return PickerRow(session_id, session_id, "", session_id, "", "", 2, False, "/w")
+def row(session_id: str, updated_at: str = "", events: int = 2) -> PickerRow:
+    return PickerRow(
+        session_id, session_id, "", session_id, "", "", events, False, "/w", updated_at
+    )
 
 
 def loaded(
@@ -87,6 +91,7 @@ def test_the_empty_state_and_the_lists_empty_message() -> None:
     )
     assert replace(scanned, query="x").list_empty_message() == "no matching items"
     assert "No Zero sessions yet." in state(store_total=0).empty_state()
+    assert "start one from here: type /new" in state(store_total=0).empty_state()
     failed = state(store_total=0, scan_error="read zero session root: denied")
     assert "could not be read.\n\n  read zero session root: denied\n" in failed.empty_state()
 
@@ -123,3 +128,59 @@ def test_the_keys_on_offer() -> None:
     assert replace(ready, query="x", shown=1).offer_facts() == ready.offer_facts()
     assert replace(ready, store_total=0).offer_facts() != ready.offer_facts()
     assert replace(ready, content_mode=True).offer_facts() != ready.offer_facts()
+
+
+def test_a_batch_of_changes_moves_each_session_in_every_scope() -> None:
+    here, away, empty = (
+        SessionFacts(True, True, False),
+        SessionFacts(True, False, False),
+        SessionFacts(True, True, True),
+    )
+    rows = (row("c", "2026-07-04T09:00:00Z"), row("a", "2026-07-04T08:00:00Z"))
+    start = state(
+        scopes={HERE: ScopeRows(rows, HiddenCounts(other_workspace=1, empty_runs=1), True)},
+        running={"a": Running("a", "recent"), "gone": Running("gone", "recent")},
+    )
+    appended = row("a", "2026-07-04T10:00:00Z", events=4)
+    changes = (
+        SessionChange("a", here, here, appended),  # appended to: to the top
+        SessionChange("e", empty, here, row("e", "2026-07-04T08:30:00Z")),  # answered now
+        SessionChange("x", away, None, None),  # removed
+        SessionChange("n", None, here, row("n", "2026-07-04T09:00:00Z")),  # new, a tie with c
+    )
+    sessions = {sid: object() for sid in "acen"}
+    changed = StoreChanged(changes, 4, (), (), sessions)  # type: ignore[arg-type]
+    after = start.with_changes(changed)
+    scope = after.scopes[HERE]
+    assert [item.session_id for item in scope.rows] == ["a", "c", "n", "e"]
+    assert scope.rows[0].event_count == 4
+    assert scope.hidden == HiddenCounts()
+    assert (after.store_total, after.sessions) == (4, sessions)
+    assert set(after.running) == {"a"}  # a removed session no longer runs
+    assert after.running_in_scope() == 1
+    assert replace(after, shown=4).status() == "4 shown · 1 running"
+
+
+def test_the_status_line_says_polling_only_when_it_polls() -> None:
+    shown = state(shown=1).with_rows(loaded(HERE, "a", complete=True))
+    notified = replace(shown, watch_mode="file-change notification")
+    assert notified.status() == "1 shown"
+    assert "file-change notification" in notified.live_note()
+    polling = replace(shown, watch_mode="polling every 1s (watchfiles is not installed)")
+    assert polling.status() == "1 shown · polling the store every 1s"
+    assert "watchfiles is not installed" in polling.live_note()
+
+
+def test_the_counts_move_with_a_session_and_never_go_below_zero() -> None:
+    counts = HiddenCounts(other_workspace=1, empty_runs=0, not_resumable=2)
+    assert counts.moved("other_workspace", "empty_runs") == HiddenCounts(0, 1, 2)
+    assert counts.moved(None, "not_resumable") == HiddenCounts(1, 0, 3)
+    assert counts.moved("empty_runs", None) == counts  # already at zero
+    assert counts.moved("listed", "other_empty_runs") == counts  # neither is counted here
+
+
+def test_rows_go_in_zero_order() -> None:
+    rows = [row("b", "2026-07-04T10:00:00Z"), row("d", "2026-07-04T10:00:00Z")]
+    for item in (row("a", "2026-07-04T11:00:00Z"), row("c", "2026-07-04T10:00:00Z"), row("z", "")):
+        insert_in_zero_order(rows, item)
+    assert [item.session_id for item in rows] == ["a", "b", "c", "d", "z"]

@@ -9,6 +9,7 @@ from zero_tui.ui.widgets.session_list import (
     MIN_TITLE,
     MODEL_COLUMN_MAX,
     MODEL_COLUMN_MIN,
+    TITLE_WANTED,
     WORKSPACE_COLUMN_MAX,
     WORKSPACE_COLUMN_MIN,
     NaturalWidths,
@@ -30,14 +31,16 @@ def test_natural_widths_come_from_the_rows() -> None:
         row(model="a-very-long-model-name-indeed", events=1234, workspace="/home/dev/webapp"),
     ]
     assert natural_widths(rows, show_workspace=False, home="/home/dev") == NaturalWidths(
-        model=MODEL_COLUMN_MAX, workspace=0, count=len("1234 ev"), fork=0
+        model=MODEL_COLUMN_MAX, workspace=0, count=len("1234 ev"), fork=0, title=len("title")
     )
     shown = natural_widths(rows, show_workspace=True, home="/home/dev")
     assert shown.workspace == len("~/webapp")
     deep = [row(workspace="/srv/" + "x" * 60)]
     assert natural_widths(deep, show_workspace=True, home="/h").workspace == WORKSPACE_COLUMN_MAX
     assert natural_widths([row(fork=True)], show_workspace=False, home="/h").fork == len(FORK_MARK)
-    assert natural_widths([], show_workspace=True, home="/h") == NaturalWidths(0, 0, 4, 0)
+    assert natural_widths([], show_workspace=True, home="/h") == NaturalWidths(0, 0, 4, 0, 0)
+    long = [PickerRow("s", "t", "", "t" * 90, "", "", 1, False, "/w")]
+    assert natural_widths(long, show_workspace=False, home="/h").title == TITLE_WANTED
 
 
 def test_a_wide_list_shows_every_column_in_full() -> None:
@@ -93,3 +96,16 @@ def test_the_columns_never_overflow_a_list_with_room_for_them() -> None:
             assert layout.left + layout.title + layout.right == width - 1
         if layout.workspace or layout.model:
             assert layout.title >= MIN_TITLE
+
+
+def test_the_title_gets_its_room_before_the_workspace_and_the_model_grow() -> None:
+    # every workspace at 160 columns: the list is about 101 cells beside the preview
+    natural = NaturalWidths(
+        model=MODEL_COLUMN_MAX, workspace=WORKSPACE_COLUMN_MAX, count=6, fork=len(FORK_MARK)
+    )
+    layout = row_layout(101, natural, timed=True)
+    assert layout.title >= 40  # it was 28: titles cut at about 26 characters
+    assert (layout.workspace, layout.model) >= (WORKSPACE_COLUMN_MIN, MODEL_COLUMN_MIN)
+    # short titles leave the room to the other columns
+    short = row_layout(101, NaturalWidths(model=18, workspace=26, count=6, title=20), timed=True)
+    assert (short.workspace, short.model) == (26, 18)

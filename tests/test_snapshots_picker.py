@@ -11,6 +11,7 @@ from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, user
 from textual.pilot import Pilot
 from textual.worker import WorkerState
 
+from zero_tui.agent import running as running_module
 from zero_tui.store import SessionStore
 from zero_tui.ui.app import make_app
 
@@ -138,7 +139,7 @@ def test_snapshot_picker_sizes(
     assert snap_compare(app, terminal_size=size, run_before=settle)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+@pytest.mark.parametrize("size", [(80, 24), (200, 60), (160, 40)])
 def test_snapshot_all_workspaces_sizes(
     snap_compare: SnapCompare, long_titles_store: StoreBuilder, size: tuple[int, int]
 ) -> None:
@@ -159,3 +160,22 @@ def test_snapshot_content_search(snap_compare: SnapCompare, picker_store: StoreB
 
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=SIZE, run_before=search_content)
+
+
+def test_snapshot_a_running_session(
+    snap_compare: SnapCompare,
+    picker_store: StoreBuilder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A session a zero-tui runs now: `●` and `running` in its row, the preview says where
+    it runs, the status line counts it."""
+    (tmp_path / "runtime").mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setattr(running_module, "zero_processes", lambda *_, **__: {})
+    claim = running_module.claim_run(picker_store.store, "zero_20260704113000_1")
+    app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
+    try:
+        assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+    finally:
+        claim.release()

@@ -680,14 +680,14 @@ REGISTRY = Registry(
         ScreenAction(
             "empty('show')",
             "Sessions: show empty runs",
-            "ctrl+e: runs with no conversation",
+            "ctrl+e: show the runs with no conversation",
             PICKER_ONLY,
             keys=(Key("ctrl+e", Context.PICKER, "Show empty"),),
         ),
         ScreenAction(
             "empty('hide')",
             "Sessions: hide empty runs",
-            "ctrl+e",
+            "ctrl+e: hide them again",
             PICKER_ONLY,
             keys=(Key("ctrl+e", Context.PICKER, "Hide empty"),),
         ),
@@ -701,7 +701,7 @@ REGISTRY = Registry(
         ScreenAction(
             "search_mode('content')",
             "Sessions: search what was said",
-            "ctrl+t: prompts, answers, tool output (not just titles)",
+            "ctrl+t: search what was said: prompts, answers, tool output",
             PICKER_ONLY,
             keys=(Key("ctrl+t", Context.PICKER, "Search content"),),
         ),
@@ -715,7 +715,7 @@ REGISTRY = Registry(
         ScreenAction(
             "rescan",
             "Sessions: scan again",
-            "ctrl+r: re-read the store",
+            "ctrl+r: scan the store again and say what changed",
             PICKER_ONLY,
             keys=(Key("ctrl+r", Context.PICKER, "Rescan", show=False),),
         ),
@@ -728,7 +728,7 @@ REGISTRY = Registry(
         ScreenAction(
             "move(-1)",
             "Up",
-            "The previous session (up, ctrl+p)",
+            "ctrl+p: the previous session (also ↑)",
             PICKER_ONLY,
             keys=(Key("ctrl+p", Context.PICKER, "Up", show=False),),
             palette=False,
@@ -736,7 +736,7 @@ REGISTRY = Registry(
         ScreenAction(
             "move(1)",
             "Down",
-            "The next session (down, ctrl+n)",
+            "ctrl+n: the next session (also ↓)",
             PICKER_ONLY,
             keys=(Key("ctrl+n", Context.PICKER, "Down", show=False),),
             palette=False,
@@ -744,7 +744,7 @@ REGISTRY = Registry(
         ScreenAction(
             "page(-1)",
             "Page up",
-            "PgUp",
+            "PgUp: a page up",
             PICKER_ONLY,
             keys=(Key("pageup", Context.PICKER, "Page up", show=False),),
             palette=False,
@@ -752,7 +752,7 @@ REGISTRY = Registry(
         ScreenAction(
             "page(1)",
             "Page down",
-            "PgDn",
+            "PgDn: a page down",
             PICKER_ONLY,
             keys=(Key("pagedown", Context.PICKER, "Page down", show=False),),
             palette=False,
@@ -760,7 +760,7 @@ REGISTRY = Registry(
         ScreenAction(
             "first",
             "First session",
-            "Home",
+            "Home: the newest session",
             PICKER_ONLY,
             keys=(Key("home", Context.PICKER, "First", show=False),),
             palette=False,
@@ -768,7 +768,7 @@ REGISTRY = Registry(
         ScreenAction(
             "last",
             "Last session",
-            "End",
+            "End: the oldest session",
             PICKER_ONLY,
             keys=(Key("end", Context.PICKER, "Last", show=False),),
             palette=False,
@@ -784,7 +784,7 @@ REGISTRY = Registry(
         ScreenAction(
             "escape",
             "Clear the query",
-            "Esc (with an empty query it only says how to quit: ctrl+q)",
+            "Esc: clear the query (with none, it says how to quit: ctrl+q)",
             PICKER_ONLY,
             keys=(Key("escape", Context.PICKER, "Clear", show=False),),
             palette=False,

@@ -276,11 +276,14 @@ def _is_zero(argv: list[str]) -> bool:
 _process_scan: tuple[float, dict[str, Running]] | None = None
 
 
-def zero_processes(now: float | None = None) -> dict[str, Running]:
-    """session id -> the `zero` process whose arguments name it (Linux's /proc)."""
+def zero_processes(
+    now: float | None = None, *, max_age: float = PROCESS_SCAN_SECONDS
+) -> dict[str, Running]:
+    """session id -> the `zero` process whose arguments name it (Linux's /proc); a scan
+    younger than `max_age` seconds is reused."""
     global _process_scan
     moment = time.monotonic() if now is None else now
-    if _process_scan is not None and moment - _process_scan[0] < PROCESS_SCAN_SECONDS:
+    if _process_scan is not None and moment - _process_scan[0] < max_age:
         return _process_scan[1]
     found: dict[str, Running] = {}
     for pid, argv in _command_lines():
@@ -410,13 +413,17 @@ def running_sessions(
     *,
     session_id: str | None = None,
     now: float | None = None,
+    recent: Iterable[Metadata] | None = None,
+    process_age: float = PROCESS_SCAN_SECONDS,
 ) -> dict[str, Running]:
     """The sessions of `store` (of `sessions` and `session_id`, when given) that an agent is
     writing now, each with where; the strongest signal wins (the module docstring's order).
 
     Signals 1-3 cost the same whatever the store's size; for 4, given `sessions`, only the
     logs of those updated in the last `RECENT_SECONDS` are looked at, else every
-    session's metadata is stat-ed."""
+    session's metadata is stat-ed. `recent` names the candidates for 4 instead (a caller
+    that follows the store knows which sessions were written just now); `process_age`: how
+    old a scan of the processes may be (a caller that has just seen a write wants none)."""
     wall = time.time() if now is None else now
     listed = None if sessions is None else list(sessions)
     wanted = None if listed is None else {meta.session_id for meta in listed}
@@ -431,12 +438,14 @@ def running_sessions(
 
     for running in _registry_runs(store).values():
         add(running)
-    for running in zero_processes().values():
+    for running in zero_processes(max_age=process_age).values():
         add(running)
     for peer_session, pid in zero_tui_peers().items():
         if peer_session not in found and _log_ends_a_run(store, peer_session) is False:
             add(Running(peer_session, "zero-ui", pid))
-    if listed is None:
+    if recent is not None:
+        candidates = [meta.session_id for meta in recent if _updated_since(meta, wall)]
+    elif listed is None:
         candidates = _recently_written(store, wall)
     else:
         candidates = [meta.session_id for meta in listed if _updated_since(meta, wall)]

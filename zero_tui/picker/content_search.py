@@ -7,7 +7,7 @@ workers call both and post what they return.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,10 +57,12 @@ class ContentSearch:
         rows: Sequence[PickerRow],
         *,
         scan: int,
+        sessions: Mapping[str, Metadata] | None = None,
         cancelled: Callable[[], bool] = lambda: False,
     ) -> ContentOutcome:
         """The rows whose sessions match `text`; `scan` names the scan the rows come from
-        (a new one reads their metadata again)."""
+        (a new one reads their metadata again); `sessions`: the store's metadata by id as
+        the picker follows it (new and changed sessions included), instead."""
         if self._catalog is None:
             self._catalog = SessionCatalog(self._store, self._cache_dir)
         catalog = self._catalog
@@ -68,8 +70,11 @@ class ContentSearch:
             parsed = parse_query(text)
         except QueryError as error:
             return ContentOutcome([], [], 0, str(error))
-        sessions = self._scope_metadata(rows, scan, catalog)
-        result = search(catalog, parsed, sessions, limit=CONTENT_LIMIT, cancelled=cancelled)
+        if sessions is None:
+            scope = self._scope_metadata(rows, scan, catalog)
+        else:
+            scope = [sessions[row.session_id] for row in rows if row.session_id in sessions]
+        result = search(catalog, parsed, scope, limit=CONTENT_LIMIT, cancelled=cancelled)
         hits, order = hits_in_rows(result.hits, rows)
         return ContentOutcome(order, hits, result.matched, None, result.notices)
 

@@ -15,13 +15,14 @@ refresh, which is why the steps post their stages rather than yield them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 
 from zero_tui.paths import default_cache_dir
 from zero_tui.picker.head_cache import ScopeHead, head_path, load_head, save_head
+from zero_tui.picker.live import RunningFound, StoreChanged, StoreFollower, recorded
 from zero_tui.picker.preview_data import PreviewData, build_preview, missing_preview
 from zero_tui.picker.scopes import ALL_SCOPES, HiddenCounts, ScopeKey, ScopeScan, first_screen
 from zero_tui.picker.session_rows import PickerRow, local_now, picker_rows
@@ -86,13 +87,38 @@ class ScanFailed:
     error: str
 
 
+@dataclass(frozen=True, slots=True)
+class ScanDone:
+    """The whole store is read, every scope posted: from now on, its changes come one
+    batch at a time (`PickerLoader.changes`). `sessions`: the store's, by id."""
+
+    sessions: Mapping[str, Metadata]
+
+
+@dataclass(frozen=True, slots=True)
+class ChangesDone:
+    """A batch of changes is read; `indexed`: the text index took some in."""
+
+    indexed: bool
+
+
 LoadStage = (
-    RememberedRows | ScopeLoaded | ScanProgress | UnreadableFound | EnclosingFolders | ScanFailed
+    RememberedRows
+    | ScopeLoaded
+    | ScanProgress
+    | UnreadableFound
+    | EnclosingFolders
+    | ScanFailed
+    | ScanDone
+    | StoreChanged
+    | RunningFound
+    | ChangesDone
 )
 Post = Callable[[LoadStage], None]
 Cancelled = Callable[[], bool]
 LoadStep = Callable[[Post, Cancelled], None]
-"""One step of a load: `PickerLoader.remembered`, or `scan` with its `shown` given."""
+"""One step of a load: `PickerLoader.remembered`, `scan` with its `shown` given, or
+`changes` with its sessions given."""
 
 
 class PickerLoader:
@@ -116,6 +142,7 @@ class PickerLoader:
         self._first = first
         self._cache_dir = cache_dir
         self._clock = clock
+        self._follower: StoreFollower | None = None
 
     def _head_path(self) -> Path:
         cache_dir = self._cache_dir or default_cache_dir()
@@ -141,13 +168,15 @@ class PickerLoader:
         fills again)."""
         now, tz = local_now(self._clock)
         catalog = SessionCatalog(self._store, self._cache_dir)
+        verdicts: dict[str, bool] = {}
+        content_check = recorded(catalog.has_content, verdicts)
         first = self._first
         cached = catalog.cached_sessions()
         if cached and not cancelled():
-            self._post_scope(post, cancelled, first, cached, catalog, now, tz, whole=shown)
+            self._post_scope(post, cancelled, first, cached, content_check, now, tz, whole=shown)
             shown = True
         elif not shown:
-            shown = self._post_first_screen(post, cancelled, catalog, now, tz)
+            shown = self._post_first_screen(post, cancelled, content_check, now, tz)
 
         def progress(done: int, total: int) -> None:
             post(ScanProgress(done, total))
@@ -157,24 +186,66 @@ class PickerLoader:
         except (StoreError, OSError) as error:
             post(ScanFailed(str(error)))
             return
-        post(UnreadableFound(tuple(catalog.unreadable)))
-        folders = enclosing_workspaces(sessions, self._workspace, catalog.has_content)
+        unreadable = tuple(catalog.unreadable)
+        post(UnreadableFound(unreadable))
+        folders = enclosing_workspaces(sessions, self._workspace, content_check)
         post(EnclosingFolders(tuple(folders)))
         heads: dict[ScopeKey, ScopeHead] = {}
+        verdicts.clear()  # the scopes' verdicts: what the state's rows rest on
         for key in (first, *(key for key in ALL_SCOPES if key != first)):
             if cancelled():
                 return
             heads[key] = self._post_scope(
-                post, cancelled, key, sessions, catalog, now, tz, whole=shown, final=True
+                post, cancelled, key, sessions, content_check, now, tz, whole=shown, final=True
             )
-        catalog.close()
+        catalog.save()
         save_head(self._head_path(), self._store.root, self._workspace, heads)
+        follower = StoreFollower(
+            self._store,
+            self._workspace,
+            catalog,
+            sessions,
+            verdicts,
+            unreadable,
+            clock=self._clock,
+        )
+        self._follower = follower
+        if not cancelled():
+            post(ScanDone(follower.sessions))
+
+    def close(self) -> None:
+        """Let go of the catalog the scan handed on (its writes are saved first)."""
+        follower, self._follower = self._follower, None
+        if follower is not None:
+            follower.close()
+
+    def changes(
+        self, session_ids: frozenset[str], post: Post, cancelled: Cancelled = lambda: False
+    ) -> None:
+        """Read the sessions `session_ids` again (after `scan`), post what changed and
+        which sessions run now, then bring their text index up to date. No sessions: only
+        which run now."""
+        follower = self._follower
+        if follower is None:
+            return
+        if session_ids:
+            changed = follower.apply(session_ids)
+            if changed is not None and not cancelled():
+                post(changed)
+        running, moved = follower.running()
+        if moved is not None and not cancelled():
+            post(moved)
+        if not cancelled():
+            post(running)
+        indexed = bool(session_ids) and follower.update_index(session_ids)
+        if not cancelled():
+            post(ChangesDone(indexed))
 
     def _post_first_screen(
         self,
         post: Post,
         cancelled: Cancelled,
-        catalog: SessionCatalog,
+        content_check: Callable[[str], bool],
         now: datetime,
         tz: tzinfo | None,
     ) -> bool:
@@ -184,7 +255,7 @@ class PickerLoader:
             self._store,
             self._workspace,
             self._first,
-            catalog.has_content,
+            content_check,
             rows=FIRST_SCREEN_ROWS,
             reads=FIRST_SCREEN_READS,
             batch=FIRST_CHUNK,
@@ -202,7 +273,7 @@ class PickerLoader:
         cancelled: Cancelled,
         key: ScopeKey,
         sessions: list[Metadata],
-        catalog: SessionCatalog,
+        content_check: Callable[[str], bool],
         now: datetime,
         tz: tzinfo | None,
         *,
@@ -211,7 +282,7 @@ class PickerLoader:
     ) -> ScopeHead:
         """Filter `sessions` into the scope `key` and post it, the newest chunk first
         (`whole`: in one chunk); `final`: the store's truth, complete with the last chunk."""
-        scan = ScopeScan(self._store, self._workspace, key, sessions, catalog.has_content)
+        scan = ScopeScan(self._store, self._workspace, key, sessions, content_check)
         first = len(sessions) if whole else FIRST_CHUNK
         for chunk in scan.chunks(first, CHUNK, cancelled=cancelled):
             rows = picker_rows(chunk.sessions, now, tz)

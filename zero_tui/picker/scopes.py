@@ -18,7 +18,7 @@ from zero_tui.picker.ranking import PickerItem, RankedIndex, Ranking
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.search.query import SearchHit
 from zero_tui.store import Metadata, SessionStore, StoreError
-from zero_tui.store.resumable import ResumeList, filter_resumable
+from zero_tui.store.resumable import Placement, ResumeList, filter_resumable
 from zero_tui.store.store import sort_sessions
 
 ScopeKey = tuple[bool, bool]
@@ -60,6 +60,20 @@ class HiddenCounts:
             self.empty_runs + found.empty_runs,
             self.not_resumable + found.not_resumable,
         )
+
+    def moved(self, before: Placement | None, after: Placement | None) -> HiddenCounts:
+        """The counts once one session moved from `before` to `after` (None: not in the
+        store); never below zero."""
+        counts = {
+            "other_workspace": self.other_workspace,
+            "empty_runs": self.empty_runs,
+            "not_resumable": self.not_resumable,
+        }
+        if before in counts:
+            counts[before] = max(0, counts[before] - 1)
+        if after in counts:
+            counts[after] += 1
+        return HiddenCounts(**counts)
 
 
 @dataclass(frozen=True, slots=True)

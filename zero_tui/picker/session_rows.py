@@ -42,6 +42,7 @@ class PickerRow:
     event_count: int
     is_fork: bool
     workspace: str
+    updated_at: str = ""  # as the metadata has it: the picker's order (Zero's)
 
     @property
     def title_offset(self) -> int:
@@ -65,6 +66,7 @@ def picker_row(
         event_count=meta.event_count,
         is_fork=meta.session_kind == "fork",
         workspace=one_line(meta.cwd),
+        updated_at=meta.updated_at,
     )
 
 
@@ -74,21 +76,42 @@ def picker_rows(
     return [picker_row(meta, now, tz) for meta in metas]
 
 
-def rescan_summary(before: Iterable[str], after: Iterable[str], store_total: int) -> str:
-    """What a rescan (ctrl+r) found: `12 shown · 2 new · 1 gone · 340 in the store`."""
-    old, new = set(before), set(after)
+def insert_in_zero_order(rows: list[PickerRow], row: PickerRow) -> None:
+    """Put `row` in `rows` (in Zero's order: updatedAt descending, then id) where it goes."""
+    low, high = 0, len(rows)
+    while low < high:
+        middle = (low + high) // 2
+        other = rows[middle]
+        if other.updated_at > row.updated_at or (
+            other.updated_at == row.updated_at and other.session_id < row.session_id
+        ):
+            low = middle + 1
+        else:
+            high = middle
+    rows.insert(low, row)
+
+
+def rescan_summary(
+    before: Iterable[PickerRow], after: Iterable[PickerRow], store_total: int
+) -> str:
+    """What a rescan (ctrl+r) found: `12 shown · 2 new · 3 changed · 1 removed · 340
+    sessions in the store` (a row that changed: a new time, title, model or count)."""
+    old = {row.session_id: row for row in before}
+    new = {row.session_id: row for row in after}
     parts = [f"{len(new):,} shown"]
-    added, removed = len(new - old), len(old - new)
-    if added or removed:
-        if added:
-            parts.append(f"{added:,} new")
-        if removed:
-            parts.append(f"{removed:,} gone")
-    else:
-        parts.append("no change")
+    added = len(new.keys() - old.keys())
+    changed = sum(1 for key in new.keys() & old.keys() if _facts(new[key]) != _facts(old[key]))
+    removed = len(old.keys() - new.keys())
+    found = [(added, "new"), (changed, "changed"), (removed, "removed")]
+    parts += [f"{count:,} {word}" for count, word in found if count] or ["no change"]
     noun = "session" if store_total == 1 else "sessions"
     parts.append(f"{store_total:,} {noun} in the store")
     return " · ".join(parts)
+
+
+def _facts(row: PickerRow) -> tuple[object, ...]:
+    """What a row says of its session (not its time label, which moves with the clock)."""
+    return (row.updated_at, row.title, row.model, row.provider, row.event_count, row.workspace)
 
 
 # --- status line -------------------------------------------------------------------------
@@ -105,19 +128,25 @@ def status_text(
     empty_runs: int,
     not_resumable: int,
     unreadable: int = 0,
+    running: int = 0,
+    polling: str = "",
     loading: bool = False,
     scanned: tuple[int, int] | None = None,
     enclosing: Sequence[tuple[str, int]] = (),
 ) -> str:
     """The line that always says what the picker hides and why (design §3.2, §3.9).
 
-    `enclosing`: folders above the workspace with sessions, named when none is shown here.
+    `enclosing`: folders above the workspace with sessions, named when none is shown here;
+    `running`: the scope's sessions an agent is writing now; `polling`: how the store is
+    watched when no file-change notification is at hand.
     """
     parts: list[str] = []
     if query:
         parts.append(f"{shown:,} of {total_in_scope:,} match")
     else:
         parts.append(f"{shown:,} shown")
+    if running:
+        parts.append(f"{running:,} running")
     if all_workspaces:
         parts.append("all workspaces (Tab: this workspace)")
     elif other_workspace:
@@ -137,6 +166,8 @@ def status_text(
         parts.insert(1, f"in enclosing folders: {folders} (alt+up: go there)")
     if loading:
         parts.append(scanning_text(scanned))
+    if polling:
+        parts.append(polling)
     return " · ".join(parts)
 
 

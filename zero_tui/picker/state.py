@@ -11,9 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from zero_tui.agent.running import Running
+from zero_tui.picker.live import StoreChanged
 from zero_tui.picker.loader import ScopeLoaded
 from zero_tui.picker.scopes import HiddenCounts, ScopeKey, empty_list_message
-from zero_tui.picker.session_rows import PickerRow, scanning_text, status_text
+from zero_tui.picker.session_rows import (
+    PickerRow,
+    insert_in_zero_order,
+    scanning_text,
+    status_text,
+)
+from zero_tui.store import Metadata
 from zero_tui.store.store import UnreadableSession
 from zero_tui.text.sanitize import sanitize_line
 
@@ -49,6 +57,10 @@ class PickerState:
     content_status: str = ""  # what the last content search said
     index_progress: tuple[int, int] | None = None  # while the text index is built
     index_ready: bool = False
+    live: bool = False  # the scan is done: the store's changes arrive one by one
+    sessions: Mapping[str, Metadata] | None = None  # the store's, by id, once live
+    running: Mapping[str, Running] = field(default_factory=dict)  # written by an agent now
+    watch_mode: str = ""  # how the store's changes are found (StoreWatcher.mode)
 
     @property
     def scope_key(self) -> ScopeKey:
@@ -71,6 +83,49 @@ class PickerState:
             scan_error=None,
             scan_progress=None if loaded.complete else self.scan_progress,
         )
+
+    def with_changes(self, changed: StoreChanged) -> PickerState:
+        """The state once a batch of the store's changes is in: each changed session leaves
+        the place it had in every scope and takes its new one (rows in Zero's order)."""
+        gone = {change.session_id for change in changed.changes}
+        scopes: dict[ScopeKey, ScopeRows] = {}
+        for key, scope in self.scopes.items():
+            hidden = scope.hidden
+            rows = [row for row in scope.rows if row.session_id not in gone]
+            for change in changed.changes:
+                before = change.before.placement(key) if change.before is not None else None
+                after = change.after.placement(key) if change.after is not None else None
+                hidden = hidden.moved(before, after)
+                if after == "listed" and change.row is not None:
+                    insert_in_zero_order(rows, change.row)
+            scopes[key] = ScopeRows(tuple(rows), hidden, scope.complete)
+        running = {sid: found for sid, found in self.running.items() if sid in changed.sessions}
+        return replace(
+            self,
+            scopes=scopes,
+            store_total=changed.store_total,
+            unreadable=changed.unreadable,
+            enclosing=changed.enclosing,
+            sessions=changed.sessions,
+            running=running,
+        )
+
+    @property
+    def polling(self) -> bool:
+        return self.watch_mode.startswith("polling")
+
+    def running_in_scope(self) -> int:
+        """How many of the current scope's sessions an agent is writing now."""
+        scope = self.scope
+        if scope is None or not self.running:
+            return 0
+        return sum(1 for row in scope.rows if row.session_id in self.running)
+
+    def live_note(self) -> str:
+        """How the picker follows the store, for /help and the palette."""
+        if not self.watch_mode:
+            return "changes in the store show up as they happen"
+        return f"changes in the store show up as they happen ({self.watch_mode})"
 
     # --- what the picker shows -----------------------------------------------------------
 
@@ -110,11 +165,20 @@ class PickerState:
             empty_runs=scope.hidden.empty_runs,
             not_resumable=scope.hidden.not_resumable,
             unreadable=len(self.unreadable),
+            running=self.running_in_scope(),
+            polling=self._polling_status(),
             loading=not scope.complete,
             scanned=self.scan_progress,
             enclosing=self.enclosing,
         )
         return line + self._content_status()
+
+    def _polling_status(self) -> str:
+        """The status line's word on polling (said only then: notification is the norm)."""
+        if not self.polling:
+            return ""
+        interval = self.watch_mode.split(" (", 1)[0].removeprefix("polling ")
+        return f"polling the store {interval}"
 
     def _content_status(self) -> str:
         if not self.content_mode:
@@ -154,7 +218,8 @@ class PickerState:
             "No Zero sessions yet.\n\n"
             f"Store: {self.shown_store}\n\n"
             "Zero saves every conversation there: run `zero` in a project, chat, and the "
-            "session shows up here.\n"
+            "session shows up here as it is written.\n"
+            "Or start one from here: type /new, then your first prompt.\n"
             "Other places: zero-tui --store DIR · a tour with sample sessions: zero-tui --demo\n\n"
             "ctrl+r scans again · ctrl+q quits"
         )

@@ -6,8 +6,9 @@ file-change notification (inotify, through watchfiles) where it can, and polls w
 cannot: the store does not exist yet, the kernel's watch limit is reached, the platform
 has none, or `ZERO_TUI_POLL=1`. Polling lists the store's folders and stats each session's
 `metadata.json` (Zero rewrites it after every append, rename and rewind) once a `interval`.
-`mode` says which is in use, for the status line. Idle, notification costs nothing; a
-poll of 10,000 sessions costs 10,000 stats a second.
+`mode` says which is in use, for the status line, and `on_mode` is told each time it
+changes. Idle, notification costs next to nothing; a poll of 10,000 sessions costs 10,000
+stats a second.
 """
 
 from __future__ import annotations
@@ -29,11 +30,31 @@ Stat = tuple[int, int, int]  # inode, size, mtime in ns
 
 
 class StoreWatcher:
-    def __init__(self, root: Path, *, interval: float = 1.0, notify: bool | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        interval: float = 1.0,
+        notify: bool | None = None,
+        on_mode: Callable[[str], None] | None = None,
+    ) -> None:
         self.root = root
         self.interval = interval
         self.notify = notify if notify is not None else os.environ.get(POLL_VARIABLE) != "1"
-        self.mode = "not started"
+        self._on_mode = on_mode
+        self._mode = "not started"
+
+    @property
+    def mode(self) -> str:
+        """`file-change notification`, or `polling every 1s (why)`."""
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: str) -> None:
+        if mode != self._mode:
+            self._mode = mode
+            if self._on_mode is not None:
+                self._on_mode(mode)
 
     def run(self, emit: Emit, stop: threading.Event) -> None:
         """Watch until `stop` is set, emitting batches of changed session ids."""

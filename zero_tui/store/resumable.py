@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
@@ -135,6 +135,33 @@ def log_is_missing(store: SessionStore, session_id: str) -> bool:
         return False
 
 
+Placement = Literal["listed", "other_workspace", "empty_runs", "other_empty_runs", "not_resumable"]
+"""Where the picker puts a session in one scope: listed, or hidden under the key that
+would show it (`ResumeList`'s counts)."""
+
+
+def is_empty_run(store: SessionStore, meta: Metadata, content_check: Callable[[str], bool]) -> bool:
+    """An empty run: no event, or no real progress in the log (`content_check`). A session
+    whose metadata counts events but whose log is gone is damaged, not empty."""
+    if meta.event_count > 0 and content_check(meta.session_id):
+        return False
+    return not (meta.event_count > 0 and log_is_missing(store, meta.session_id))
+
+
+def placement(*, resumable: bool, elsewhere: bool, empty: bool) -> Placement:
+    """Where one session goes in a scope: `elsewhere`, in another workspace the scope does
+    not list; `empty`, an empty run the scope hides."""
+    if not resumable:
+        return "not_resumable"
+    if elsewhere and empty:
+        return "other_empty_runs"
+    if elsewhere:
+        return "other_workspace"
+    if empty:
+        return "empty_runs"
+    return "listed"
+
+
 def filter_resumable(
     store: SessionStore,
     workspace: str,
@@ -159,21 +186,25 @@ def filter_resumable(
     candidates = sort_sessions(list(sessions)) if sessions is not None else store.list()
     result = ResumeList()
     for meta in candidates:
-        if not meta.is_resumable_kind:
-            result.not_resumable += 1
-            continue
-        elsewhere = not all_workspaces and not workspace_matches(meta.cwd, workspace)
-        empty = not include_empty and (meta.event_count <= 0 or not check(meta.session_id))
-        if empty and meta.event_count > 0 and log_is_missing(store, meta.session_id):
-            empty = False
-        if elsewhere and empty:
-            result.other_empty_runs += 1
-        elif elsewhere:
-            result.other_workspace += 1
-        elif empty:
-            result.empty_runs += 1
-        else:
-            result.sessions.append(meta)
+        resumable = meta.is_resumable_kind
+        where = placement(
+            resumable=resumable,
+            elsewhere=resumable
+            and not all_workspaces
+            and not workspace_matches(meta.cwd, workspace),
+            empty=resumable and not include_empty and is_empty_run(store, meta, check),
+        )
+        match where:
+            case "listed":
+                result.sessions.append(meta)
+            case "other_workspace":
+                result.other_workspace += 1
+            case "empty_runs":
+                result.empty_runs += 1
+            case "other_empty_runs":
+                result.other_empty_runs += 1
+            case "not_resumable":
+                result.not_resumable += 1
     return result
 
 

@@ -44,6 +44,25 @@ class ScanStage(Message):
 
 
 @dataclass
+class StoreChanges(Message):
+    """The store watcher saw these sessions change (created, appended to, renamed or
+    removed); none: look at the whole store again."""
+
+    bubble = False
+
+    session_ids: frozenset[str]
+
+
+@dataclass
+class WatchMode(Message):
+    """How the store watcher finds changes now (`StoreWatcher.mode`)."""
+
+    bubble = False
+
+    mode: str
+
+
+@dataclass
 class IndexProgress(Message):
     """The text index is being brought up to date: `done` of `total` sessions looked at."""
 

@@ -22,6 +22,7 @@ from zero_tui.commands import (
     CommandError,
     Context,
     ExportRequest,
+    ScreenAction,
     clean_title,
     export_to_file,
     parse_auto_args,
@@ -102,7 +103,15 @@ class CommandScreen(Screen[None]):
         from zero_tui.ui.screens.dialogs import HelpScreen
 
         parse_no_args("help", args)
-        self.app.push_screen(HelpScreen(self.COMMAND_CONTEXT))
+        self.app.push_screen(HelpScreen(self.COMMAND_CONTEXT, self.help_notes()))
+
+    def help_notes(self) -> list[str]:
+        """Lines /help adds at its end, of what this screen does now."""
+        return []
+
+    def action_help(self, action: ScreenAction) -> str:
+        """What the command palette says of `action` here."""
+        return action.help
 
     def command_quit(self, args: str) -> None:
         parse_no_args("quit", args)
@@ -129,7 +138,7 @@ class CommandScreen(Screen[None]):
             _namespace, name, parameters = parse_action(action.action)
             if action.palette and self.check_action(name, parameters):
                 yield SystemCommand(
-                    action.title, action.help, partial(self.run_action, action.action)
+                    action.title, self.action_help(action), partial(self.run_action, action.action)
                 )
 
     # --- what the session commands act on (the subclasses say) ---------------------------

@@ -4,6 +4,7 @@ calling screen does the IO."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual import on
@@ -162,27 +163,64 @@ EDITING_KEYS: dict[Context, tuple[tuple[str, str], ...]] = {
 }
 
 
-def help_text(context: Context) -> str:
-    """The /help page: every command of the registry, then every key (from the registry)."""
+KEY_NAMES = {
+    "tab": "Tab",
+    "shift+tab": "shift+Tab",
+    "escape": "Esc",
+    "enter": "Enter",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+    "home": "Home",
+    "end": "End",
+    "f1": "F1",
+    "f2": "F2",
+    "up/down": "↑ ↓",
+}
+
+
+def key_name(key: str) -> str:
+    """A key as the README and the footer spell it (`Tab`, `Esc`, `F2`, `ctrl+e`)."""
+    return KEY_NAMES.get(key, key)
+
+
+def _without_key(text: str, key: str) -> str:
+    """`text` without a leading `key: ` (the palette's helps start with their key)."""
+    for spelling in (key, key_name(key)):
+        prefix = f"{spelling}: "
+        if text.lower().startswith(prefix.lower()):
+            return text[len(prefix) :]
+    return text
+
+
+def help_text(context: Context, notes: Sequence[str] = ()) -> str:
+    """The /help page: every command of the registry, then every key (from the registry),
+    one line per key (a key two actions share, such as a toggle's, says both), then
+    `notes` of what the screen does now."""
     lines = ["Commands (type / in the editor; Tab completes, Enter runs)", ""]
     for command in REGISTRY.in_context(context):
         aliases = f"  (also /{', /'.join(command.aliases)})" if command.aliases else ""
         lines.append(f"  {command.usage}{aliases}")
         lines.append(f"      {command.help_in(context)}")
     lines += ["", "Keys", ""]
-    keys: list[tuple[str, str]] = list(EDITING_KEYS[context])
-    seen: set[tuple[str, str]] = set()
-    for action, key in REGISTRY.action_keys(context):
-        entry = (key.key, action.help)
-        if entry not in seen:
-            seen.add(entry)
-            keys.append(entry)
-    keys += [
+    texts: dict[str, list[str]] = {key: [text] for key, text in EDITING_KEYS[context]}
+    entries: list[tuple[str, str]] = [
+        (key.key, _without_key(action.help, key.key) or action.title)
+        for action, key in REGISTRY.action_keys(context)
+    ]
+    entries += [
         (key.key, f"{key.description}: /{command.name}") for command, key in REGISTRY.keys(context)
     ]
-    keys.append(("f1", "command palette · ctrl+q quits anywhere"))
-    key_width = max(len(key) for key, _ in keys) + 2
-    lines += [f"  {key.ljust(key_width)}{text}" for key, text in keys]
+    entries += [("f1", "the command palette: every command and key"), ("ctrl+q", "quit zero-tui")]
+    for key, text in entries:
+        said = texts.setdefault(key, [])
+        if text not in said:
+            said.append(text)
+    key_width = max(len(key_name(key)) for key in texts) + 2
+    lines += [
+        f"  {key_name(key).ljust(key_width)}{' / '.join(said)}" for key, said in texts.items()
+    ]
+    if notes:
+        lines += ["", *notes]
     return "\n".join(lines)
 
 
@@ -231,15 +269,17 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,enter", "close", "Close"),
     ]
 
-    def __init__(self, context: Context) -> None:
+    def __init__(self, context: Context, notes: Sequence[str] = ()) -> None:
         super().__init__()
         self._help_context = context
+        self._notes = tuple(notes)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):
             yield Static(Content("zero-tui help"), classes="dialog-title")
             with VerticalScroll():
-                yield Static(Content(help_text(self._help_context)), id="help-text")
+                text = help_text(self._help_context, self._notes)
+                yield Static(Content(text), id="help-text")
             yield Static(Content("Esc closes"), classes="dialog-hint")
 
     def action_close(self) -> None:

@@ -5,11 +5,18 @@ The screen composes the widgets and routes messages. What it shows is one `Picke
 status line, the empty state and the footer's keys. The rows come from a `PickerLoader`
 (zero_tui.picker.loader), run in a thread worker whose stages arrive as `ScanStage`
 messages; `PickerBody` ranks and shows the current scope's rows and the preview.
+
+Once a scan is done the picker follows the store live: a `StoreWatcher` thread (inotify,
+else polling) says which sessions changed, and the loader's `changes` step reads those
+again, one batch at a time, in a worker; its stages fold into the state like a scan's.
+The same step says which sessions run now: after each batch, and every few seconds while
+some session runs.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
@@ -26,29 +33,43 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.agent.settings import RunSettings
-from zero_tui.commands import REGISTRY, CommandError, Context
+from zero_tui.commands import REGISTRY, CommandError, Context, ScreenAction
 from zero_tui.picker.content_search import build_index
+from zero_tui.picker.live import RunningFound, StoreChanged
 from zero_tui.picker.loader import (
+    ChangesDone,
     EnclosingFolders,
     LoadStage,
     LoadStep,
     PickerLoader,
     RememberedRows,
+    ScanDone,
     ScanFailed,
     ScanProgress,
     ScopeLoaded,
     UnreadableFound,
 )
 from zero_tui.picker.scopes import ScopeKey
-from zero_tui.picker.session_rows import local_now, rescan_summary
+from zero_tui.picker.session_rows import PickerRow, local_now, rescan_summary
 from zero_tui.picker.state import PickerState
+from zero_tui.picker.store_watch import StoreWatcher
 from zero_tui.store import Metadata, SessionStore
-from zero_tui.ui.messages import IndexProgress, ResumeRequest, ScanStage
+from zero_tui.ui.messages import (
+    IndexProgress,
+    ResumeRequest,
+    ScanStage,
+    StoreChanges,
+    WatchMode,
+)
 from zero_tui.ui.screens.command_screen import CommandScreen, screen_bindings
 from zero_tui.ui.screens.dialogs import UnreadableScreen
 from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
-from zero_tui.ui.widgets.picker_body import PickerBody
+from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
 from zero_tui.ui.widgets.session_list import SessionList
+
+RUNNING_REFRESH_SECONDS = 3.0
+"""While a session runs, how often the picker looks again at which do (a run can end
+without a last write: its process exits)."""
 
 
 class PickerScreen(CommandScreen):
@@ -82,7 +103,10 @@ class PickerScreen(CommandScreen):
         self._clock = clock
         self._scans = itertools.count(1)
         self._loader: PickerLoader | None = None
-        self._rescan: tuple[int, ScopeKey, list[str]] | None = None  # ctrl+r, until done
+        self._rescan: tuple[int, ScopeKey, tuple[PickerRow, ...]] | None = None  # ctrl+r
+        self._changed: set[str] = set()  # sessions changed since the last `changes` step
+        self._following = False  # a `changes` step is running
+        self._watch_stop = threading.Event()
         first = PickerState(str(store.root), workspace, all_workspaces=all_workspaces)
         self.set_reactive(PickerScreen.state, first)
 
@@ -115,6 +139,15 @@ class PickerScreen(CommandScreen):
         self.watch_state(None, self.state)
         self.composer.attach(self.query_one(SlashComplete))
         self.start_scan()
+        self._start_watching()
+        self._running_timer = self.set_interval(
+            RUNNING_REFRESH_SECONDS, self._refresh_running, pause=True
+        )
+
+    def on_unmount(self) -> None:
+        self._watch_stop.set()
+        if self._loader is not None and not self._following:
+            self._loader.close()
 
     @property
     def composer(self) -> Composer:
@@ -145,13 +178,19 @@ class PickerScreen(CommandScreen):
             self.composer.placeholder = state.placeholder()
         if old is not None and old.offer_facts() != state.offer_facts():
             self.refresh_bindings()
+        if old is None or old.running is not state.running:
+            self.body.show_running(state.running)
 
     # --- scanning ------------------------------------------------------------------------
 
     def start_scan(self) -> None:
         self.body.forget_ranking()
+        if self._loader is not None and not self._following:
+            self._loader.close()  # a step still following it lets go of it when it is done
+        self._changed.clear()  # the scan reads every session
+        self._following = False  # a step of the last scan may run on: its stages are dropped
         state = self.state = replace(
-            self.state, scan=next(self._scans), scopes={}, scan_progress=None
+            self.state, scan=next(self._scans), scopes={}, scan_progress=None, live=False
         )
         self._loader = PickerLoader(
             self.store,
@@ -178,6 +217,91 @@ class PickerScreen(CommandScreen):
 
         step(post, lambda: worker.is_cancelled)
 
+    # --- following the store ------------------------------------------------------------
+
+    def _start_watching(self) -> None:
+        """Watch the store in a thread of its own for as long as the picker is open (not a
+        worker: it never ends, and a worker's group would never be complete)."""
+
+        def mode_changed(mode: str) -> None:
+            self.post_message(WatchMode(mode))
+
+        watcher = StoreWatcher(self.store.root, on_mode=mode_changed)
+
+        def emit(session_ids: set[str]) -> None:
+            self.post_message(StoreChanges(frozenset(session_ids)))
+
+        threading.Thread(
+            target=watcher.run,
+            args=(emit, self._watch_stop),
+            name="zero-tui store watcher",
+            daemon=True,
+        ).start()
+
+    def on_watch_mode(self, message: WatchMode) -> None:
+        self.state = replace(self.state, watch_mode=message.mode)
+
+    def on_store_changes(self, message: StoreChanges) -> None:
+        if not message.session_ids:
+            self.start_scan()  # the store itself came or went: read all of it
+            return
+        self._changed |= message.session_ids
+        self._follow_store()
+
+    @on(PreviewPane.Differs)
+    def _preview_differs(self, message: PreviewPane.Differs) -> None:
+        """The preview read a session otherwise than its row shows it: read it again."""
+        self._changed.add(message.session_id)
+        self._follow_store()
+
+    def _refresh_running(self) -> None:
+        if self.state.running:
+            self._follow_store(running=True)
+
+    def _follow_store(self, *, running: bool = False) -> None:
+        """Read the changed sessions again (`running`: also when none changed, to see
+        which run now), one step at a time, once the scan is done."""
+        loader = self._loader
+        if self._following or not self.state.live or loader is None:
+            return
+        if not self._changed and not running:
+            return
+        changed = frozenset(self._changed)
+        self._changed.clear()
+        self._following = True
+        self._follow(self.state.scan, partial(loader.changes, changed))
+
+    @work(thread=True, group="follow", exit_on_error=False)
+    def _follow(self, scan: int, step: LoadStep) -> None:
+        """Run one `changes` step of the loader, posting its stages."""
+        worker = get_current_worker()
+
+        def post(stage: LoadStage) -> None:
+            if not worker.is_cancelled:
+                self.post_message(ScanStage(scan, stage))
+
+        step(post, lambda: worker.is_cancelled)
+
+    def _store_changed(self, changed: StoreChanged) -> None:
+        self.state = self.state.with_changes(changed)
+        self.body.forget_preview([change.session_id for change in changed.changes])
+        self.body.show_scope(keep_cursor=True)
+
+    def _running_found(self, found: RunningFound) -> None:
+        self.state = replace(self.state, running=found.running)
+        if found.running:
+            self._running_timer.resume()
+        else:
+            self._running_timer.pause()
+
+    def _changes_done(self, done: ChangesDone) -> None:
+        self._following = False
+        if done.indexed and self.state.content_mode and self.state.query:
+            self.body.rank_again()  # what was said in them is searchable now
+        self._follow_store()
+
+    # --- the loader's stages ---------------------------------------------------------------
+
     def on_scan_stage(self, message: ScanStage) -> None:
         if message.scan != self.state.scan:
             return  # a stage of an older scan
@@ -201,6 +325,15 @@ class PickerScreen(CommandScreen):
             case ScanFailed(error=error):
                 self.state = replace(self.state, scan_error=error, store_total=0)
                 self.body.show_scope(keep_cursor=False)
+            case ScanDone(sessions=sessions):
+                self.state = replace(self.state, live=True, sessions=sessions)
+                self._follow_store(running=True)  # and what changed while it read
+            case StoreChanged():
+                self._store_changed(stage)
+            case RunningFound():
+                self._running_found(stage)
+            case ChangesDone():
+                self._changes_done(stage)
             case _:
                 assert_never(stage)
 
@@ -211,7 +344,7 @@ class PickerScreen(CommandScreen):
         rescan = self._rescan
         if loaded.complete and rescan is not None and rescan[:2] == (state.scan, loaded.key):
             self._rescan = None
-            after = [row.session_id for row in state.scopes[loaded.key].rows]
+            after = state.scopes[loaded.key].rows
             summary = rescan_summary(rescan[2], after, loaded.store_total)
             self.notify(summary, title="Rescan", markup=False)
 
@@ -258,6 +391,14 @@ class PickerScreen(CommandScreen):
         if event.state == WorkerState.ERROR and event.worker.group == "scan":
             failed = ScanFailed(str(event.worker.error))
             self.post_message(ScanStage(self.state.scan, failed))
+        elif event.state == WorkerState.ERROR and event.worker.group == "follow":
+            self._following = False
+            self.notify(
+                f"could not follow the store: {event.worker.error} (ctrl+r scans again)",
+                title="Sessions",
+                severity="warning",
+                markup=False,
+            )
 
     # --- commands (`/` as the first character of the query) ------------------------------
 
@@ -300,8 +441,8 @@ class PickerScreen(CommandScreen):
         return local_now(self._clock)[0]
 
     def session_renamed(self, meta: Metadata) -> None:
-        self.body.forget_preview()
-        self.start_scan()  # the new title, in its place (a rename keeps updatedAt)
+        self._changed.add(meta.session_id)  # the new title, in its place (updatedAt is kept)
+        self._follow_store()
 
     def command_resume(self, args: str) -> None:
         if not args:
@@ -311,6 +452,14 @@ class PickerScreen(CommandScreen):
     def system_commands(self) -> Iterable[SystemCommand]:
         """The picker's actions for the command palette."""
         yield from self.registry_commands()
+
+    def action_help(self, action: ScreenAction) -> str:
+        if action.action == "rescan":
+            return f"{action.help} · {self.state.live_note()}"
+        return action.help
+
+    def help_notes(self) -> list[str]:
+        return [f"The list follows the store: {self.state.live_note()}."]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         highlighted = not self.is_mounted or self.session_list.highlighted_row is not None
@@ -370,7 +519,7 @@ class PickerScreen(CommandScreen):
     def action_rescan(self) -> None:
         """ctrl+r: scan the store again, and say what the scan found once it is done."""
         scope = self.state.scope
-        before = [row.session_id for row in scope.rows] if scope is not None else []
+        before = scope.rows if scope is not None else ()
         self.start_scan()
         self._rescan = (self.state.scan, self.state.scope_key, before)
 

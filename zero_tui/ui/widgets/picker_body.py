@@ -11,7 +11,7 @@ loads the highlighted session's preview in a worker of its own.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -21,14 +21,16 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from zero_tui.agent.running import Running
 from zero_tui.picker.content_search import ContentSearch
 from zero_tui.picker.loader import load_preview
+from zero_tui.picker.preview_data import PreviewData
 from zero_tui.picker.ranking import Ranking
 from zero_tui.picker.scopes import RowRanker, ScopeKey
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.picker.state import PickerState
 from zero_tui.search.query import SearchHit, highlight_term
-from zero_tui.store import SessionStore
+from zero_tui.store import Metadata, SessionStore
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.ui.messages import ContentResults, OpenSession, PreviewLoaded, RankingDone
 from zero_tui.ui.widgets.preview import SessionPreview
@@ -52,7 +54,16 @@ def snippet_line(hit: SearchHit) -> SnippetLine | None:
 
 class PreviewPane(SessionPreview):
     """The preview of the highlighted row, loaded in a worker: while one loads, the
-    highlight may move on; the latest row is loaded next, those in between never."""
+    highlight may move on; the latest row is loaded next, those in between never. A
+    preview that finds the session other than its row says so (`Differs`): the picker
+    then reads that session again, so that the row and the preview agree."""
+
+    class Differs(Message):
+        """The files say something else of `session_id` than its row (an older row)."""
+
+        def __init__(self, session_id: str) -> None:
+            super().__init__()
+            self.session_id = session_id
 
     def __init__(
         self,
@@ -67,6 +78,8 @@ class PreviewPane(SessionPreview):
         self._loading = False
         self._wanted: PickerRow | None = None
         self._shown: str | None = None
+        self._reported: PreviewData | None = None  # the last preview said to differ
+        self.running: Mapping[str, Running] = {}
 
     def on_mount(self) -> None:
         self.show_message("")
@@ -84,9 +97,17 @@ class PreviewPane(SessionPreview):
         # After the next paint: the list's rows come before the preview's IO.
         self.call_after_refresh(self._start)
 
-    def forget(self) -> None:
-        """The shown session changed on disk (a rename): load it again when highlighted."""
-        self._shown = None
+    def forget(self, session_ids: Collection[str] | None = None) -> None:
+        """The shown session changed on disk (one of `session_ids`; None: whichever it is):
+        load it again when highlighted next."""
+        if session_ids is None or self._shown in session_ids:
+            self._shown = None
+
+    def show_running_of(self, running: Mapping[str, Running]) -> None:
+        """The sessions running now: the preview says whether the shown one is."""
+        self.running = running
+        if self._shown is not None:
+            self.show_running(running.get(self._shown))
 
     def _start(self) -> None:
         row = self._wanted
@@ -112,7 +133,12 @@ class PreviewPane(SessionPreview):
             # The highlight moved on while this one loaded: load the latest only.
             self._start()
             return
-        self.show(message.preview)
+        preview = message.preview
+        self.show(preview, self.running.get(preview.session_id))
+        differs = (preview.title, preview.event_count) != (wanted.title, wanted.event_count)
+        if differs and preview != self._reported:
+            self._reported = preview
+            self.post_message(self.Differs(preview.session_id))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group == "preview":
@@ -149,8 +175,10 @@ class PickerBody(Horizontal):
         self._content = ContentSearch(store, cache_dir)
         self._content_hits: dict[str, SearchHit] = {}
         self._ranked_for: tuple[ScopeKey, str] | None = None
+        self._ranked_rows: Sequence[PickerRow] | None = None  # the rows it ranked
         self._last_ranking: Ranking | None = None  # of the titles shown
-        self._open_when_ranked = False
+        # Enter pressed before the list was settled: open once it is, for this scope and query
+        self._open_pending: tuple[ScopeKey, str] | None = None
 
     def compose(self) -> ComposeResult:
         yield SessionList(id="sessions")
@@ -163,30 +191,34 @@ class PickerBody(Horizontal):
     # --- what the screen asks for --------------------------------------------------------
 
     def show_scope(self, *, keep_cursor: bool) -> None:
-        """Show the current scope: in recency order (`keep_cursor`: on the same session),
-        or ranked for the query, with no unranked rows until the ranking arrives."""
+        """Show the current scope: in recency order, or ranked for the query, with no
+        unranked rows until the ranking arrives. `keep_cursor`: the highlight stays on its
+        session if the user moved it there, else it goes to the first row (the newest)."""
         state = self.state
         scope = state.scope
         rows = scope.rows if scope is not None else ()
         session_list = self.session_list
+        if not keep_cursor:
+            session_list.user_moved = False
         if state.query:
             if self._ranked_for is None or self._ranked_for[0] != state.scope_key:
                 self._set_rows(rows, [])
             self._start_ranking()
         else:
-            cursor = 0
-            current = session_list.highlighted_row
-            if keep_cursor and current is not None:
-                cursor = next(
-                    (i for i, row in enumerate(rows) if row.session_id == current.session_id),
-                    session_list.cursor,
-                )
-            self._set_rows(rows, cursor=cursor)
+            self._set_rows(rows, cursor=self._cursor_in(rows, range(len(rows))))
         session_list.set_empty_message(state.list_empty_message())
 
+    def _cursor_in(self, rows: Sequence[PickerRow], order: Sequence[int]) -> int:
+        current = self.session_list.highlighted_row
+        if current is None:
+            return 0
+        return self.session_list.cursor_on(current.session_id, order, rows)
+
     def show_query(self) -> None:
-        """The query changed: rank the scope for it; none: back to recency order."""
+        """The query changed: rank the scope for it; none: back to recency order. Either
+        way the highlight starts on the first row."""
         state = self.state
+        self.session_list.user_moved = False
         if state.query:
             self._start_ranking()
             return
@@ -215,19 +247,54 @@ class PickerBody(Horizontal):
         self._ranker.forget()
         self._ranked_for = None
 
-    def forget_preview(self) -> None:
-        self.query_one(PreviewPane).forget()
+    def forget_preview(self, session_ids: Collection[str] | None = None) -> None:
+        """These sessions changed on disk (None: the shown one did): their preview is read
+        again."""
+        self.query_one(PreviewPane).forget(session_ids)
+
+    def show_running(self, running: Mapping[str, Running]) -> None:
+        """Mark the sessions an agent is writing now, in the rows and the preview."""
+        self.session_list.set_running(frozenset(running))
+        self.query_one(PreviewPane).show_running_of(running)
 
     def open_highlighted(self) -> None:
-        """Open the highlighted session; with a query not ranked yet (Enter typed right
-        behind it), once the list is ranked for it."""
+        """Open the highlighted session once the list is settled: ranked for the query
+        typed (Enter typed right behind it), and, before the user has moved, in the store's
+        final order (the remembered first screen may be stale; the highlight then goes to
+        the newest session). Enter before that opens what the list then highlights."""
         state = self.state
-        if state.query and self._ranked_for != (state.scope_key, state.query):
-            self._open_when_ranked = True
+        if not self._settled():
+            self._open_pending = (state.scope_key, state.query)
             return
+        self._open_pending = None
         row = self.session_list.highlighted_row
         if row is not None:
             self._open(row)
+
+    def _settled(self) -> bool:
+        """Whether the list shows what Enter should act on now."""
+        state = self.state
+        scope = state.scope
+        if scope is None:
+            return False
+        if state.query and (
+            self._ranked_for != (state.scope_key, state.query)
+            or self._ranked_rows is not scope.rows
+        ):
+            return False
+        return scope.complete or self.session_list.user_moved
+
+    def _open_if_pending(self) -> None:
+        """Enter was pressed before the list settled: open now if it has, for the scope
+        and query it was pressed for (another query typed since drops it)."""
+        pending = self._open_pending
+        if pending is None:
+            return
+        state = self.state
+        if pending != (state.scope_key, state.query):
+            self._open_pending = None
+        elif self._settled():
+            self.open_highlighted()
 
     # --- ranking -------------------------------------------------------------------------
 
@@ -251,6 +318,7 @@ class PickerBody(Horizontal):
             snippets=snippets,
         )
         self.post_message(self.Shown(session_list.row_count, content_status))
+        self._open_if_pending()
 
     def _start_ranking(self) -> None:
         state = self.state
@@ -259,7 +327,12 @@ class PickerBody(Horizontal):
             return
         if state.content_mode:
             self._content_search(
-                state.scope_key, state.query, state.content_text, scope.rows, state.scan
+                state.scope_key,
+                state.query,
+                state.content_text,
+                scope.rows,
+                state.scan,
+                state.sessions,
             )
             return
         self._rank(state.scope_key, state.query, scope.rows)
@@ -277,6 +350,7 @@ class PickerBody(Horizontal):
         if state.scope is None:
             return
         self._ranked_for = (message.key, message.query)
+        self._ranked_rows = message.rows
         ranking = self._last_ranking = message.ranking
 
         def highlight(line: int) -> tuple[int, ...]:
@@ -286,7 +360,13 @@ class PickerBody(Horizontal):
 
     @work(thread=True, exclusive=True, group="content", exit_on_error=False)
     def _content_search(
-        self, key: ScopeKey, query: str, text: str, rows: Sequence[PickerRow], scan: int
+        self,
+        key: ScopeKey,
+        query: str,
+        text: str,
+        rows: Sequence[PickerRow],
+        scan: int,
+        sessions: Mapping[str, Metadata] | None,
     ) -> None:
         """Search the scope's sessions for `text` once typing pauses (debounced: the next
         keystroke cancels this worker while it waits)."""
@@ -294,7 +374,9 @@ class PickerBody(Horizontal):
         time.sleep(CONTENT_DEBOUNCE)
         if worker.is_cancelled:
             return
-        outcome = self._content.search(text, rows, scan=scan, cancelled=lambda: worker.is_cancelled)
+        outcome = self._content.search(
+            text, rows, scan=scan, sessions=sessions, cancelled=lambda: worker.is_cancelled
+        )
         if not worker.is_cancelled:
             self.post_message(ContentResults(key, query, rows, outcome))
 
@@ -306,6 +388,7 @@ class PickerBody(Horizontal):
             return
         outcome = message.outcome
         self._ranked_for = (message.key, message.query)
+        self._ranked_rows = message.rows
         self._content_hits = {hit.session.session_id: hit for hit in outcome.hits}
         lines = [snippet_line(hit) for hit in outcome.hits]
         self._show_ranked(
@@ -321,11 +404,11 @@ class PickerBody(Horizontal):
         snippets: Callable[[int], SnippetLine | None] | None = None,
         content_status: str | None = None,
     ) -> None:
-        self._set_rows(rows, order, highlight, snippets=snippets, content_status=content_status)
+        cursor = self._cursor_in(rows, order)
         self.session_list.set_empty_message(self.state.list_empty_message())
-        if self._open_when_ranked:
-            self._open_when_ranked = False
-            self.open_highlighted()
+        self._set_rows(
+            rows, order, highlight, cursor=cursor, snippets=snippets, content_status=content_status
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group == "rank":
@@ -335,6 +418,8 @@ class PickerBody(Horizontal):
 
     @on(SessionList.Highlighted)
     def _highlighted(self, event: SessionList.Highlighted) -> None:
+        if event.by_user:
+            self._open_pending = None  # Enter pressed before: the user chooses again
         self.query_one(PreviewPane).follow(event.row)
 
     @on(SessionList.Selected)

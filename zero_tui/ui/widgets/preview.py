@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from zero_tui.agent.running import Running
 from zero_tui.picker.preview_data import PreviewData, PreviewExchange
 
 MAX_EXCHANGE_LINES = 12
@@ -45,10 +46,24 @@ def _exchange(exchange: PreviewExchange) -> Content:
     return Content.assemble((f"{role}:", role_style), "\n", _excerpt(exchange.text), "\n\n")
 
 
-def preview_content(preview: PreviewData) -> Content:
+def running_line(running: Running) -> Content:
+    """The preview's word on a session an agent is writing now, and where it runs."""
+    return Content.assemble(
+        (f"{'status':<11}", "$text-muted"),
+        ("● running", "bold $text-success"),
+        f" {running.describe()}",
+        "\n",
+    )
+
+
+def preview_content(preview: PreviewData, running: Running | None = None) -> Content:
     parts: list[Content | str | tuple[str, str]] = [
         (preview.title, "bold"),
         "\n\n",
+    ]
+    if running is not None:
+        parts.append(running_line(running))
+    parts += [
         _field("id", preview.session_id),
         _field("workspace", preview.workspace),
         _field(
@@ -77,11 +92,22 @@ class SessionPreview(VerticalScroll, can_focus=False):
     def compose(self) -> ComposeResult:
         yield Static(id="preview-text", markup=False)
 
-    def show(self, preview: PreviewData) -> None:
-        self.query_one("#preview-text", Static).update(preview_content(preview))
+    _preview: PreviewData | None = None
+    _shown_running: Running | None = None
+
+    def show(self, preview: PreviewData, running: Running | None = None) -> None:
+        self._preview, self._shown_running = preview, running
+        self.query_one("#preview-text", Static).update(preview_content(preview, running))
         self.scroll_home(animate=False)
 
+    def show_running(self, running: Running | None) -> None:
+        """Say (or stop saying) that the session shown runs now, in place."""
+        if running != self._shown_running and self._preview is not None:
+            self._shown_running = running
+            self.query_one("#preview-text", Static).update(preview_content(self._preview, running))
+
     def show_message(self, message: str) -> None:
+        self._preview = None
         self.query_one("#preview-text", Static).update(Content.styled(message, "$text-muted"))
         self.scroll_home(animate=False)
 

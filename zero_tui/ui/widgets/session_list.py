@@ -32,7 +32,12 @@ MODEL_COLUMN_MIN = 8
 WORKSPACE_COLUMN_MAX = 26
 WORKSPACE_COLUMN_MIN = 12
 MIN_TITLE = 24
+TITLE_WANTED = 48
+"""The title grows to this (or to its longest, when shorter) before the workspace and the
+model grow past their least: the title is what a session is recognised by."""
 FORK_MARK = "fork"
+RUNNING_MARK = "●"
+RUNNING_WORD = "running"  # `● running` in the time column of a session being written now
 NARROW_WIDTH = 110
 """On a screen narrower than this the list's container gets the class `-narrow`: the
 picker's CSS then hides the preview, so the titles get the room."""
@@ -81,6 +86,7 @@ class NaturalWidths:
     workspace: int = 0
     count: int = 0  # "1234 ev"
     fork: int = 0  # len(FORK_MARK) when some row is a fork
+    title: int = TITLE_WANTED  # the longest title, up to TITLE_WANTED
 
 
 def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str) -> NaturalWidths:
@@ -93,7 +99,17 @@ def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str
         workspace=workspace,
         count=max((len(str(row.event_count)) for row in rows), default=1) + 3,
         fork=len(FORK_MARK) if any(row.is_fork for row in rows) else 0,
+        title=_longest_title(rows),
     )
+
+
+def _longest_title(rows: Sequence[PickerRow]) -> int:
+    longest = 0
+    for row in rows:
+        if len(row.title) >= TITLE_WANTED or cell_len(row.title) >= TITLE_WANTED:
+            return TITLE_WANTED
+        longest = max(longest, cell_len(row.title))
+    return longest
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +141,8 @@ def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
 
     The title keeps MIN_TITLE cells. The other columns then get their minimum in order
     of importance (the workspace first when every workspace is listed, then the model),
-    grow to their natural width, and the title takes the rest (less one cell at the end).
+    the title grows to its natural width (up to TITLE_WANTED), the other columns grow to
+    theirs, and the title takes the rest (less one cell at the end).
     """
     fork_width = 1 + natural.fork if natural.fork else 0
     fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + fork_width + 1
@@ -137,6 +154,7 @@ def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
         if full and spare >= least + 2:
             given[column] = least
             spare -= least + 2
+    spare -= min(max(0, spare), max(0, natural.title - MIN_TITLE))
     for column, (full, _minimum) in enumerate(wanted):
         if given[column]:
             extra = min(full - given[column], spare)
@@ -173,17 +191,20 @@ class SessionList(ScrollView, can_focus=False):
         "session-list--workspace",
         "session-list--message",
         "session-list--snippet",
+        "session-list--running",
     }
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
     """Index of the highlighted row in the current order."""
 
     class Highlighted(Message):
-        """The highlighted row changed (None when the list is empty)."""
+        """The highlighted row changed (None when the list is empty); `by_user`: the user
+        moved it (a key, the wheel, a click), not new rows."""
 
-        def __init__(self, row: PickerRow | None) -> None:
+        def __init__(self, row: PickerRow | None, *, by_user: bool = False) -> None:
             super().__init__()
             self.row = row
+            self.by_user = by_user
 
     class Selected(Message):
         """A row was chosen with the mouse (a click on the highlighted row)."""
@@ -208,6 +229,11 @@ class SessionList(ScrollView, can_focus=False):
         self._strip_cache: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(1024)
         # With snippets (content search), each row takes two lines: its own and the snippet.
         self._snippets: Callable[[int], SnippetLine | None] | None = None
+        self._running_ids: frozenset[str] = frozenset()
+        self.user_moved = False
+        """The user moved the highlight since the list was last started over: new rows then
+        keep it on its session (else it goes to the first row)."""
+        self._moving = False  # the cursor is being moved by the user
 
     # --- data ----------------------------------------------------------------------------
 
@@ -287,6 +313,24 @@ class SessionList(ScrollView, can_focus=False):
             return None
         return self._snippets(line)
 
+    def set_running(self, session_ids: frozenset[str]) -> None:
+        """Mark the rows of these sessions as running (an agent writes them now)."""
+        if session_ids != self._running_ids:
+            self._running_ids = session_ids
+            self._invalidate()
+
+    def runs(self, row: PickerRow) -> bool:
+        return row.session_id in self._running_ids
+
+    def cursor_on(self, session_id: str, order: Sequence[int], rows: Sequence[PickerRow]) -> int:
+        """Where the highlight goes in new rows (`order` into `rows`): on `session_id`'s
+        row when the user moved to it, else (or when it is gone) the first row."""
+        if self.user_moved:
+            for line, index in enumerate(order):
+                if rows[index].session_id == session_id:
+                    return line
+        return 0
+
     def set_empty_message(self, message: str) -> None:
         """What the first line says when there is no row to show."""
         if message != self._empty_message:
@@ -306,7 +350,7 @@ class SessionList(ScrollView, can_focus=False):
             for part in range(lines):
                 self.refresh_line(row * lines + part)
         self._scroll_cursor_into_view()
-        self.post_message(self.Highlighted(self.highlighted_row))
+        self.post_message(self.Highlighted(self.highlighted_row, by_user=self._moving))
 
     def _scroll_cursor_into_view(self) -> None:
         height = self.scrollable_content_region.height
@@ -325,12 +369,21 @@ class SessionList(ScrollView, can_focus=False):
         if self.scrollable_content_region.height > 0:
             self._scroll_cursor_into_view()
 
+    def _move_to(self, line: int) -> None:
+        """The user moves the highlight to `line`."""
+        self.user_moved = True
+        self._moving = True
+        try:
+            self.cursor = line
+        finally:
+            self._moving = False
+
     def move(self, delta: int, *, wrap: bool) -> None:
         count = len(self._order)
         if not count:
             return
         target = self.cursor + delta
-        self.cursor = target % count if wrap else max(0, min(target, count - 1))
+        self._move_to(target % count if wrap else max(0, min(target, count - 1)))
 
     def page(self, pages: int) -> None:
         rows = self.scrollable_content_region.height // self.lines_per_row
@@ -338,11 +391,11 @@ class SessionList(ScrollView, can_focus=False):
 
     def first(self) -> None:
         if self._order:
-            self.cursor = 0
+            self._move_to(0)
 
     def last(self) -> None:
         if self._order:
-            self.cursor = len(self._order) - 1
+            self._move_to(len(self._order) - 1)
 
     # --- mouse ---------------------------------------------------------------------------
     # Public `on_` handlers: Textual runs each class's handler down the MRO, so Widget's own
@@ -364,7 +417,7 @@ class SessionList(ScrollView, can_focus=False):
             if (row := self.highlighted_row) is not None:
                 self.post_message(self.Selected(row))
         else:
-            self.cursor = line
+            self._move_to(line)
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         line = self._line_at(event)
@@ -414,7 +467,7 @@ class SessionList(ScrollView, can_focus=False):
         if part and line < len(self._order):
             return self._render_snippet(line, width, base)
         if line >= len(self._order):
-            if line == 0 and self._empty_message:
+            if line == 0 and part == 0 and self._empty_message:  # once, not per line of a row
                 style = base + self.get_component_rich_style("session-list--message", partial=True)
                 return Strip([Segment(_pad(self._empty_message, width), style)], width)
             return Strip.blank(width, base)
@@ -449,11 +502,12 @@ class SessionList(ScrollView, can_focus=False):
         detail_style = base + part("session-list--detail", partial=True) + overlay
         match_part = part("session-list--match", partial=True)
 
+        running = row.session_id in self._running_ids
         title_offset = row.title_offset
-        time_positions = {pos for pos in positions if pos < len(row.when)}
+        time_positions = {pos for pos in positions if pos < len(row.when)} if not running else set()
         title_positions = {pos - title_offset for pos in positions if pos >= title_offset}
 
-        layout = row_layout(width, self._widths, timed=bool(row.when))
+        layout = row_layout(width, self._widths, timed=bool(row.when) or running)
         right: list[Segment] = []
         if layout.workspace:
             text = shorten_path(row.workspace, self._home, layout.workspace) or "(no cwd)"
@@ -470,7 +524,11 @@ class SessionList(ScrollView, can_focus=False):
             )
 
         left: list[Segment] = [Segment(" ", plain)]
-        if layout.time:
+        if running and layout.time:
+            running_style = base + part("session-list--running", partial=True) + overlay
+            mark = f"{RUNNING_MARK} {RUNNING_WORD}".ljust(layout.time)
+            left += [Segment(mark, running_style), Segment("  ", plain)]
+        elif layout.time:
             when = row.when.ljust(layout.time)
             left.extend(self._highlighted(when, time_positions, time_style, match_part))
             left.append(Segment("  ", plain))
