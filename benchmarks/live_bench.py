@@ -3,12 +3,12 @@ picker costs while nothing changes, and what one look at the running sessions co
 
     python -m benchmarks.live_bench [--sessions 10000] [--writes 50] [--idle-seconds 15]
 
-Each figure runs the app headless in a fresh process (its CPU clock is the picker's own):
+The first two run the app headless in fresh processes (a CPU clock of the picker's own):
 
 - write to row: with the picker open and following the store, `--writes` appends, each to
   a session of the workspace through the store layer (one locked append, as Zero does; an
-  answer, so that no session looks running afterwards), a pause apart; the time from the append's return to the row on the first screen with
-  its new count (median and p95);
+  answer, so that no session looks running afterwards), a pause apart; the time from the
+  append's return to the row on the first screen with its new count (median and p95);
 - idle CPU: the process's CPU time while the open picker waits on an unchanging store,
   given per minute, with file-change notification and with polling (`ZERO_TUI_POLL=1`),
   against the same picker with no store watcher (Textual's own idle: a blinking cursor);
