@@ -3,7 +3,7 @@ picker costs while nothing changes, and what one look at the running sessions co
 
     python -m benchmarks.live_bench [--sessions 10000] [--writes 50] [--idle-seconds 15]
 
-Each figure runs the app headless in a fresh process (its CPU clock is the picker's own):
+The first two run the app headless in fresh processes (a CPU clock of the picker's own):
 
 - write to row: with the picker open and following the store, `--writes` appends, each to
   a session of the workspace through the store layer (one locked append, as Zero does; an

@@ -295,3 +295,21 @@ async def test_help_lists_each_key_once_and_how_the_store_is_watched(
         for key in ("Tab", "ctrl+e", "ctrl+t", "ctrl+s", "F2", "Esc", "ctrl+q", "F1"):
             assert f"\n  {key} " in text, key
         assert "The list follows the store: changes in the store show up as they happen (" in text
+
+
+async def test_polling_is_said_on_the_status_line_and_in_the_palette(
+    three: StoreBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZERO_TUI_POLL", "1")
+    store = SessionStore(three.root)
+    app = picker_app(three)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: "polling" in status(pilot), "the polling status")
+        assert status(pilot) == "3 shown · polling the store every 1s"
+        rescan = next(
+            command for command in picker(pilot).system_commands() if "scan again" in command.title
+        )
+        assert "polling every 1s (no notification asked for)" in rescan.help
+        store.append_events("old", [user("polled")])  # polling follows the store too
+        await wait_until(pilot, lambda: shown_ids(pilot)[0] == "old", "old on top")

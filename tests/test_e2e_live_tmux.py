@@ -187,6 +187,24 @@ def test_enter_right_after_start_opens_the_newest_session_of_the_store(
     assert session_title(0)[:20] in screen
     assert session_title(SESSIONS - WORKSPACES)[:20] not in screen
 
+    # A query and Enter in one burst, right after start: the title is shared by other
+    # sessions of the workspace, listed above it on the stale screen; the continued one is
+    # first of them in the store's order, and opens.
+    tmux.press("Tab", "q")
+    tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
+    chosen = WORKSPACES * 3
+    title = session_title(chosen)
+    twins = [index for index in range(0, SESSIONS, WORKSPACES) if session_title(index) == title]
+    assert max(twins) > chosen  # above it until it was continued
+    write(big_store, f"continue::{session_id(chosen)}::2")
+    start_picker(tmux, big_store)
+    tmux.wait_for(lambda screen: "Resume a session" in screen, "the picker's first frame")
+    tmux.run("send-keys", "-t", "0", "-l", title, ";", "send-keys", "-t", "0", "Enter")
+    screen = tmux.wait_for(
+        lambda screen: "continued by the writer" in screen and title[:20] in screen,
+        "the transcript of the continued session with that title",
+    )
+
 
 @pytest.fixture
 def fake_zero_bin(tmp_path: Path) -> Path:
