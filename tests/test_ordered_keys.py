@@ -100,6 +100,7 @@ async def test_the_picker_query_takes_a_burst_and_enter_opens_the_match(
         query = picker(pilot).composer
         await wait_until(pilot, lambda: getattr(pilot.app.screen, "session_id", None) == "one")
         assert query.value == "alpha"
+        await wait_until(pilot, lambda: getattr(pilot.app.screen, "painted", False))
 
 
 def test_the_private_textual_call_is_still_there() -> None:

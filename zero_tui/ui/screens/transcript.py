@@ -154,7 +154,6 @@ class TranscriptScreen(TurnActions):
         self.composer.attach(self.query_one(SlashComplete))
         self.view.type_target = self.composer
         self.set_focus(self.composer)
-        self.transcript_log.open()
 
     # -- a run of the agent -------------------------------------------------------------
 

@@ -115,9 +115,10 @@ class TranscriptLog(SessionTokensHook, Vertical):
             yield Static(Content(""), id="transcript-note")
         yield self.view
 
-    def open(self) -> None:
-        """Show the header and start reading the log (the screen calls it once mounted, so
-        that the rows first meet a view that is laid out)."""
+    def on_mount(self) -> None:
+        """Show the header and start reading the log: the header's widgets are composed
+        by now, which the screen's own mount does not promise (a screen pushed while the
+        app shuts down mounts without them)."""
         self._show_note()
         session_id = self.follower.session_id
         if session_id is None:
