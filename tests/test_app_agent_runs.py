@@ -37,7 +37,7 @@ from zero_tui.store.check import BACKUP_MARK, check_store
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets import agent_pane
 from zero_tui.ui.widgets.agent_pane import FINISHING_NOTE
-from zero_tui.ui.widgets.transcript_view import USER_MARKER
+from zero_tui.ui.widgets.row_painter import USER_MARKER
 
 REPO = Path(__file__).resolve().parents[1]
 
