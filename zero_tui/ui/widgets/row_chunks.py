@@ -16,7 +16,7 @@ from textual.strip import Strip
 
 from zero_tui.transcript.geometry import PRELUDE_POSITION, Chunk, TranscriptGeometry
 from zero_tui.transcript.log_index import LogIndex, chunk_rows
-from zero_tui.transcript.rows import LogFacts, Row
+from zero_tui.transcript.rows import LogFacts, Row, RowKind
 
 LIVE_CHUNKS = 48
 """Chunks that keep their rows and strips; others keep only their height."""
@@ -178,3 +178,14 @@ class RowChunks:
                     return candidate
             chunk_index += step
         return None
+
+    def turn_from(self, position: int, step: int) -> int | None:
+        """The position of the next/previous user row after/before `position`."""
+        candidate: int | None = position
+        while True:
+            candidate = self.neighbour(candidate, step)
+            if candidate is None:
+                return None
+            row = self.row_at(candidate)
+            if row is not None and row.kind is RowKind.USER:
+                return candidate

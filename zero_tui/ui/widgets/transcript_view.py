@@ -29,7 +29,7 @@ from textual.widget import Widget
 
 from zero_tui.transcript.geometry import GUTTER, PRELUDE_POSITION, is_tool_card
 from zero_tui.transcript.log_index import LogIndex
-from zero_tui.transcript.rows import LogFacts, Row, RowKind
+from zero_tui.transcript.rows import LogFacts, Row
 from zero_tui.ui.widgets.ordered_keys import OrderedKeys, hand_over
 from zero_tui.ui.widgets.row_chunks import RowChunks
 from zero_tui.ui.widgets.row_painter import highlight_matches, row_strips
@@ -255,9 +255,6 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
             self._set_virtual_height()
         return top
 
-    def row_height(self, position: int) -> int:
-        return self._chunks.row_height(position)
-
     def row_at(self, position: int) -> Row | None:
         return self._chunks.row_at(position)
 
@@ -279,7 +276,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         top = self.row_top(position)
         if top is None:
             return
-        height = self.row_height(position)
+        height = self._chunks.row_height(position)
         view_top = round(self.scroll_y)
         view_height = self.scrollable_content_region.height
         if align_top or top < view_top or height > view_height:
@@ -326,20 +323,9 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self.cursor = shown[-1][0] if shown else None
         self.refresh()
 
-    def _turn_from(self, position: int, step: int) -> int | None:
-        """The next/previous user row after/before `position`."""
-        candidate: int | None = position
-        while True:
-            candidate = self._chunks.neighbour(candidate, step)
-            if candidate is None:
-                return None
-            row = self.row_at(candidate)
-            if row is not None and row.kind is RowKind.USER:
-                return candidate
-
     def action_next_turn(self) -> None:
         current = self._cursor_on_screen()
-        target = self._turn_from(current if current is not None else PRELUDE_POSITION, 1)
+        target = self._chunks.turn_from(current if current is not None else PRELUDE_POSITION, 1)
         if target is not None:
             self.move_cursor(target, align_top=True)
 
@@ -347,7 +333,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         current = self._cursor_on_screen()
         if current is None:
             return
-        target = self._turn_from(current, -1)
+        target = self._chunks.turn_from(current, -1)
         if target is not None:
             self.move_cursor(target, align_top=True)
 
