@@ -14,9 +14,12 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zero_tui.atomic import AtomicWriteError, write_atomic
-from zero_tui.store.models import Metadata
+
+if TYPE_CHECKING:
+    from zero_tui.store.models import Metadata
 
 HEAD_ROWS = 120
 HEAD_VERSION = 1

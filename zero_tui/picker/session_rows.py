@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
 
 from zero_tui.picker.head_cache import CachedSession
-from zero_tui.store.models import Metadata
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, display_title, one_line, time_label
+
+if TYPE_CHECKING:
+    from zero_tui.store.models import Metadata
 
 
 def local_now(clock: Callable[[], datetime] | None = None) -> tuple[datetime, tzinfo | None]:
