@@ -28,3 +28,10 @@ def default_root(env: Mapping[str, str] | None = None) -> Path:
             home = ""
     base = data_home or os.path.join(home, ".local", "share")
     return Path(clean_path(os.path.join(base, "zero", "sessions")))
+
+
+def store_root(given: str | os.PathLike[str] | None) -> Path:
+    """The root a `SessionStore(given)` reads: `given` stripped, else (None or blank) Zero's
+    default root."""
+    text = trim_space(os.fspath(given)) if given is not None else ""
+    return Path(text) if text else default_root()

@@ -30,7 +30,7 @@ from zero_tui.store.events import decode_line, parse_log, rehydrate
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import trim_space, trim_space_bytes
 from zero_tui.store.models import Event, Goal, Metadata
-from zero_tui.store.root import default_root
+from zero_tui.store.root import store_root
 
 METADATA_FILE = "metadata.json"
 EVENTS_FILE = "events.jsonl"
@@ -194,8 +194,7 @@ class SessionStore:
         clock: Clock | None = None,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     ) -> None:
-        given = trim_space(os.fspath(root)) if root is not None else ""
-        self.root = Path(given) if given else default_root()
+        self.root = store_root(root)
         self._clock = clock or _system_clock
         self.lock_timeout = lock_timeout
         self._counter = itertools.count(1)

@@ -35,6 +35,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import REGISTRY, CommandError, Context, ScreenAction
 from zero_tui.picker.content_search import build_index
+from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.picker.live import RunningFound, StoreChanged
 from zero_tui.picker.loader import (
     ChangesDone,
@@ -94,9 +95,11 @@ class PickerScreen(CommandScreen):
         clock: Callable[[], datetime] | None = None,
         cache_dir: Path | None = None,
         settings: RunSettings | None = None,
+        remembered: RememberedHead | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self._remembered = remembered  # read by the command line: the first scan's first rows
         self.settings = settings or RunSettings()
         self.store = store
         self._cache_dir = cache_dir
@@ -199,6 +202,11 @@ class PickerScreen(CommandScreen):
             cache_dir=self._cache_dir,
             clock=self._clock,
         )
+        remembered, self._remembered = self._remembered, None
+        if remembered is not None and self._loader.knows(remembered):
+            # The rows of the first frame, at once: no empty list between it and them.
+            self.on_scan_stage(ScanStage(state.scan, self._loader.remembered_rows(remembered.head)))
+            return
         self._load(state.scan, self._loader.remembered)
 
     def _load_store(self, scan: int, *, shown: bool) -> None:
