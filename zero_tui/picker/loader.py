@@ -211,8 +211,12 @@ class PickerLoader:
             heads[key] = self._post_scope(
                 post, cancelled, key, sessions, content_check, now, tz, whole=shown, final=True
             )
+            if key == first:
+                # The first screen is final: remembered now, not once every scope is filtered
+                # (seconds at 50,000 sessions), so that a picker quit meanwhile starts warm.
+                self._remember(heads)
         catalog.save()
-        save_head(self._head_path(), self._store.root, self._workspace, heads)
+        self._remember(heads)
         follower = StoreFollower(
             self._store,
             self._workspace,
@@ -225,6 +229,12 @@ class PickerLoader:
         self._follower = follower
         if not cancelled():
             post(ScanDone(follower.sessions))
+
+    def _remember(self, heads: dict[ScopeKey, ScopeHead]) -> None:
+        """Write `heads` for the next start, keeping the remembered scopes they lack."""
+        path = self._head_path()
+        known = load_head(path, self._store.root, self._workspace)
+        save_head(path, self._store.root, self._workspace, {**known, **heads})
 
     def close(self) -> None:
         """Let go of the catalog the scan handed on (its writes are saved first)."""
