@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path, PurePath
@@ -15,7 +16,6 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from zero_tui.agent import ExecEngine, terminate_all
 from zero_tui.agent.settings import RunSettings
 from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.store import SessionStore, StoreError
@@ -26,6 +26,7 @@ from zero_tui.ui.messages import NewConversation, OpenSession, ResumeRequest, Re
 from zero_tui.ui.screens.picker import PickerScreen
 
 if TYPE_CHECKING:
+    from zero_tui.agent.engine import ExecEngine
     from zero_tui.picker.first_frame import FirstFrame
 
 
@@ -79,8 +80,22 @@ class ZeroApp(App[None]):
         self.resume = resume
         self.clock = clock
         self.copier = copier or terminal_copier(self)
-        self.engine = ExecEngine(store)
+        self._engine: ExecEngine | None = None
         self.run_settings = RunSettings()
+
+    @property
+    def engine(self) -> ExecEngine:
+        """What runs the agent: made when first asked for (a transcript's run), so that the
+        picker starts without loading the agent's modules."""
+        if self._engine is None:
+            from zero_tui.agent.engine import ExecEngine
+
+            self._engine = ExecEngine(self.store)
+        return self._engine
+
+    @engine.setter
+    def engine(self, engine: ExecEngine) -> None:
+        self._engine = engine
 
     def notify(
         self,
@@ -243,6 +258,13 @@ def make_app(
     )
 
 
+def _stop_agent_runs() -> None:
+    """Stop every agent run still going; none can be when the engine was never loaded."""
+    engine = sys.modules.get("zero_tui.agent.engine")
+    if engine is not None:
+        engine.terminate_all()
+
+
 def run_app(
     *,
     store_root: Path | None,
@@ -265,6 +287,6 @@ def run_app(
     # The terminal gone (an SSH link dropped, a tmux pane killed) or a kill: the app quits
     # as ctrl+q does, and a run still in flight is cancelled as Esc would (the agent has its
     # own process group: a hangup does not reach it); none outlives us.
-    with ends_with_terminal(app, cleanup=terminate_all):
+    with ends_with_terminal(app, cleanup=_stop_agent_runs):
         app.run()
     return app.return_code or 0

@@ -63,7 +63,6 @@ from zero_tui.ui.messages import (
     WatchMode,
 )
 from zero_tui.ui.screens.command_screen import CommandScreen, screen_bindings
-from zero_tui.ui.screens.dialogs import UnreadableScreen
 from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
 from zero_tui.ui.widgets.session_list import SessionList
@@ -533,6 +532,8 @@ class PickerScreen(CommandScreen):
 
     def action_unreadable(self) -> None:
         """ctrl+g: the sessions that could not be read, with the reason."""
+        from zero_tui.ui.screens.dialogs import UnreadableScreen
+
         self.app.push_screen(UnreadableScreen(self.state.unreadable))
 
     def action_go_up(self) -> None:
