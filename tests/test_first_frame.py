@@ -8,6 +8,7 @@ import fcntl
 import io
 import os
 import re
+import select
 import struct
 import termios
 from collections.abc import Callable, Iterator
@@ -234,6 +235,7 @@ def test_the_frame_takes_the_terminal_as_textual_does_and_gives_it_back(
     assert not mode[0] & termios.ICRNL  # Enter typed now reaches Textual as Enter
 
     os.write(controller, b"typed while Textual loads\r")  # kept: nothing is flushed
+    assert select.select([terminal], [], [], 10)[0]  # the tty has taken it in, in our mode
     first.hand_over()
     assert termios.tcgetattr(terminal) == before  # what Textual saves and restores at exit
     first.close()  # Textual took the terminal over: nothing more is written
@@ -297,31 +299,40 @@ def screen_lines(pilot: Pilot[Any]) -> list[str]:
     return console.export_text(styles=False).split("\n")
 
 
-@pytest.mark.parametrize("size", [(120, 30), (200, 50), (90, 24)])
+@pytest.mark.parametrize(
+    ("size", "every_workspace"),
+    [((120, 30), False), ((200, 50), False), ((90, 24), False), ((150, 30), True)],
+)
 async def test_textual_draws_the_frames_rows_in_the_same_cells(
-    make_store: Callable[..., StoreBuilder], tmp_path: Path, size: tuple[int, int]
+    make_store: Callable[..., StoreBuilder],
+    tmp_path: Path,
+    size: tuple[int, int],
+    every_workspace: bool,
 ) -> None:
     builder = make_store()
+    key = (every_workspace, False)
     for number in range(60):
         title = ["Fix the parser", "宽字符标题的会话", "A much longer title " * 4][number % 3]
         model = ["gpt-5", "claude-sonnet-4-5", ""][number % 3]
+        where = [W, "/srv/elsewhere/a-project-with-a-long-name", ""][
+            number % 3 if number % 2 else 0
+        ]
         stamp = f"2026-07-0{1 + number % 3}T10:{number:02}:00Z"
-        builder.add(
-            f"s{number:02}", title=f"{title} {number}", cwd=W, model_id=model, updated_at=stamp
-        )
+        fields = {"title": f"{title} {number}", "model_id": model, "updated_at": stamp}
+        builder.add(f"s{number:02}", cwd=where, **fields)
     clock = fixed_clock()
-    PickerLoader(builder.store, W, (False, False), clock=clock).scan(
-        lambda stage: None, shown=False
-    )
-    start = PickerStart(builder.store.root, W, False)
+    PickerLoader(builder.store, W, key, clock=clock).scan(lambda stage: None, shown=False)
+    start = PickerStart(builder.store.root, W, every_workspace)
     cache = tmp_path / "zero-tui-cache"
-    head = load_head(head_path(cache, start.store_root, W), start.store_root, W).get((False, False))
+    head = load_head(head_path(cache, start.store_root, W), start.store_root, W).get(key)
     assert head is not None
     now, tz = local_now(clock)
-    ours = plain_lines(frame_lines(frame_text(start, head, now, tz, home="/home/u"), *size))
+    ours = plain_lines(frame_lines(frame_text(start, head, now, tz), *size))
 
-    remembered = RememberedHead(start.store_root, W, (False, False), head)
-    app = make_app(builder.store, cwd=W, clock=clock, remembered=remembered)
+    remembered = RememberedHead(start.store_root, W, key, head)
+    app = make_app(
+        builder.store, cwd=W, all_workspaces=every_workspace, clock=clock, remembered=remembered
+    )
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         session_list = app.screen.query_one(SessionList)

@@ -183,7 +183,8 @@ class FrameText:
     placeholder: str
     rows: Sequence[PickerRow]
     status: str
-    home: str
+    home: str  # what a workspace is shown relative to (~)
+    show_workspace: bool = False  # every workspace is listed: each row says its own
 
 
 def remembered_status(head: ScopeHead | None, all_workspaces: bool) -> str:
@@ -218,6 +219,7 @@ def frame_text(
         rows=rows,
         status=sanitize_line(remembered_status(head, start.all_workspaces)),
         home=home or os.path.expanduser("~"),
+        show_workspace=start.all_workspaces,
     )
 
 
@@ -240,7 +242,7 @@ def frame_lines(text: FrameText, width: int, height: int) -> list[Line]:
         [("─" * body, BORDER), ("  ", SCREEN)],
     ]
     rows = list(text.rows[:list_height])
-    natural = natural_widths(rows, show_workspace=False, home=text.home)
+    natural = natural_widths(rows, show_workspace=text.show_workspace, home=text.home)
     for line in range(list_height):
         spans: Line = []
         if line < len(rows):
