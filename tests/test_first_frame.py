@@ -318,8 +318,8 @@ async def test_textual_draws_the_frames_rows_in_the_same_cells(
             number % 3 if number % 2 else 0
         ]
         stamp = f"2026-07-0{1 + number % 3}T10:{number:02}:00Z"
-        fields = {"title": f"{title} {number}", "model_id": model, "updated_at": stamp}
-        builder.add(f"s{number:02}", cwd=where, **fields)
+        name, title = f"s{number:02}", f"{title} {number}"
+        builder.add(name, title=title, cwd=where, model_id=model, updated_at=stamp)
     clock = fixed_clock()
     PickerLoader(builder.store, W, key, clock=clock).scan(lambda stage: None, shown=False)
     start = PickerStart(builder.store.root, W, every_workspace)

@@ -35,6 +35,7 @@ from zero_tui.picker.head_cache import RememberedHead, ScopeHead, head_path, loa
 from zero_tui.picker.row_layout import NaturalWidths, natural_widths, pad, row_layout, row_text
 from zero_tui.picker.session_rows import (
     PickerRow,
+    local_now,
     picker_rows,
     picker_title,
     query_placeholder,
@@ -407,9 +408,7 @@ def show_first_frame(
         width, height = os.get_terminal_size(out_fd)
         if width < MIN_WIDTH or height < MIN_HEIGHT:
             return None
-        import termios
-
-        from zero_tui.picker.session_rows import local_now
+        import termios  # not on Windows (terminal_ok said no there already)
 
         key = (start.all_workspaces, False)
         path = head_path(cache_dir or default_cache_dir(), start.store_root, start.workspace)
