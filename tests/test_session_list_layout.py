@@ -1,10 +1,8 @@
-"""The picker list's column arithmetic, apart from its drawing (zero_tui/widgets/session_list)."""
+"""The picker list's column arithmetic, apart from its drawing (zero_tui/picker/row_layout)."""
 
 from __future__ import annotations
 
-from zero_tui.picker.session_rows import PickerRow
-from zero_tui.text.labels import TIME_COLUMN_WIDTH
-from zero_tui.ui.widgets.session_list import (
+from zero_tui.picker.row_layout import (
     FORK_MARK,
     MIN_TITLE,
     MODEL_COLUMN_MAX,
@@ -17,6 +15,8 @@ from zero_tui.ui.widgets.session_list import (
     natural_widths,
     row_layout,
 )
+from zero_tui.picker.session_rows import PickerRow
+from zero_tui.text.labels import TIME_COLUMN_WIDTH
 
 
 def row(

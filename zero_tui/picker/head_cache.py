@@ -14,9 +14,12 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zero_tui.atomic import AtomicWriteError, write_atomic
-from zero_tui.store.models import Metadata
+
+if TYPE_CHECKING:
+    from zero_tui.store.models import Metadata
 
 HEAD_ROWS = 120
 HEAD_VERSION = 1
@@ -60,6 +63,17 @@ class ScopeHead:
     empty_runs: int
     not_resumable: int
     store_total: int
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedHead:
+    """The first scope `key` of a picker on `store_root` and `workspace` as the last run
+    left it, read before the picker started (`head` None: nothing remembered)."""
+
+    store_root: Path
+    workspace: str
+    key: tuple[bool, bool]
+    head: ScopeHead | None
 
 
 def head_path(cache_dir: Path, store_root: Path, workspace: str) -> Path:

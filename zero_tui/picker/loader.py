@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from zero_tui.paths import default_cache_dir
-from zero_tui.picker.head_cache import ScopeHead, head_path, load_head, save_head
+from zero_tui.picker.head_cache import RememberedHead, ScopeHead, head_path, load_head, save_head
 from zero_tui.picker.live import RunningFound, StoreChanged, StoreFollower, recorded
 from zero_tui.picker.preview_data import PreviewData, build_preview, missing_preview
 from zero_tui.picker.scopes import ALL_SCOPES, HiddenCounts, ScopeKey, ScopeScan, first_screen
@@ -150,16 +150,29 @@ class PickerLoader:
 
     def remembered(self, post: Post, cancelled: Cancelled = lambda: False) -> None:
         """Post the first scope's rows remembered from the last run (no store IO)."""
+        head = load_head(self._head_path(), self._store.root, self._workspace).get(self._first)
+        if not cancelled():
+            post(self.remembered_rows(head))
+
+    def remembered_rows(self, head: ScopeHead | None) -> RememberedRows:
+        """The stage `remembered` posts for the first scope's remembered `head` (also read
+        by the command line, for the first frame it draws before the picker starts)."""
         key = self._first
-        now, tz = local_now(self._clock)
-        head = load_head(self._head_path(), self._store.root, self._workspace).get(key)
         loaded = None
         if head is not None and head.sessions:
+            now, tz = local_now(self._clock)
             hidden = HiddenCounts(head.other_workspace, head.empty_runs, head.not_resumable)
             rows = picker_rows(head.sessions, now, tz)
             loaded = ScopeLoaded(key, rows, hidden, head.store_total, complete=False, replace=True)
-        if not cancelled():
-            post(RememberedRows(key, loaded))
+        return RememberedRows(key, loaded)
+
+    def knows(self, remembered: RememberedHead) -> bool:
+        """Whether `remembered` was read for this loader's store, workspace and first scope."""
+        return (remembered.store_root, remembered.workspace, remembered.key) == (
+            self._store.root,
+            self._workspace,
+            self._first,
+        )
 
     def scan(self, post: Post, cancelled: Cancelled = lambda: False, *, shown: bool) -> None:
         """Post the catalog's rows, then the store's truth for every scope (the first one
@@ -198,8 +211,12 @@ class PickerLoader:
             heads[key] = self._post_scope(
                 post, cancelled, key, sessions, content_check, now, tz, whole=shown, final=True
             )
+            if key == first:
+                # The first screen is final: remembered now, not once every scope is filtered
+                # (seconds at 50,000 sessions), so that a picker quit meanwhile starts warm.
+                self._remember(heads)
         catalog.save()
-        save_head(self._head_path(), self._store.root, self._workspace, heads)
+        self._remember(heads)
         follower = StoreFollower(
             self._store,
             self._workspace,
@@ -212,6 +229,12 @@ class PickerLoader:
         self._follower = follower
         if not cancelled():
             post(ScanDone(follower.sessions))
+
+    def _remember(self, heads: dict[ScopeKey, ScopeHead]) -> None:
+        """Write `heads` for the next start, keeping the remembered scopes they lack."""
+        path = self._head_path()
+        known = load_head(path, self._store.root, self._workspace)
+        save_head(path, self._store.root, self._workspace, {**known, **heads})
 
     def close(self) -> None:
         """Let go of the catalog the scan handed on (its writes are saved first)."""

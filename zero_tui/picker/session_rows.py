@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING
 
 from zero_tui.picker.head_cache import CachedSession
-from zero_tui.store.models import Metadata
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, display_title, one_line, time_label
+from zero_tui.text.sanitize import sanitize_line
+
+if TYPE_CHECKING:
+    from zero_tui.store.models import Metadata
 
 
 def local_now(clock: Callable[[], datetime] | None = None) -> tuple[datetime, tzinfo | None]:
@@ -114,7 +118,20 @@ def _facts(row: PickerRow) -> tuple[object, ...]:
     return (row.updated_at, row.title, row.model, row.provider, row.event_count, row.workspace)
 
 
-# --- status line -------------------------------------------------------------------------
+# --- title, query and status lines ------------------------------------------------------
+
+
+def picker_title(workspace: str, *, content_mode: bool = False) -> str:
+    """The picker's title line (the workspace is data: escape sequences made visible)."""
+    mode = " · searching what was said (ctrl+t: titles)" if content_mode else ""
+    return f"Resume a session · {sanitize_line(workspace)}{mode}"
+
+
+def query_placeholder(*, content_mode: bool = False) -> str:
+    """What the empty query line says."""
+    if content_mode:
+        return 'words, "a phrase", -word, title: model: id: after: before: · ctrl+t: titles'
+    return "type to filter titles… · ctrl+t: what was said · / for commands"
 
 
 def status_text(

@@ -8,7 +8,7 @@ matched characters of each label highlighted. Session text reaches the screen on
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from os.path import expanduser
 from typing import ClassVar
 
@@ -24,18 +24,17 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from zero_tui.picker.row_layout import (
+    NaturalWidths,
+    crop,
+    natural_widths,
+    pad,
+    row_layout,
+    row_text,
+)
 from zero_tui.picker.session_rows import PickerRow
-from zero_tui.text.labels import TIME_COLUMN_WIDTH, shorten_path
+from zero_tui.text.labels import TIME_COLUMN_WIDTH
 
-MODEL_COLUMN_MAX = 18
-MODEL_COLUMN_MIN = 8
-WORKSPACE_COLUMN_MAX = 26
-WORKSPACE_COLUMN_MIN = 12
-MIN_TITLE = 24
-TITLE_WANTED = 48
-"""The title grows to this (or to its longest, when shorter) before the workspace and the
-model grow past their least: the title is what a session is recognised by."""
-FORK_MARK = "fork"
 RUNNING_MARK = "●"
 RUNNING_WORD = "running"  # `● running` in the time column of a session being written now
 NARROW_WIDTH = 110
@@ -56,119 +55,11 @@ class SnippetLine:
 
 
 def _crop(text: str, width: int) -> str:
-    """Cut `text` to at most `width` cells, ending with `…` when something was cut."""
-    if width <= 0:
-        return ""
-    if cell_len(text) <= width:
-        return text
-    kept: list[str] = []
-    used = 0
-    for char in text:
-        char_width = cell_len(char)
-        if used + char_width > width - 1:
-            break
-        kept.append(char)
-        used += char_width
-    return "".join(kept) + "…"
+    return crop(text, width, cell_len)
 
 
-def _pad(text: str, width: int, *, right: bool = False) -> str:
-    text = _crop(text, width)
-    padding = " " * max(0, width - cell_len(text))
-    return padding + text if right else text + padding
-
-
-@dataclass(frozen=True, slots=True)
-class NaturalWidths:
-    """The cells a list's columns take in full, from its rows; 0: no such column."""
-
-    model: int = 0
-    workspace: int = 0
-    count: int = 0  # "1234 ev"
-    fork: int = 0  # len(FORK_MARK) when some row is a fork
-    title: int = TITLE_WANTED  # the longest title, up to TITLE_WANTED
-
-
-def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str) -> NaturalWidths:
-    workspace = 0
-    if show_workspace:
-        longest = max((len(shorten_path(row.workspace, home, 1 << 16)) for row in rows), default=0)
-        workspace = min(WORKSPACE_COLUMN_MAX, longest)
-    return NaturalWidths(
-        model=min(MODEL_COLUMN_MAX, max((cell_len(row.model) for row in rows), default=0)),
-        workspace=workspace,
-        count=max((len(str(row.event_count)) for row in rows), default=1) + 3,
-        fork=len(FORK_MARK) if any(row.is_fork for row in rows) else 0,
-        title=_longest_title(rows),
-    )
-
-
-def _longest_title(rows: Sequence[PickerRow]) -> int:
-    longest = 0
-    for row in rows:
-        if len(row.title) >= TITLE_WANTED or cell_len(row.title) >= TITLE_WANTED:
-            return TITLE_WANTED
-        longest = max(longest, cell_len(row.title))
-    return longest
-
-
-@dataclass(frozen=True, slots=True)
-class RowLayout:
-    """The cells of each column of a row: `" " [time "  "] title ["  " workspace]
-    ["  " model] "  " count [" " fork]`; 0: the column is left out."""
-
-    time: int
-    title: int
-    workspace: int
-    model: int
-    count: int
-    fork: int
-
-    @property
-    def left(self) -> int:
-        """The cells before the title."""
-        return 1 + (self.time + 2 if self.time else 0)
-
-    @property
-    def right(self) -> int:
-        """The cells after the title."""
-        optional = ((self.workspace, 2), (self.model, 2), (self.fork, 1))
-        return 2 + self.count + sum(cells + gap for cells, gap in optional if cells)
-
-
-def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
-    """A row's columns at a list `width` (`timed`: the row has a time).
-
-    The title keeps MIN_TITLE cells. The other columns then get their minimum in order
-    of importance (the workspace first when every workspace is listed, then the model),
-    the title grows to its natural width (up to TITLE_WANTED), the other columns grow to
-    theirs, and the title takes the rest (less one cell at the end).
-    """
-    fork_width = 1 + natural.fork if natural.fork else 0
-    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + fork_width + 1
-    spare = width - fixed - MIN_TITLE
-    wanted = [(natural.workspace, WORKSPACE_COLUMN_MIN), (natural.model, MODEL_COLUMN_MIN)]
-    given = [0, 0]
-    for column, (full, minimum) in enumerate(wanted):
-        least = min(full, minimum)
-        if full and spare >= least + 2:
-            given[column] = least
-            spare -= least + 2
-    spare -= min(max(0, spare), max(0, natural.title - MIN_TITLE))
-    for column, (full, _minimum) in enumerate(wanted):
-        if given[column]:
-            extra = min(full - given[column], spare)
-            given[column] += extra
-            spare -= extra
-    layout = RowLayout(
-        time=TIME_COLUMN_WIDTH if timed else 0,
-        title=0,
-        workspace=given[0],
-        model=given[1],
-        count=natural.count,
-        fork=natural.fork,
-    )
-    return replace(layout, title=max(0, width - layout.left - layout.right - 1))
+def _pad(text: str, width: int) -> str:
+    return pad(text, width, cells=cell_len)
 
 
 class SessionList(ScrollView, can_focus=False):
@@ -286,7 +177,9 @@ class SessionList(ScrollView, can_focus=False):
         self._rows = rows
         self._snippets = snippets
         self._show_workspace = show_workspace
-        self._widths = natural_widths(rows, show_workspace=show_workspace, home=self._home)
+        self._widths = natural_widths(
+            rows, show_workspace=show_workspace, home=self._home, cells=cell_len
+        )
         self.set_order(range(len(rows)) if order is None else order, highlight, cursor=cursor)
 
     def set_order(
@@ -508,20 +401,17 @@ class SessionList(ScrollView, can_focus=False):
         title_positions = {pos - title_offset for pos in positions if pos >= title_offset}
 
         layout = row_layout(width, self._widths, timed=bool(row.when) or running)
+        text = row_text(row, layout, home=self._home, cells=cell_len)
         right: list[Segment] = []
-        if layout.workspace:
-            text = shorten_path(row.workspace, self._home, layout.workspace) or "(no cwd)"
+        if text.workspace:
             workspace_style = base + part("session-list--workspace", partial=True) + overlay
-            right.append(Segment("  " + _pad(text, layout.workspace), workspace_style))
-        if layout.model:
-            right.append(Segment("  " + _pad(row.model, layout.model), detail_style))
-        count_text = f"{row.event_count} ev"
-        right.append(Segment("  " + _pad(count_text, layout.count, right=True), detail_style))
-        if layout.fork:
+            right.append(Segment(text.workspace, workspace_style))
+        if text.model:
+            right.append(Segment(text.model, detail_style))
+        right.append(Segment(text.count, detail_style))
+        if text.fork:
             fork_style = base + part("session-list--fork", partial=True) + overlay
-            right.append(
-                Segment(" " + (FORK_MARK if row.is_fork else " " * layout.fork), fork_style)
-            )
+            right.append(Segment(text.fork, fork_style))
 
         left: list[Segment] = [Segment(" ", plain)]
         if running and layout.time:
@@ -532,9 +422,8 @@ class SessionList(ScrollView, can_focus=False):
             when = row.when.ljust(layout.time)
             left.extend(self._highlighted(when, time_positions, time_style, match_part))
             left.append(Segment("  ", plain))
-        title = _crop(row.title, layout.title)
-        left.extend(self._highlighted(title, title_positions, plain, match_part))
-        left.append(Segment(" " * (layout.title - cell_len(title)), plain))
+        left.extend(self._highlighted(text.title, title_positions, plain, match_part))
+        left.append(Segment(" " * text.title_pad, plain))
 
         strip = Strip([*left, *right], layout.left + layout.title + layout.right)
         return strip.adjust_cell_length(width, plain)

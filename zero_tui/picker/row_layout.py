@@ -1,0 +1,175 @@
+"""The columns of a picker row: how wide each is at a list width, and the text in each.
+
+Shared by the list widget (zero_tui.ui.widgets.session_list, which measures with Rich) and
+the first frame drawn before Textual loads (zero_tui.picker.first_frame, which measures
+with zero_tui.text.cells), so that both put a session's title in the same cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from zero_tui.picker.session_rows import PickerRow
+from zero_tui.text.cells import ELLIPSIS, cell_width
+from zero_tui.text.labels import TIME_COLUMN_WIDTH, shorten_path
+
+Cells = Callable[[str], int]
+"""How many terminal cells a text takes."""
+
+MODEL_COLUMN_MAX = 18
+MODEL_COLUMN_MIN = 8
+WORKSPACE_COLUMN_MAX = 26
+WORKSPACE_COLUMN_MIN = 12
+MIN_TITLE = 24
+TITLE_WANTED = 48
+"""The title grows to this (or to its longest, when shorter) before the workspace and the
+model grow past their least: the title is what a session is recognised by."""
+FORK_MARK = "fork"
+NO_WORKSPACE = "(no cwd)"
+
+
+def crop(text: str, width: int, cells: Cells = cell_width) -> str:
+    """Cut `text` to at most `width` cells, ending with `…` when something was cut."""
+    if width <= 0:
+        return ""
+    if cells(text) <= width:
+        return text
+    kept: list[str] = []
+    used = 0
+    for char in text:
+        char_width = cells(char)
+        if used + char_width > width - 1:
+            break
+        kept.append(char)
+        used += char_width
+    return "".join(kept) + ELLIPSIS
+
+
+def pad(text: str, width: int, *, right: bool = False, cells: Cells = cell_width) -> str:
+    """`text` cropped to `width` cells and padded to them (`right`: aligned to the right)."""
+    text = crop(text, width, cells)
+    padding = " " * max(0, width - cells(text))
+    return padding + text if right else text + padding
+
+
+@dataclass(frozen=True, slots=True)
+class NaturalWidths:
+    """The cells a list's columns take in full, from its rows; 0: no such column."""
+
+    model: int = 0
+    workspace: int = 0
+    count: int = 0  # "1234 ev"
+    fork: int = 0  # len(FORK_MARK) when some row is a fork
+    title: int = TITLE_WANTED  # the longest title, up to TITLE_WANTED
+
+
+def natural_widths(
+    rows: Sequence[PickerRow], *, show_workspace: bool, home: str, cells: Cells = cell_width
+) -> NaturalWidths:
+    workspace = 0
+    if show_workspace:
+        longest = max((len(shorten_path(row.workspace, home, 1 << 16)) for row in rows), default=0)
+        workspace = min(WORKSPACE_COLUMN_MAX, longest)
+    return NaturalWidths(
+        model=min(MODEL_COLUMN_MAX, max((cells(row.model) for row in rows), default=0)),
+        workspace=workspace,
+        count=max((len(str(row.event_count)) for row in rows), default=1) + 3,
+        fork=len(FORK_MARK) if any(row.is_fork for row in rows) else 0,
+        title=_longest_title(rows, cells),
+    )
+
+
+def _longest_title(rows: Sequence[PickerRow], cells: Cells) -> int:
+    longest = 0
+    for row in rows:
+        if len(row.title) >= TITLE_WANTED or cells(row.title) >= TITLE_WANTED:
+            return TITLE_WANTED
+        longest = max(longest, cells(row.title))
+    return longest
+
+
+@dataclass(frozen=True, slots=True)
+class RowLayout:
+    """The cells of each column of a row: `" " [time "  "] title ["  " workspace]
+    ["  " model] "  " count [" " fork]`; 0: the column is left out."""
+
+    time: int
+    title: int
+    workspace: int
+    model: int
+    count: int
+    fork: int
+
+    @property
+    def left(self) -> int:
+        """The cells before the title."""
+        return 1 + (self.time + 2 if self.time else 0)
+
+    @property
+    def right(self) -> int:
+        """The cells after the title."""
+        optional = ((self.workspace, 2), (self.model, 2), (self.fork, 1))
+        return 2 + self.count + sum(cells + gap for cells, gap in optional if cells)
+
+
+def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
+    """A row's columns at a list `width` (`timed`: the row has a time).
+
+    The title keeps MIN_TITLE cells. The other columns then get their minimum in order
+    of importance (the workspace first when every workspace is listed, then the model),
+    the title grows to its natural width (up to TITLE_WANTED), the other columns grow to
+    theirs, and the title takes the rest (less one cell at the end).
+    """
+    fork_width = 1 + natural.fork if natural.fork else 0
+    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + fork_width + 1
+    spare = width - fixed - MIN_TITLE
+    wanted = [(natural.workspace, WORKSPACE_COLUMN_MIN), (natural.model, MODEL_COLUMN_MIN)]
+    given = [0, 0]
+    for column, (full, minimum) in enumerate(wanted):
+        least = min(full, minimum)
+        if full and spare >= least + 2:
+            given[column] = least
+            spare -= least + 2
+    spare -= min(max(0, spare), max(0, natural.title - MIN_TITLE))
+    for column, (full, _minimum) in enumerate(wanted):
+        if given[column]:
+            extra = min(full - given[column], spare)
+            given[column] += extra
+            spare -= extra
+    layout = RowLayout(
+        time=TIME_COLUMN_WIDTH if timed else 0,
+        title=0,
+        workspace=given[0],
+        model=given[1],
+        count=natural.count,
+        fork=natural.fork,
+    )
+    return replace(layout, title=max(0, width - layout.left - layout.right - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class RowText:
+    """The text of each column of one row at a layout; "" where the column is left out.
+    The title is cropped, not padded: `title_pad` spaces follow it."""
+
+    title: str
+    title_pad: int
+    workspace: str  # each with the gap before it
+    model: str
+    count: str
+    fork: str
+
+
+def row_text(row: PickerRow, layout: RowLayout, *, home: str, cells: Cells = cell_width) -> RowText:
+    title = crop(row.title, layout.title, cells)
+    workspace = model = fork = ""
+    if layout.workspace:
+        shown = shorten_path(row.workspace, home, layout.workspace) or NO_WORKSPACE
+        workspace = "  " + pad(shown, layout.workspace, cells=cells)
+    if layout.model:
+        model = "  " + pad(row.model, layout.model, cells=cells)
+    count = "  " + pad(f"{row.event_count} ev", layout.count, right=True, cells=cells)
+    if layout.fork:
+        fork = " " + (FORK_MARK if row.is_fork else " " * layout.fork)
+    return RowText(title, layout.title - cells(title), workspace, model, count, fork)
