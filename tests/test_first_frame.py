@@ -9,7 +9,10 @@ import io
 import os
 import re
 import select
+import signal
 import struct
+import subprocess
+import sys
 import termios
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -256,6 +259,47 @@ def test_without_textual_the_terminal_is_given_back_whole(
     assert first is not None
     drain(controller)
     first.close()
+    assert termios.tcgetattr(terminal) == before
+    assert drain(controller).decode().endswith(LEAVE)
+
+
+ENDED_BY_A_SIGNAL = """
+import os, sys, time
+from zero_tui.picker.first_frame import show_first_frame
+fd = int(sys.argv[2])
+first = show_first_frame(
+    ["--store", sys.argv[1], "--cwd", "/w"], environ={"TERM": "xterm"}, in_fd=fd, out_fd=fd
+)
+print("shown" if first is not None else "no frame", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_before_textual_gives_the_terminal_back(
+    pty: tuple[int, int], make_store: Callable[..., StoreBuilder], signum: int
+) -> None:
+    """Killed while Textual loads (a third of a second), the process leaves the terminal
+    as it found it, not in Textual's input mode on the alternate screen."""
+    controller, terminal = pty
+    builder = make_store()
+    before = termios.tcgetattr(terminal)
+    child = subprocess.Popen(
+        [sys.executable, "-c", ENDED_BY_A_SIGNAL, str(builder.root), str(terminal)],
+        stdout=subprocess.PIPE,
+        text=True,
+        pass_fds=(terminal,),
+        env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1])),
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "shown\n"
+        assert termios.tcgetattr(terminal) != before  # Textual's input mode, for now
+        child.send_signal(signum)
+        assert child.wait(timeout=30) == -signum  # the signal's own end, as without a frame
+    finally:
+        child.kill()
+        child.wait()
     assert termios.tcgetattr(terminal) == before
     assert drain(controller).decode().endswith(LEAVE)
 

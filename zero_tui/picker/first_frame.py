@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,8 @@ from zero_tui.text.sanitize import sanitize_line
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+ENDING_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+"""Signals that end the process before Textual's handlers (zero_tui.ui.hangup) are set."""
 MIN_WIDTH = 40
 MIN_HEIGHT = 8
 NARROW_WIDTH = 110  # the picker hides the preview on a narrower screen (session_list)
@@ -363,6 +366,13 @@ class FirstFrame:
             with contextlib.suppress(termios.error, OSError):
                 termios.tcsetattr(self._in_fd, termios.TCSANOW, saved)
 
+    def on_ending_signal(self, signum: int, frame: object) -> None:
+        """SIGTERM or SIGHUP before Textual took over (whose own handlers replace this one):
+        the terminal back as it was, then the signal's default end."""
+        self.close()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
     def hand_over(self) -> None:
         """Textual's driver takes the terminal now: the tty as it was before the frame (the
         mode Textual saves and restores at exit); the screen stays as the frame left it."""
@@ -425,6 +435,8 @@ def show_first_frame(
     try:
         termios.tcsetattr(in_fd, termios.TCSANOW, textual_input_mode(saved, env))
         _write_all(out_fd, (ENTER + frame).encode("utf-8", "replace"))
+        for signum in ENDING_SIGNALS:
+            signal.signal(signum, first.on_ending_signal)
     except Exception:
         first.close()
         return None
