@@ -483,7 +483,7 @@ def _usage_since(args: argparse.Namespace) -> str:
 def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.commands import estimate_cost
     from zero_tui.store.workspace import workspace_matches
-    from zero_tui.transcript.usage import Tokens, usage_report
+    from zero_tui.transcript.usage import usage_report
 
     store = _store(args)
     since = _usage_since(args)

@@ -35,6 +35,8 @@ class CachedSession:
     created_at: str
     updated_at: str
     event_count: int
+    parent_session_id: str = ""
+    forked_from_sequence: int = 0
 
     @classmethod
     def of(cls, meta: Metadata) -> CachedSession:
@@ -48,6 +50,8 @@ class CachedSession:
             meta.created_at,
             meta.updated_at,
             meta.event_count,
+            meta.parent_session_id,
+            meta.forked_from_sequence,
         )
 
 
@@ -98,6 +102,7 @@ def load_head(path: Path, store_root: Path, workspace: str) -> dict[tuple[bool, 
                         str(s[6]),
                         str(s[7]),
                         int(s[8]),
+                        *_lineage(s[9:]),
                     )
                     for s in scope["sessions"]
                 )
@@ -111,6 +116,13 @@ def load_head(path: Path, store_root: Path, workspace: str) -> dict[tuple[bool, 
         return heads
     except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
         return {}
+
+
+def _lineage(fields: list[object]) -> tuple[str, int]:
+    """A fork's parent and sequence (absent from the files of older versions: none)."""
+    if len(fields) < 2:
+        return "", 0
+    return str(fields[0]), int(fields[1])  # type: ignore[call-overload]
 
 
 def save_head(
@@ -134,6 +146,8 @@ def save_head(
                         s.created_at,
                         s.updated_at,
                         s.event_count,
+                        s.parent_session_id,
+                        s.forked_from_sequence,
                     ]
                     for s in head.sessions
                 ],

@@ -209,7 +209,8 @@ class StoreFollower:
             assert after is not None
             self._facts[session_id] = after
             self._recent[session_id] = meta
-            changes.append(SessionChange(session_id, before, after, picker_row(meta, now, tz)))
+            row = picker_row(meta, now, tz, self._sessions)
+            changes.append(SessionChange(session_id, before, after, row))
         catalog.save()
         if not changes:
             return None
@@ -254,7 +255,7 @@ class StoreFollower:
                 before = self._facts[session_id]
                 after = self._facts[session_id] = replace(before, running=session_id in now_running)
                 if any(before.placement(key) != after.placement(key) for key in ALL_SCOPES):
-                    row = picker_row(self._sessions[session_id], now, tz)
+                    row = picker_row(self._sessions[session_id], now, tz, self._sessions)
                     changes.append(SessionChange(session_id, before, after, row))
         moved = self._changed(changes) if changes else None
         return RunningFound(MappingProxyType(found)), moved

@@ -15,7 +15,7 @@ refresh, which is why the steps post their stages rather than yield them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -156,7 +156,8 @@ class PickerLoader:
         loaded = None
         if head is not None and head.sessions:
             hidden = HiddenCounts(head.other_workspace, head.empty_runs, head.not_resumable)
-            rows = picker_rows(head.sessions, now, tz)
+            parents = {session.session_id: session for session in head.sessions}
+            rows = picker_rows(head.sessions, now, tz, parents)
             loaded = ScopeLoaded(key, rows, hidden, head.store_total, complete=False, replace=True)
         if not cancelled():
             post(RememberedRows(key, loaded))
@@ -263,7 +264,8 @@ class PickerLoader:
         )
         if found is None:
             return False
-        rows = picker_rows(found.sessions, now, tz)
+        parents = {meta.session_id: meta for meta in found.sessions}
+        rows = picker_rows(found.sessions, now, tz, parents)
         post(ScopeLoaded(self._first, rows, found.hidden, found.read, complete=False, replace=True))
         return True
 
@@ -283,12 +285,35 @@ class PickerLoader:
         """Filter `sessions` into the scope `key` and post it, the newest chunk first
         (`whole`: in one chunk); `final`: the store's truth, complete with the last chunk."""
         scan = ScopeScan(self._store, self._workspace, key, sessions, content_check)
+        parents = _ParentLookup(sessions)
         first = len(sessions) if whole else FIRST_CHUNK
         for chunk in scan.chunks(first, CHUNK, cancelled=cancelled):
-            rows = picker_rows(chunk.sessions, now, tz)
+            rows = picker_rows(chunk.sessions, now, tz, parents)
             complete = final and chunk.last
             post(ScopeLoaded(key, rows, chunk.hidden, len(sessions), complete, chunk.first))
         return scan.head()
+
+
+class _ParentLookup(Mapping[str, Metadata]):
+    """`sessions` by id, indexed on the first look-up: most scopes have no fork."""
+
+    def __init__(self, sessions: list[Metadata]) -> None:
+        self._sessions = sessions
+        self._by_id: dict[str, Metadata] | None = None
+
+    def _index(self) -> dict[str, Metadata]:
+        if self._by_id is None:
+            self._by_id = {meta.session_id: meta for meta in self._sessions}
+        return self._by_id
+
+    def __getitem__(self, session_id: str) -> Metadata:
+        return self._index()[session_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index())
+
+    def __len__(self) -> int:
+        return len(self._index())
 
 
 def load_preview(

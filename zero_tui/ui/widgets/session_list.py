@@ -7,7 +7,7 @@ matched characters of each label highlighted. Session text reaches the screen on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from os.path import expanduser
 from typing import ClassVar
@@ -25,7 +25,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from zero_tui.picker.session_rows import PickerRow
-from zero_tui.text.labels import TIME_COLUMN_WIDTH, shorten_path
+from zero_tui.text.labels import TIME_COLUMN_WIDTH, compact_count, shorten_path
+from zero_tui.transcript.usage import Tokens
 
 MODEL_COLUMN_MAX = 18
 MODEL_COLUMN_MIN = 8
@@ -35,7 +36,10 @@ MIN_TITLE = 24
 TITLE_WANTED = 48
 """The title grows to this (or to its longest, when shorter) before the workspace and the
 model grow past their least: the title is what a session is recognised by."""
-FORK_MARK = "fork"
+USAGE_COLUMN = len("999k tok")
+USAGE_WIDTH = 120
+"""On a screen this wide or wider the list has a column of each session's tokens (beside
+the preview: narrower, it would crowd the titles)."""
 RUNNING_MARK = "●"
 RUNNING_WORD = "running"  # `● running` in the time column of a session being written now
 NARROW_WIDTH = 110
@@ -85,11 +89,13 @@ class NaturalWidths:
     model: int = 0
     workspace: int = 0
     count: int = 0  # "1234 ev"
-    fork: int = 0  # len(FORK_MARK) when some row is a fork
-    title: int = TITLE_WANTED  # the longest title, up to TITLE_WANTED
+    usage: int = 0  # USAGE_COLUMN when the tokens are shown
+    title: int = TITLE_WANTED  # the longest title (and a fork's lineage), up to TITLE_WANTED
 
 
-def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str) -> NaturalWidths:
+def natural_widths(
+    rows: Sequence[PickerRow], *, show_workspace: bool, home: str, show_usage: bool = False
+) -> NaturalWidths:
     workspace = 0
     if show_workspace:
         longest = max((len(shorten_path(row.workspace, home, 1 << 16)) for row in rows), default=0)
@@ -98,7 +104,7 @@ def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str
         model=min(MODEL_COLUMN_MAX, max((cell_len(row.model) for row in rows), default=0)),
         workspace=workspace,
         count=max((len(str(row.event_count)) for row in rows), default=1) + 3,
-        fork=len(FORK_MARK) if any(row.is_fork for row in rows) else 0,
+        usage=USAGE_COLUMN if show_usage else 0,
         title=_longest_title(rows),
     )
 
@@ -106,23 +112,25 @@ def natural_widths(rows: Sequence[PickerRow], *, show_workspace: bool, home: str
 def _longest_title(rows: Sequence[PickerRow]) -> int:
     longest = 0
     for row in rows:
-        if len(row.title) >= TITLE_WANTED or cell_len(row.title) >= TITLE_WANTED:
+        text = f"{row.title}  {row.lineage}" if row.is_fork else row.title
+        if len(text) >= TITLE_WANTED or cell_len(text) >= TITLE_WANTED:
             return TITLE_WANTED
-        longest = max(longest, cell_len(row.title))
+        longest = max(longest, cell_len(text))
     return longest
 
 
 @dataclass(frozen=True, slots=True)
 class RowLayout:
     """The cells of each column of a row: `" " [time "  "] title ["  " workspace]
-    ["  " model] "  " count [" " fork]`; 0: the column is left out."""
+    ["  " model] "  " count ["  " usage]`; 0: the column is left out. A fork's lineage
+    is in the title's cells."""
 
     time: int
     title: int
     workspace: int
     model: int
     count: int
-    fork: int
+    usage: int = 0
 
     @property
     def left(self) -> int:
@@ -132,23 +140,27 @@ class RowLayout:
     @property
     def right(self) -> int:
         """The cells after the title."""
-        optional = ((self.workspace, 2), (self.model, 2), (self.fork, 1))
-        return 2 + self.count + sum(cells + gap for cells, gap in optional if cells)
+        optional = (self.workspace, self.model, self.usage)
+        return 2 + self.count + sum(cells + 2 for cells in optional if cells)
 
 
 def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
     """A row's columns at a list `width` (`timed`: the row has a time).
 
     The title keeps MIN_TITLE cells. The other columns then get their minimum in order
-    of importance (the workspace first when every workspace is listed, then the model),
-    the title grows to its natural width (up to TITLE_WANTED), the other columns grow to
-    theirs, and the title takes the rest (less one cell at the end).
+    of importance (the workspace first when every workspace is listed, then the model,
+    then the tokens), the title grows to its natural width (up to TITLE_WANTED), the
+    workspace and the model grow to theirs, and the title takes the rest (less one cell
+    at the end).
     """
-    fork_width = 1 + natural.fork if natural.fork else 0
-    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + fork_width + 1
+    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + 1
     spare = width - fixed - MIN_TITLE
-    wanted = [(natural.workspace, WORKSPACE_COLUMN_MIN), (natural.model, MODEL_COLUMN_MIN)]
-    given = [0, 0]
+    wanted = [
+        (natural.workspace, WORKSPACE_COLUMN_MIN),
+        (natural.model, MODEL_COLUMN_MIN),
+        (natural.usage, natural.usage),
+    ]
+    given = [0, 0, 0]
     for column, (full, minimum) in enumerate(wanted):
         least = min(full, minimum)
         if full and spare >= least + 2:
@@ -166,9 +178,20 @@ def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
         workspace=given[0],
         model=given[1],
         count=natural.count,
-        fork=natural.fork,
+        usage=given[2],
     )
     return replace(layout, title=max(0, width - layout.left - layout.right - 1))
+
+
+def _title_and_lineage(row: PickerRow, width: int) -> tuple[str, str]:
+    """The title and, for a fork, `  ⑂ fork of … at event #N` in `width` cells: the title
+    gives up its end first, down to half the cells, then the lineage its end."""
+    if not row.is_fork:
+        return _crop(row.title, width), ""
+    lineage = "  " + row.lineage
+    title_room = max(width // 2, width - cell_len(lineage))
+    title = _crop(row.title, title_room)
+    return title, _crop(lineage, width - cell_len(title))
 
 
 class SessionList(ScrollView, can_focus=False):
@@ -230,6 +253,8 @@ class SessionList(ScrollView, can_focus=False):
         # With snippets (content search), each row takes two lines: its own and the snippet.
         self._snippets: Callable[[int], SnippetLine | None] | None = None
         self._running_ids: frozenset[str] = frozenset()
+        self._usage: Mapping[str, Tokens] = {}
+        self._show_usage = False  # the screen is wide enough for the tokens column
         self.user_moved = False
         """The user moved the highlight since the list was last started over: new rows then
         keep it on its session (else it goes to the first row)."""
@@ -286,7 +311,7 @@ class SessionList(ScrollView, can_focus=False):
         self._rows = rows
         self._snippets = snippets
         self._show_workspace = show_workspace
-        self._widths = natural_widths(rows, show_workspace=show_workspace, home=self._home)
+        self._widths = self._natural_widths()
         self.set_order(range(len(rows)) if order is None else order, highlight, cursor=cursor)
 
     def set_order(
@@ -318,6 +343,32 @@ class SessionList(ScrollView, can_focus=False):
         if session_ids != self._running_ids:
             self._running_ids = session_ids
             self._invalidate()
+
+    def set_usage(self, usage: Mapping[str, Tokens]) -> None:
+        """Each session's tokens, for the tokens column (shown on a wide screen)."""
+        if usage is not self._usage:
+            self._usage = usage
+            if self._show_usage:
+                self._invalidate()
+
+    def usage_text(self, row: PickerRow) -> str:
+        """What the tokens column says of `row`: `12k tok`; "" when none is known."""
+        tokens = self._usage.get(row.session_id)
+        if tokens is None or not tokens.requests:
+            return ""
+        return f"{compact_count(tokens.total)} tok"
+
+    @property
+    def shows_usage(self) -> bool:
+        return self._show_usage
+
+    def _natural_widths(self) -> NaturalWidths:
+        return natural_widths(
+            self._rows,
+            show_workspace=self._show_workspace,
+            home=self._home,
+            show_usage=self._show_usage,
+        )
 
     def runs(self, row: PickerRow) -> bool:
         return row.session_id in self._running_ids
@@ -457,8 +508,13 @@ class SessionList(ScrollView, can_focus=False):
         # The list asks for the room: on a narrow screen its container drops the preview (see
         # the picker's CSS). The screen's width, not the container's, decides: it does not
         # change when the preview comes and goes.
+        screen_width = self.screen.size.width
         if isinstance(self.parent, Widget):
-            self.parent.set_class(self.screen.size.width < NARROW_WIDTH, "-narrow")
+            self.parent.set_class(screen_width < NARROW_WIDTH, "-narrow")
+        if (screen_width >= USAGE_WIDTH) != self._show_usage:
+            self._show_usage = screen_width >= USAGE_WIDTH
+            self._widths = self._natural_widths()
+            self._invalidate()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -517,11 +573,9 @@ class SessionList(ScrollView, can_focus=False):
             right.append(Segment("  " + _pad(row.model, layout.model), detail_style))
         count_text = f"{row.event_count} ev"
         right.append(Segment("  " + _pad(count_text, layout.count, right=True), detail_style))
-        if layout.fork:
-            fork_style = base + part("session-list--fork", partial=True) + overlay
-            right.append(
-                Segment(" " + (FORK_MARK if row.is_fork else " " * layout.fork), fork_style)
-            )
+        if layout.usage:
+            usage_text = _pad(self.usage_text(row), layout.usage, right=True)
+            right.append(Segment("  " + usage_text, detail_style))
 
         left: list[Segment] = [Segment(" ", plain)]
         if running and layout.time:
@@ -532,9 +586,12 @@ class SessionList(ScrollView, can_focus=False):
             when = row.when.ljust(layout.time)
             left.extend(self._highlighted(when, time_positions, time_style, match_part))
             left.append(Segment("  ", plain))
-        title = _crop(row.title, layout.title)
+        title, lineage = _title_and_lineage(row, layout.title)
         left.extend(self._highlighted(title, title_positions, plain, match_part))
-        left.append(Segment(" " * (layout.title - cell_len(title)), plain))
+        if lineage:
+            fork_style = base + part("session-list--fork", partial=True) + overlay
+            left.append(Segment(lineage, fork_style))
+        left.append(Segment(" " * (layout.title - cell_len(title) - cell_len(lineage)), plain))
 
         strip = Strip([*left, *right], layout.left + layout.title + layout.right)
         return strip.adjust_cell_length(width, plain)
