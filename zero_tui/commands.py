@@ -719,6 +719,14 @@ REGISTRY = Registry(
             keys=(Key("ctrl+t", Context.PICKER, "Search titles"),),
         ),
         ScreenAction(
+            "delete_session",
+            "Sessions: move the highlighted session to the trash",
+            "F8: move the highlighted session to zero-tui's trash (asks first; "
+            "zero-tui restore brings it back)",
+            PICKER_ONLY,
+            keys=(Key("f8", Context.PICKER, "Delete"),),
+        ),
+        ScreenAction(
             "rescan",
             "Sessions: scan again",
             "ctrl+r: scan the store again and say what changed",

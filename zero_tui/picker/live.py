@@ -28,6 +28,7 @@ from types import MappingProxyType
 from zero_tui.agent.running import RECENT_SECONDS, Running, running_sessions
 from zero_tui.picker.scopes import ALL_SCOPES, ScopeKey
 from zero_tui.picker.session_rows import PickerRow, local_now, picker_row
+from zero_tui.picker.session_usage import session_usage
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.resumable import (
@@ -39,6 +40,7 @@ from zero_tui.store.resumable import (
 from zero_tui.store.store import UnreadableSession, valid_session_id
 from zero_tui.store.workspace import workspace_matches
 from zero_tui.text.labels import parse_rfc3339
+from zero_tui.transcript.usage import Tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +231,11 @@ class StoreFollower:
             self._enclosing,
             self._view,
         )
+
+    def usage(self, session_ids: Iterable[str]) -> dict[str, Tokens]:
+        """The tokens of these sessions that are in the store now."""
+        wanted = [sid for sid in sorted(set(session_ids)) if sid in self._sessions]
+        return session_usage(self._catalog, wanted)
 
     def update_index(self, session_ids: Iterable[str]) -> bool:
         """Bring the text index up to date for these sessions; whether it indexed any."""

@@ -175,12 +175,14 @@ def status_text(
     loading: bool = False,
     scanned: tuple[int, int] | None = None,
     enclosing: Sequence[tuple[str, int]] = (),
+    trashed: int = 0,
 ) -> str:
     """The line that always says what the picker hides and why (design §3.2, §3.9).
 
     `enclosing`: folders above the workspace with sessions, named when none is shown here;
     `running`: the scope's sessions an agent is writing now; `polling`: how the store is
-    watched when no file-change notification is at hand.
+    watched when no file-change notification is at hand; `trashed`: the store's sessions
+    in zero-tui's trash.
     """
     parts: list[str] = []
     if query:
@@ -203,6 +205,8 @@ def status_text(
         parts.append(f"{not_resumable:,} {noun} not resumable")
     if unreadable:
         parts.append(f"{unreadable:,} unreadable (zero-tui check)")
+    if trashed:
+        parts.append(f"{trashed:,} in the trash (zero-tui trash)")
     if enclosing and shown == 0 and not query and not all_workspaces:
         folders = ", ".join(f"{one_line(folder)} ({count})" for folder, count in enclosing)
         parts.insert(1, f"in enclosing folders: {folders} (alt+up: go there)")

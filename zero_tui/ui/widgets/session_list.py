@@ -259,6 +259,7 @@ class SessionList(ScrollView, can_focus=False):
         """The user moved the highlight since the list was last started over: new rows then
         keep it on its session (else it goes to the first row)."""
         self._moving = False  # the cursor is being moved by the user
+        self._removed: str | None = None  # a session deleted here: its line keeps the highlight
 
     # --- data ----------------------------------------------------------------------------
 
@@ -375,12 +376,20 @@ class SessionList(ScrollView, can_focus=False):
 
     def cursor_on(self, session_id: str, order: Sequence[int], rows: Sequence[PickerRow]) -> int:
         """Where the highlight goes in new rows (`order` into `rows`): on `session_id`'s
-        row when the user moved to it, else (or when it is gone) the first row."""
+        row when the user moved to it, else (or when it is gone) the first row; when the
+        user deleted it, the row that takes its line (the last, if it was the last)."""
         if self.user_moved:
             for line, index in enumerate(order):
                 if rows[index].session_id == session_id:
                     return line
+            if session_id == self._removed:
+                return max(0, min(self.cursor, len(order) - 1))
         return 0
+
+    def removing(self, session_id: str) -> None:
+        """The user deleted `session_id`: when its row goes, the highlight stays on its line."""
+        self._removed = session_id
+        self.user_moved = True
 
     def set_empty_message(self, message: str) -> None:
         """What the first line says when there is no row to show."""
