@@ -80,8 +80,10 @@ async def test_f8_asks_naming_the_session_and_yes_moves_it_to_the_trash(
         await pilot.press("f8")
         await settle(pilot)
         text = dialog_text(pilot)
-        assert "s-mid" in text and "zero-tui restore s-mid" in text
-        assert "\x1b" not in text and "\x07" not in text  # escapes shown, never sent
+        assert "(s-mid)" in text
+        assert "zero-tui restore s-mid" in text
+        assert "\x1b" not in text  # escapes shown, never sent
+        assert "\x07" not in text
         assert "[bold]not markup[/bold]" in text  # text, not markup
         await pilot.press("y")
         await settle(pilot)
