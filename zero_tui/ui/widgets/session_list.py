@@ -39,7 +39,7 @@ model grow past their least: the title is what a session is recognised by."""
 USAGE_COLUMN = len("999k tok")
 USAGE_WIDTH = 120
 """On a screen this wide or wider the list has a column of each session's tokens (beside
-the preview: narrower, it would crowd the titles)."""
+the preview: narrower, it would crowd the titles), when some row has tokens to show."""
 RUNNING_MARK = "●"
 RUNNING_WORD = "running"  # `● running` in the time column of a session being written now
 NARROW_WIDTH = 110
@@ -350,6 +350,7 @@ class SessionList(ScrollView, can_focus=False):
         if usage is not self._usage:
             self._usage = usage
             if self._show_usage:
+                self._widths = self._natural_widths()
                 self._invalidate()
 
     def usage_text(self, row: PickerRow) -> str:
@@ -368,7 +369,7 @@ class SessionList(ScrollView, can_focus=False):
             self._rows,
             show_workspace=self._show_workspace,
             home=self._home,
-            show_usage=self._show_usage,
+            show_usage=self._show_usage and any(map(self.usage_text, self._rows)),
         )
 
     def runs(self, row: PickerRow) -> bool:
