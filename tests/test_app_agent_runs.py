@@ -37,7 +37,7 @@ from zero_tui.store.check import BACKUP_MARK, check_store
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets import agent_pane
 from zero_tui.ui.widgets.agent_pane import FINISHING_NOTE
-from zero_tui.ui.widgets.transcript_view import USER_MARKER
+from zero_tui.ui.widgets.row_painter import USER_MARKER
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -341,6 +341,25 @@ async def test_a_live_tool_card_is_drawn_as_the_stored_one(fake_agent: AgentSand
         await pilot.press("escape")
         await wait_until(pilot, lambda: not screen.running, rounds=500)
         await wait_until(pilot, lambda: "▸ read_file  hello.txt  ok" in screen_text(pilot))
+
+
+async def test_the_log_is_not_followed_from_the_moment_a_run_is_sent(
+    fake_agent: AgentSandbox,
+) -> None:
+    """A look at the log between sending and the run's state coming back read the run's
+    first appends, and its rows showed twice (in the rows and in the live turn)."""
+    sid = fake_agent.new_session()
+    (fake_agent.workspace / "hello.txt").write_text("hello\n")
+    async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert await screen.send_prompt("busy hello.txt")
+        assert not screen.transcript_log.following  # before any message is handled
+        await wait_until(pilot, lambda: "one layout string" in screen.live.blocks_text(), 500)
+        await pilot.pause(1.0)  # two looks at the log, were it followed
+        assert whole_screen(pilot).count(USER_MARKER + "busy hello.txt") == 1
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not screen.running, rounds=500)
+        assert screen.transcript_log.following
 
 
 async def test_a_new_conversation_is_not_headed_resumed(fake_agent: AgentSandbox) -> None:

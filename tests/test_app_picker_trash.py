@@ -14,10 +14,10 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from zero_tui.agent import running as running_module
+from zero_tui.picker.row_layout import USAGE_COLUMN
 from zero_tui.store.fork import fork_session
 from zero_tui.store.trash import trashed
 from zero_tui.ui.screens.dialogs import ConfirmDialog
-from zero_tui.ui.widgets.session_list import USAGE_COLUMN
 
 W = "/home/u/proj"
 SIZE = (120, 36)

@@ -32,7 +32,7 @@ from test_e2e_tmux import (
 )
 
 from zero_tui.store import SessionStore
-from zero_tui.ui.widgets.transcript_view import USER_MARKER
+from zero_tui.ui.widgets.row_painter import USER_MARKER
 
 pytestmark = pytest.mark.e2e
 

@@ -31,7 +31,7 @@ def test_copy_finds_the_code_blocks_the_transcript_shows_inside_html() -> None:
 
 
 def test_the_transcript_view_parses_with_it() -> None:
-    from zero_tui.ui.widgets.transcript_view import LiteralMarkdown
+    from zero_tui.ui.widgets.row_painter import LiteralMarkdown
 
     parser = LiteralMarkdown._parser
     assert parser.get_active_rules() == markdown_parser().get_active_rules()

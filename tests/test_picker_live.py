@@ -348,11 +348,21 @@ def test_a_fork_s_row_names_its_parent_from_the_sessions_the_scan_read(
     fork = fork_session(store, "here1", at_sequence=2, title="Try another way")
     orphan = fork_session(store, "here2", title="Orphan")
     shutil.rmtree(store.session_dir("here2"))
+    builder.add(  # a fork here of a session in another workspace: its parent is not listed
+        "crossfork",
+        title="Cross",
+        cwd=W,
+        session_kind="fork",
+        parent_session_id="away1",
+        forked_from_sequence=2,
+        updated_at="2026-07-04T11:00:00Z",
+    )
     state, _ = scan(make_loader(builder, tmp_path / "cache"))
     rows = {row.session_id: row for row in state.scopes[(True, True)].rows}
     assert rows[fork.session_id].lineage == "⑂ fork of “Here one” at event #2"
     assert rows[orphan.session_id].lineage == "⑂ fork of here2 at event #2"
     assert rows["here1"].lineage == ""
+    assert rows["crossfork"].lineage == "⑂ fork of “Away” at event #2"
 
     # the picker's next start shows the remembered rows the same way
     remembered: list[LoadStage] = []
@@ -360,7 +370,8 @@ def test_a_fork_s_row_names_its_parent_from_the_sessions_the_scan_read(
     [first] = remembered
     assert first.scope is not None  # type: ignore[union-attr]
     again = {row.session_id: row for row in first.scope.rows}  # type: ignore[union-attr]
-    assert again[fork.session_id].lineage == rows[fork.session_id].lineage
+    for session_id in (fork.session_id, orphan.session_id, "crossfork"):
+        assert again[session_id].lineage == rows[session_id].lineage, session_id
 
 
 def test_a_session_deleted_here_leaves_every_scope_at_once(

@@ -1,10 +1,8 @@
-"""The picker list's column arithmetic, apart from its drawing (zero_tui/widgets/session_list)."""
+"""The picker list's column arithmetic, apart from its drawing (zero_tui/picker/row_layout)."""
 
 from __future__ import annotations
 
-from zero_tui.picker.session_rows import PickerRow
-from zero_tui.text.labels import TIME_COLUMN_WIDTH
-from zero_tui.ui.widgets.session_list import (
+from zero_tui.picker.row_layout import (
     MIN_TITLE,
     MODEL_COLUMN_MAX,
     MODEL_COLUMN_MIN,
@@ -16,7 +14,12 @@ from zero_tui.ui.widgets.session_list import (
     RowLayout,
     natural_widths,
     row_layout,
+    row_text,
+    title_and_lineage,
+    usage_text,
 )
+from zero_tui.picker.session_rows import PickerRow
+from zero_tui.text.labels import TIME_COLUMN_WIDTH
 
 
 def row(
@@ -127,18 +130,40 @@ def test_the_tokens_column_gives_way_to_the_title_the_workspace_and_the_model() 
 
 
 def test_a_fork_s_lineage_shares_the_title_s_cells() -> None:
-    from zero_tui.ui.widgets.session_list import _title_and_lineage
-
     fork = PickerRow(
         "f", "l", "", "Plan the parser (fork)", "", "", 3, True, "/w",
         parent_id="p", parent_name="“Plan the parser”", forked_at=24,
     )  # fmt: skip
-    title, lineage = _title_and_lineage(fork, 100)
+    title, lineage = title_and_lineage(fork, 100)
     assert (title, lineage) == (
         "Plan the parser (fork)",
         "  ⑂ fork of “Plan the parser” at event #24",
     )
-    title, lineage = _title_and_lineage(fork, 40)
+    title, lineage = title_and_lineage(fork, 40)
     assert title == "Plan the parser (fork)"[:19] + "…"  # half the cells, then the lineage
     assert lineage.startswith("  ⑂ fork of")
     assert len(title) + len(lineage) == 40
+
+
+def test_a_row_s_text_fills_its_layout_with_the_lineage_and_the_tokens() -> None:
+    fork = PickerRow(
+        "f", "l", "Jul 04 10:00", "Try another way", "gpt-5", "", 31, True, "/w",
+        parent_id="p", parent_name="“Plan the parser”", forked_at=24,
+    )  # fmt: skip
+    natural = natural_widths([fork], show_workspace=False, home="/h", show_usage=True)
+    layout = row_layout(100, natural, timed=True)
+    text = row_text(fork, layout, home="/h", usage="12k tok")
+    assert text.title == "Try another way"
+    assert text.lineage == "  ⑂ fork of “Plan the parser” at event #24"
+    assert len(text.title) + len(text.lineage) + text.title_pad == layout.title
+    assert (text.model, text.count, text.usage) == ("  gpt-5", "  31 ev", "   12k tok")
+    plain = row_text(row(), row_layout(100, natural, timed=True), home="/h")
+    assert (plain.lineage, plain.usage) == ("", "  " + " " * USAGE_COLUMN)
+
+
+def test_the_tokens_column_says_the_total_or_nothing() -> None:
+    from zero_tui.transcript.usage import Tokens
+
+    assert usage_text(None) == ""
+    assert usage_text(Tokens()) == ""  # no request: nothing known
+    assert usage_text(Tokens(requests=3, total=12_345)) == "12k tok"

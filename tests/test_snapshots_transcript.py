@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +11,8 @@ from conftest import StoreBuilder, assistant, no_cursor_blink, user
 from test_transcript_screen import EVERY_KIND, TranscriptApp, build, opened, tool_call, tool_result
 from textual.pilot import Pilot
 
+from zero_tui.ui.widgets.transcript_view import TranscriptView
+
 SnapCompare = Callable[..., bool]
 SIZE = (100, 58)
 
@@ -17,6 +20,20 @@ SIZE = (100, 58)
 async def ready(pilot: Pilot[Any]) -> None:
     await opened(pilot)
     await no_cursor_blink(pilot)
+    await every_row_drawn(pilot)
+
+
+async def every_row_drawn(pilot: Pilot[Any]) -> None:
+    """Draw every row, so that the scrollbar's thumb is exact. The view counts a row it has
+    not drawn by an estimate, and which rows it drew on the way (at the header's first
+    height, at the log's first look) depends on timing: the thumb would too."""
+    view = pilot.app.screen.query_one(TranscriptView)
+    chunks = view._chunks
+    for index in range(len(chunks.geometry.chunks)):
+        chunk, _ = chunks.materialize(index)
+        chunks.render_rows(chunk, 0, sys.maxsize)
+    view._layout()
+    await pilot.pause()
 
 
 def test_every_row_kind(snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder]) -> None:
@@ -74,11 +91,12 @@ def test_find_bar_with_a_match(
         await ready(pilot)
         await pilot.press("ctrl+f", *"question 3", "enter")
         screen = pilot.app.screen
-        for _ in range(200):
+        for _ in range(1000):  # 10 s at most: the deadline only bounds a hang
             await pilot.pause(0.01)
-            cursor = screen.view.cursor  # type: ignore[attr-defined]
-            if cursor == 6:
+            if screen.view.cursor == 6:  # type: ignore[attr-defined]
                 break
+        else:
+            raise AssertionError("the find never reached question 3")
         await no_cursor_blink(pilot)
 
     app = TranscriptApp(builder.store, "s1")

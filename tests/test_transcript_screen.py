@@ -25,7 +25,8 @@ from zero_tui.ui.app import css_paths
 from zero_tui.ui.messages import TranscriptLoaded
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets.find_bar import FindBar
-from zero_tui.ui.widgets.transcript_view import USER_MARKER, TranscriptView
+from zero_tui.ui.widgets.row_painter import USER_MARKER
+from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 SIZE = (110, 60)
 CURSOR = "\u258c "  # the highlighted row's gutter

@@ -17,17 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from zero_tui import __version__
-from zero_tui.search.catalog import SessionCatalog
 from zero_tui.short_lived import exit_at_once, gc_paused
-from zero_tui.store import SessionStore, StoreError
-from zero_tui.store.models import Metadata
-from zero_tui.store.resumable import filter_resumable, resolve_session, resolve_session_dir
+from zero_tui.store.errors import StoreError
 from zero_tui.store.workspace import resolve_workspace
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
 
 if TYPE_CHECKING:
+    from zero_tui.picker.first_frame import FirstFrame
+    from zero_tui.search.catalog import SessionCatalog
     from zero_tui.search.query import Query, TextMatches
+    from zero_tui.store import SessionStore
+    from zero_tui.store.models import Metadata
     from zero_tui.transcript.usage import Tokens
 
 PROG = "zero-tui"
@@ -194,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _store(args: argparse.Namespace) -> SessionStore:
     """The store `--store` names (which must exist), else Zero's default (which may not yet)."""
+    from zero_tui.store import SessionStore
+
     explicit = getattr(args, "store", None)
     if explicit is not None and not Path(explicit).is_dir():
         raise StoreError(f"no session store at {explicit}")
@@ -287,6 +290,8 @@ def _table(
 
 def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.agent.running import running_sessions
+    from zero_tui.search.catalog import SessionCatalog
+    from zero_tui.store.resumable import filter_resumable
     from zero_tui.text.labels import display_title, time_label
 
     store = _store(args)
@@ -373,6 +378,9 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _named_session(store: SessionStore, args: argparse.Namespace) -> str:
     """The id of the session ID names: an id, a unique prefix of one, or `latest` (the
     catalog's first row for the workspace, as the picker lists it)."""
+    from zero_tui.search.catalog import SessionCatalog
+    from zero_tui.store.resumable import resolve_session
+
     with SessionCatalog(store) as catalog:  # opened only for `latest`
         session_id, _meta = resolve_session(store, args.session_id, _workspace(args), catalog)
     return session_id
@@ -401,6 +409,7 @@ def _session_tokens(store: SessionStore, session_id: str) -> Tokens | None:
     """One session's tokens as `sessions --json` counts them (remembered in the catalog);
     None when its log cannot be read."""
     from zero_tui.picker.session_usage import session_usage
+    from zero_tui.search.catalog import SessionCatalog
 
     with SessionCatalog(store) as catalog:
         return session_usage(catalog, [session_id]).get(session_id)
@@ -482,6 +491,7 @@ def _usage_since(args: argparse.Namespace) -> str:
 
 def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.commands import estimate_cost
+    from zero_tui.store.resumable import resolve_session
     from zero_tui.store.workspace import workspace_matches
     from zero_tui.transcript.usage import usage_report
 
@@ -569,6 +579,7 @@ def _ranked(buckets: dict[str, Any], key: str) -> list[dict[str, Any]]:
 
 def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.commands import delete_session
+    from zero_tui.store.resumable import resolve_session_dir
 
     store = _store(args)
     named = [
@@ -642,7 +653,9 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    from zero_tui.search.catalog import SessionCatalog
     from zero_tui.store.check import check_store, repair_store
+    from zero_tui.store.resumable import resolve_session_dir
 
     store = _store(args)
     session_id = None
@@ -729,8 +742,10 @@ class _IndexProgress:
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.search.catalog import SessionCatalog
     from zero_tui.search.query import DEFAULT_LIMIT, QueryError, parse_query, search
     from zero_tui.search.scoped import ListingScope, scoped_matches
+    from zero_tui.store.resumable import filter_resumable
     from zero_tui.text.labels import display_title, time_label
     from zero_tui.text.sanitize import sanitize_line
 
@@ -850,27 +865,34 @@ def _matches_in_fresh_text(
     return matching_sessions(catalog, query)
 
 
-def run_tui(args: argparse.Namespace) -> int:
-    from zero_tui.ui.app import run_app
+def run_tui(args: argparse.Namespace, first: FirstFrame | None = None) -> int:
+    """The app; `first`: the picker's first frame on screen, handed over to it (given back
+    at once when the app does not start, so that an error shows on the normal screen)."""
+    try:
+        from zero_tui.ui.app import run_app
 
-    if args.demo:
-        from zero_tui.demo import demo_environment
+        if args.demo:
+            from zero_tui.demo import demo_environment
 
-        with demo_environment() as demo:
-            return run_app(
-                store_root=demo.root,
-                cwd=str(demo.default_workspace),
-                all_workspaces=args.all,
-                resume=args.resume,
-            )
-    store = getattr(args, "store", None)
-    _store(args)  # an explicit store must exist
-    return run_app(
-        store_root=Path(store) if store else None,
-        cwd=_workspace(args),
-        all_workspaces=args.all,
-        resume=args.resume,
-    )
+            with demo_environment() as demo:
+                return run_app(
+                    store_root=demo.root,
+                    cwd=str(demo.default_workspace),
+                    all_workspaces=args.all,
+                    resume=args.resume,
+                )
+        store = getattr(args, "store", None)
+        _store(args)  # an explicit store must exist
+        return run_app(
+            store_root=Path(store) if store else None,
+            cwd=_workspace(args),
+            all_workspaces=args.all,
+            resume=args.resume,
+            first=first,
+        )
+    finally:
+        if first is not None:
+            first.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -881,19 +903,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> NoReturn:
     """The `zero-tui` script: `main`, and then a scriptable command, a process that ran
     nothing else, ends at once (`exit_at_once`); the app ends normally, its exit handlers
-    stopping any agent still running."""
-    code, scriptable = _main(None)
+    stopping any agent still running. Starting the picker on a terminal, its first frame
+    is drawn before anything else is loaded (zero_tui.picker.first_frame)."""
+    from zero_tui.picker.first_frame import show_first_frame
+
+    first = show_first_frame(sys.argv[1:])
+    try:
+        code, scriptable = _main(None, first)
+    finally:
+        if first is not None:
+            first.close()
     if scriptable:
         exit_at_once(code)
     sys.exit(code)
 
 
-def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
-    """The exit code, and whether it came from a scriptable command (not the app)."""
+def _main(argv: Sequence[str] | None, first: FirstFrame | None = None) -> tuple[int, bool]:
+    """The exit code, and whether it came from a scriptable command (not the app); `first`:
+    the picker's first frame, when one is on screen."""
     out, err = sys.stdout, sys.stderr
     try:
         args = build_parser().parse_args(argv)
     except UsageError as error:
+        if first is not None:
+            first.close()  # the message goes to the normal screen
         err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
         return EXIT_USAGE, True
     handlers: dict[str, Callable[[], int]] = {
@@ -911,7 +944,7 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
     scriptable = args.command is not None
     try:
         if not scriptable:
-            return run_tui(args), False
+            return run_tui(args, first), False
         with gc_paused():  # the process does nothing else meanwhile
             return handlers[args.command](), True
     except UsageError as error:

@@ -14,12 +14,15 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zero_tui.atomic import AtomicWriteError, write_atomic
-from zero_tui.store.models import Metadata
+
+if TYPE_CHECKING:
+    from zero_tui.store.models import Metadata
 
 HEAD_ROWS = 120
-HEAD_VERSION = 1
+HEAD_VERSION = 2  # 2: a fork's parent, its title and the event it was forked at
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +40,12 @@ class CachedSession:
     event_count: int
     parent_session_id: str = ""
     forked_from_sequence: int = 0
+    parent_title: str = ""
+    """A fork's parent's title as the scan found it: the row names the parent by it, and
+    the parent is often not in the head (another workspace, further down)."""
 
     @classmethod
-    def of(cls, meta: Metadata) -> CachedSession:
+    def of(cls, meta: Metadata, parent_title: str = "") -> CachedSession:
         return cls(
             meta.session_id,
             meta.title,
@@ -52,6 +58,7 @@ class CachedSession:
             meta.event_count,
             meta.parent_session_id,
             meta.forked_from_sequence,
+            parent_title,
         )
 
 
@@ -64,6 +71,17 @@ class ScopeHead:
     empty_runs: int
     not_resumable: int
     store_total: int
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedHead:
+    """The first scope `key` of a picker on `store_root` and `workspace` as the last run
+    left it, read before the picker started (`head` None: nothing remembered)."""
+
+    store_root: Path
+    workspace: str
+    key: tuple[bool, bool]
+    head: ScopeHead | None
 
 
 def head_path(cache_dir: Path, store_root: Path, workspace: str) -> Path:
@@ -102,7 +120,9 @@ def load_head(path: Path, store_root: Path, workspace: str) -> dict[tuple[bool, 
                         str(s[6]),
                         str(s[7]),
                         int(s[8]),
-                        *_lineage(s[9:]),
+                        str(s[9]),
+                        int(s[10]),
+                        str(s[11]),
                     )
                     for s in scope["sessions"]
                 )
@@ -116,13 +136,6 @@ def load_head(path: Path, store_root: Path, workspace: str) -> dict[tuple[bool, 
         return heads
     except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
         return {}
-
-
-def _lineage(fields: list[object]) -> tuple[str, int]:
-    """A fork's parent and sequence (absent from the files of older versions: none)."""
-    if len(fields) < 2:
-        return "", 0
-    return str(fields[0]), int(fields[1])  # type: ignore[call-overload]
 
 
 def save_head(
@@ -148,6 +161,7 @@ def save_head(
                         s.event_count,
                         s.parent_session_id,
                         s.forked_from_sequence,
+                        s.parent_title,
                     ]
                     for s in head.sessions
                 ],

@@ -15,17 +15,17 @@ refresh, which is why the steps post their stages rather than yield them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 
 from zero_tui.paths import default_cache_dir
-from zero_tui.picker.head_cache import ScopeHead, head_path, load_head, save_head
+from zero_tui.picker.head_cache import RememberedHead, ScopeHead, head_path, load_head, save_head
 from zero_tui.picker.live import RunningFound, StoreChanged, StoreFollower, recorded
 from zero_tui.picker.preview_data import PreviewData, build_preview, missing_preview
 from zero_tui.picker.scopes import ALL_SCOPES, HiddenCounts, ScopeKey, ScopeScan, first_screen
-from zero_tui.picker.session_rows import PickerRow, local_now, picker_rows
+from zero_tui.picker.session_rows import PickerRow, head_rows, local_now, picker_rows
 from zero_tui.picker.session_usage import session_usage
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import Metadata, SessionStore, StoreError
@@ -163,17 +163,29 @@ class PickerLoader:
 
     def remembered(self, post: Post, cancelled: Cancelled = lambda: False) -> None:
         """Post the first scope's rows remembered from the last run (no store IO)."""
+        head = load_head(self._head_path(), self._store.root, self._workspace).get(self._first)
+        if not cancelled():
+            post(self.remembered_rows(head))
+
+    def remembered_rows(self, head: ScopeHead | None) -> RememberedRows:
+        """The stage `remembered` posts for the first scope's remembered `head` (also read
+        by the command line, for the first frame it draws before the picker starts)."""
         key = self._first
-        now, tz = local_now(self._clock)
-        head = load_head(self._head_path(), self._store.root, self._workspace).get(key)
         loaded = None
         if head is not None and head.sessions:
+            now, tz = local_now(self._clock)
             hidden = HiddenCounts(head.other_workspace, head.empty_runs, head.not_resumable)
-            parents = {session.session_id: session for session in head.sessions}
-            rows = picker_rows(head.sessions, now, tz, parents)
+            rows = head_rows(head.sessions, now, tz)
             loaded = ScopeLoaded(key, rows, hidden, head.store_total, complete=False, replace=True)
-        if not cancelled():
-            post(RememberedRows(key, loaded))
+        return RememberedRows(key, loaded)
+
+    def knows(self, remembered: RememberedHead) -> bool:
+        """Whether `remembered` was read for this loader's store, workspace and first scope."""
+        return (remembered.store_root, remembered.workspace, remembered.key) == (
+            self._store.root,
+            self._workspace,
+            self._first,
+        )
 
     def scan(self, post: Post, cancelled: Cancelled = lambda: False, *, shown: bool) -> None:
         """Post the catalog's rows, then the store's truth for every scope (the first one
@@ -222,8 +234,12 @@ class PickerLoader:
                 final=True,
                 listed=listed if key == first else None,
             )
+            if key == first:
+                # The first screen is final: remembered now, not once every scope is filtered
+                # (seconds at 50,000 sessions), so that a picker quit meanwhile starts warm.
+                self._remember(heads)
         catalog.save()
-        save_head(self._head_path(), self._store.root, self._workspace, heads)
+        self._remember(heads)
         follower = StoreFollower(
             self._store,
             self._workspace,
@@ -252,6 +268,12 @@ class PickerLoader:
             found = session_usage(catalog, wanted[start : start + USAGE_CHUNK])
             if not cancelled():
                 post(UsageFound(found))
+
+    def _remember(self, heads: dict[ScopeKey, ScopeHead]) -> None:
+        """Write `heads` for the next start, keeping the remembered scopes they lack."""
+        path = self._head_path()
+        known = load_head(path, self._store.root, self._workspace)
+        save_head(path, self._store.root, self._workspace, {**known, **heads})
 
     def close(self) -> None:
         """Let go of the catalog the scan handed on (its writes are saved first)."""
@@ -328,37 +350,14 @@ class PickerLoader:
         """Filter `sessions` into the scope `key` and post it, the newest chunk first
         (`whole`: in one chunk); `final`: the store's truth, complete with the last chunk."""
         scan = ScopeScan(self._store, self._workspace, key, sessions, content_check)
-        parents = _ParentLookup(sessions)
         first = len(sessions) if whole else FIRST_CHUNK
         for chunk in scan.chunks(first, CHUNK, cancelled=cancelled):
-            rows = picker_rows(chunk.sessions, now, tz, parents)
+            rows = picker_rows(chunk.sessions, now, tz, scan.parents)
             if listed is not None:
                 listed.extend(row.session_id for row in rows)
             complete = final and chunk.last
             post(ScopeLoaded(key, rows, chunk.hidden, len(sessions), complete, chunk.first))
         return scan.head()
-
-
-class _ParentLookup(Mapping[str, Metadata]):
-    """`sessions` by id, indexed on the first look-up: most scopes have no fork."""
-
-    def __init__(self, sessions: list[Metadata]) -> None:
-        self._sessions = sessions
-        self._by_id: dict[str, Metadata] | None = None
-
-    def _index(self) -> dict[str, Metadata]:
-        if self._by_id is None:
-            self._by_id = {meta.session_id: meta for meta in self._sessions}
-        return self._by_id
-
-    def __getitem__(self, session_id: str) -> Metadata:
-        return self._index()[session_id]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._index())
-
-    def __len__(self) -> int:
-        return len(self._index())
 
 
 def load_preview(

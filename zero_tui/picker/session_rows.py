@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING, Protocol
 
 from zero_tui.picker.head_cache import CachedSession
-from zero_tui.store.models import Metadata
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, display_title, one_line, time_label
+from zero_tui.text.sanitize import sanitize_line
+
+if TYPE_CHECKING:
+    from zero_tui.store.models import Metadata
 
 
 def local_now(clock: Callable[[], datetime] | None = None) -> tuple[datetime, tzinfo | None]:
@@ -32,7 +36,22 @@ def picker_label(updated_at: str, title: str, now: datetime, tz: tzinfo | None =
 FORK_MARK = "⑂"
 SHORT_ID = 20  # a parent named by its id shows this much of it (a unique prefix, mostly)
 
-Parents = Mapping[str, Metadata | CachedSession]
+
+class Titled(Protocol):
+    """What a fork's row reads of its parent."""
+
+    @property
+    def title(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedParent:
+    """A fork's parent as the remembered head knows it: by its title."""
+
+    title: str
+
+
+Parents = Mapping[str, Titled]
 """Sessions by id, where a fork's row finds its parent's title."""
 
 
@@ -118,6 +137,19 @@ def picker_rows(
     return [picker_row(meta, now, tz, parents) for meta in metas]
 
 
+def head_rows(
+    sessions: Sequence[CachedSession], now: datetime, tz: tzinfo | None = None
+) -> list[PickerRow]:
+    """The rows of a remembered head (the picker's first rows and the first frame's): a
+    fork names its parent by the title remembered with it, as the scan's row did."""
+    parents: dict[str, Titled] = {
+        session.parent_session_id: RememberedParent(session.parent_title)
+        for session in sessions
+        if session.parent_session_id and session.parent_title
+    }
+    return picker_rows(sessions, now, tz, parents)
+
+
 def insert_in_zero_order(rows: list[PickerRow], row: PickerRow) -> None:
     """Put `row` in `rows` (in Zero's order: updatedAt descending, then id) where it goes."""
     low, high = 0, len(rows)
@@ -156,7 +188,20 @@ def _facts(row: PickerRow) -> tuple[object, ...]:
     return (row.updated_at, row.title, row.model, row.provider, row.event_count, row.workspace)
 
 
-# --- status line -------------------------------------------------------------------------
+# --- title, query and status lines ------------------------------------------------------
+
+
+def picker_title(workspace: str, *, content_mode: bool = False) -> str:
+    """The picker's title line (the workspace is data: escape sequences made visible)."""
+    mode = " · searching what was said (ctrl+t: titles)" if content_mode else ""
+    return f"Resume a session · {sanitize_line(workspace)}{mode}"
+
+
+def query_placeholder(*, content_mode: bool = False) -> str:
+    """What the empty query line says."""
+    if content_mode:
+        return 'words, "a phrase", -word, title: model: id: after: before: · ctrl+t: titles'
+    return "type to filter titles… · ctrl+t: what was said · / for commands"
 
 
 def status_text(

@@ -18,6 +18,8 @@ from zero_tui.picker.scopes import HiddenCounts, ScopeKey, empty_list_message
 from zero_tui.picker.session_rows import (
     PickerRow,
     insert_in_zero_order,
+    picker_title,
+    query_placeholder,
     scanning_text,
     status_text,
 )
@@ -155,13 +157,10 @@ class PickerState:
         return sanitize_line(str(self.store_root))
 
     def title(self) -> str:
-        mode = " · searching what was said (ctrl+t: titles)" if self.content_mode else ""
-        return f"Resume a session · {self.shown_workspace}{mode}"
+        return picker_title(self.workspace, content_mode=self.content_mode)
 
     def placeholder(self) -> str:
-        if self.content_mode:
-            return 'words, "a phrase", -word, title: model: id: after: before: · ctrl+t: titles'
-        return "type to filter titles… · ctrl+t: what was said · / for commands"
+        return query_placeholder(content_mode=self.content_mode)
 
     def status(self) -> str:
         """The status line: what is shown, what the scope hides and why, how far the scan

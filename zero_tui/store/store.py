@@ -10,7 +10,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,8 +28,9 @@ from zero_tui.store import gojson
 from zero_tui.store.errors import SessionBusyError, StoreError
 from zero_tui.store.events import decode_line, parse_log, rehydrate
 from zero_tui.store.gojson import GoJSONError
-from zero_tui.store.gotext import clean_path, trim_space, trim_space_bytes
+from zero_tui.store.gotext import trim_space, trim_space_bytes
 from zero_tui.store.models import Event, Goal, Metadata
+from zero_tui.store.root import store_root
 
 METADATA_FILE = "metadata.json"
 EVENTS_FILE = "events.jsonl"
@@ -88,26 +89,6 @@ def format_timestamp(moment: datetime) -> str:
 
 def _system_clock() -> datetime:
     return datetime.now(UTC)
-
-
-def default_root(env: Mapping[str, str] | None = None) -> Path:
-    """Zero's DefaultRoot: $XDG_DATA_HOME/zero/sessions, else $HOME/.local/share/zero/sessions.
-
-    Zero's rule on every platform, not platformdirs' (zero_tui.paths): the Go agent writes
-    here, and on macOS platformdirs' data dir would be ~/Library/Application Support.
-    """
-    environ = os.environ if env is None else env
-    data_home = trim_space(environ.get("XDG_DATA_HOME", ""))
-    home = trim_space(environ.get("HOME", ""))
-    if not home:
-        try:
-            import pwd
-
-            home = pwd.getpwuid(os.getuid()).pw_dir
-        except (ImportError, KeyError, OSError):
-            home = ""
-    base = data_home or os.path.join(home, ".local", "share")
-    return Path(clean_path(os.path.join(base, "zero", "sessions")))
 
 
 _FILE_KINDS = (
@@ -213,8 +194,7 @@ class SessionStore:
         clock: Clock | None = None,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     ) -> None:
-        given = trim_space(os.fspath(root)) if root is not None else ""
-        self.root = Path(given) if given else default_root()
+        self.root = store_root(root)
         self._clock = clock or _system_clock
         self.lock_timeout = lock_timeout
         self._counter = itertools.count(1)

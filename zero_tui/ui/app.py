@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path, PurePath
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, work
 from textual.app import App, SystemCommand
@@ -15,14 +16,18 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from zero_tui.agent import ExecEngine, terminate_all
 from zero_tui.agent.settings import RunSettings
+from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.ui.copier import Copier, terminal_copier
 from zero_tui.ui.hangup import ends_with_terminal, guarded_driver
 from zero_tui.ui.messages import NewConversation, OpenSession, ResumeRequest, ResumeResolved
 from zero_tui.ui.screens.picker import PickerScreen
+
+if TYPE_CHECKING:
+    from zero_tui.agent.engine import ExecEngine
+    from zero_tui.picker.first_frame import FirstFrame
 
 
 def styles_dir() -> Path:
@@ -63,16 +68,34 @@ class ZeroApp(App[None]):
         resume: str | None = None,
         clock: Callable[[], datetime] | None = None,
         copier: Copier | None = None,
+        remembered: RememberedHead | None = None,
+        before_start: Callable[[], None] | None = None,
     ) -> None:
+        self._before_start = before_start  # asked for by App.__init__ (get_driver_class)
         super().__init__()
+        self.remembered = remembered
         self.store = store
         self.workspace = cwd
         self.start_all_workspaces = all_workspaces
         self.resume = resume
         self.clock = clock
         self.copier = copier or terminal_copier(self)
-        self.engine = ExecEngine(store)
+        self._engine: ExecEngine | None = None
         self.run_settings = RunSettings()
+
+    @property
+    def engine(self) -> ExecEngine:
+        """What runs the agent: made when first asked for (a transcript's run), so that the
+        picker starts without loading the agent's modules."""
+        if self._engine is None:
+            from zero_tui.agent.engine import ExecEngine
+
+            self._engine = ExecEngine(self.store)
+        return self._engine
+
+    @engine.setter
+    def engine(self, engine: ExecEngine) -> None:
+        self._engine = engine
 
     def notify(
         self,
@@ -96,7 +119,7 @@ class ZeroApp(App[None]):
         )
 
     def get_driver_class(self) -> type[Driver]:
-        return guarded_driver(super().get_driver_class())
+        return guarded_driver(super().get_driver_class(), self._before_start)
 
     def on_mount(self) -> None:
         self.push_screen(
@@ -106,6 +129,7 @@ class ZeroApp(App[None]):
                 all_workspaces=self.start_all_workspaces,
                 clock=self.clock,
                 settings=self.run_settings,
+                remembered=self.remembered,
             )
         )
         if self.resume is not None:
@@ -219,6 +243,8 @@ def make_app(
     resume: str | None = None,
     clock: Callable[[], datetime] | None = None,
     copier: Copier | None = None,
+    remembered: RememberedHead | None = None,
+    before_start: Callable[[], None] | None = None,
 ) -> ZeroApp:
     return ZeroApp(
         store,
@@ -227,7 +253,16 @@ def make_app(
         resume=resume,
         clock=clock,
         copier=copier,
+        remembered=remembered,
+        before_start=before_start,
     )
+
+
+def _stop_agent_runs() -> None:
+    """Stop every agent run still going; none can be when the engine was never loaded."""
+    engine = sys.modules.get("zero_tui.agent.engine")
+    if engine is not None:
+        engine.terminate_all()
 
 
 def run_app(
@@ -236,13 +271,22 @@ def run_app(
     cwd: str,
     all_workspaces: bool,
     resume: str | None,
+    first: FirstFrame | None = None,
 ) -> int:
     """Run the TUI until the user quits; the exit status for the command line (the demo's
-    store comes from `zero_tui.demo.demo_environment`)."""
-    app = make_app(SessionStore(store_root), cwd=cwd, all_workspaces=all_workspaces, resume=resume)
+    store comes from `zero_tui.demo.demo_environment`). `first`: the picker's first frame
+    on screen: its rows go to the picker, the terminal to Textual's driver."""
+    app = make_app(
+        SessionStore(store_root),
+        cwd=cwd,
+        all_workspaces=all_workspaces,
+        resume=resume,
+        remembered=first.remembered if first is not None else None,
+        before_start=first.hand_over if first is not None else None,
+    )
     # The terminal gone (an SSH link dropped, a tmux pane killed) or a kill: the app quits
     # as ctrl+q does, and a run still in flight is cancelled as Esc would (the agent has its
     # own process group: a hangup does not reach it); none outlives us.
-    with ends_with_terminal(app, cleanup=terminate_all):
+    with ends_with_terminal(app, cleanup=_stop_agent_runs):
         app.run()
     return app.return_code or 0

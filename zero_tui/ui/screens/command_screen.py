@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.actions import parse as parse_action
@@ -14,9 +14,7 @@ from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from zero_tui.agent.engine import autonomy_warning
 from zero_tui.agent.settings import RunSettings
-from zero_tui.agent.zero_commands import Grant, ZeroCommandError, grants, revoke
 from zero_tui.commands import (
     REGISTRY,
     CommandError,
@@ -39,6 +37,9 @@ from zero_tui.ui.messages import (
     GrantsListed,
     NewConversation,
 )
+
+if TYPE_CHECKING:
+    from zero_tui.agent.zero_commands import Grant
 
 
 def screen_bindings(context: Context) -> list[BindingType]:
@@ -176,6 +177,8 @@ class CommandScreen(Screen[None]):
         self.settings_changed()
 
     def command_auto(self, args: str) -> None:
+        from zero_tui.agent.engine import autonomy_warning
+
         self.settings.auto = parse_auto_args(args)
         if autonomy_warning(self.settings.auto) is not None:
             self.notify(
@@ -271,6 +274,8 @@ class CommandScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="grants", exit_on_error=False)
     def _list_grants(self) -> None:
+        from zero_tui.agent.zero_commands import ZeroCommandError, grants
+
         try:
             found = grants(self.store)
         except ZeroCommandError as error:
@@ -289,6 +294,8 @@ class CommandScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="grants", exit_on_error=False)
     def _revoke(self, grant: Grant) -> None:
+        from zero_tui.agent.zero_commands import ZeroCommandError, grants, revoke
+
         try:
             revoke(self.store, grant.tool, path=grant.scope)
             left = grants(self.store)

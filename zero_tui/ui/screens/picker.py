@@ -35,6 +35,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import REGISTRY, CommandError, Context, ScreenAction
 from zero_tui.picker.content_search import build_index
+from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.picker.live import RunningFound, StoreChanged
 from zero_tui.picker.loader import (
     ChangesDone,
@@ -65,7 +66,6 @@ from zero_tui.ui.messages import (
     WatchMode,
 )
 from zero_tui.ui.screens.command_screen import CommandScreen, screen_bindings
-from zero_tui.ui.screens.dialogs import UnreadableScreen
 from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
 from zero_tui.ui.widgets.session_list import SessionList
@@ -98,9 +98,11 @@ class PickerScreen(CommandScreen):
         clock: Callable[[], datetime] | None = None,
         cache_dir: Path | None = None,
         settings: RunSettings | None = None,
+        remembered: RememberedHead | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
+        self._remembered = remembered  # read by the command line: the first scan's first rows
         self.settings = settings or RunSettings()
         self.store = store
         self._cache_dir = cache_dir
@@ -206,6 +208,11 @@ class PickerScreen(CommandScreen):
             cache_dir=self._cache_dir,
             clock=self._clock,
         )
+        remembered, self._remembered = self._remembered, None
+        if remembered is not None and self._loader.knows(remembered):
+            # The rows of the first frame, at once: no empty list between it and them.
+            self.on_scan_stage(ScanStage(state.scan, self._loader.remembered_rows(remembered.head)))
+            return
         self._load(state.scan, self._loader.remembered)
 
     def _load_store(self, scan: int, *, shown: bool) -> None:
@@ -534,6 +541,8 @@ class PickerScreen(CommandScreen):
 
     def action_unreadable(self) -> None:
         """ctrl+g: the sessions that could not be read, with the reason."""
+        from zero_tui.ui.screens.dialogs import UnreadableScreen
+
         self.app.push_screen(UnreadableScreen(self.state.unreadable))
 
     def action_delete_session(self) -> None:

@@ -177,6 +177,10 @@ class TranscriptScreen(TurnActions):
             model=self.settings.model,
             auto=auto or self.settings.auto,
         )
+        # Not following from now: the run's appends are its stream's. Waiting for the run's
+        # state to come back as a message let a look at the log read them in between, and
+        # the run's rows showed twice.
+        self.transcript_log.following = False
         self.agent.start(request, self.workspace)
         self.view.action_jump_bottom()
         return True

@@ -39,8 +39,8 @@ from zero_tui.agent.live_approval import live_approval
 from zero_tui.agent.live_text import LiveText
 from zero_tui.text.sanitize import sanitize_text
 from zero_tui.transcript.rows import streamed_tool_row
+from zero_tui.ui.widgets.row_painter import USER_MARKER, LiteralMarkdown
 from zero_tui.ui.widgets.tool_card import tool_card
-from zero_tui.ui.widgets.transcript_view import USER_MARKER, LiteralMarkdown
 
 LIVE_WINDOW_PAGES = 6  # pages of a streaming answer kept on screen (LiveText.PAGE_CHARS each)
 REASONING_CHARS = 4_000  # of a reasoning block, the last ones shown

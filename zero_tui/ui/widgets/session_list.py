@@ -8,9 +8,9 @@ matched characters of each label highlighted. Session text reaches the screen on
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from os.path import expanduser
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -24,22 +24,22 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from zero_tui.picker.row_layout import (
+    USAGE_WIDTH,
+    NaturalWidths,
+    crop,
+    natural_widths,
+    pad,
+    row_layout,
+    row_text,
+    usage_text,
+)
 from zero_tui.picker.session_rows import PickerRow
-from zero_tui.text.labels import TIME_COLUMN_WIDTH, compact_count, shorten_path
-from zero_tui.transcript.usage import Tokens
+from zero_tui.text.labels import TIME_COLUMN_WIDTH
 
-MODEL_COLUMN_MAX = 18
-MODEL_COLUMN_MIN = 8
-WORKSPACE_COLUMN_MAX = 26
-WORKSPACE_COLUMN_MIN = 12
-MIN_TITLE = 24
-TITLE_WANTED = 48
-"""The title grows to this (or to its longest, when shorter) before the workspace and the
-model grow past their least: the title is what a session is recognised by."""
-USAGE_COLUMN = len("999k tok")
-USAGE_WIDTH = 120
-"""On a screen this wide or wider the list has a column of each session's tokens (beside
-the preview: narrower, it would crowd the titles), when some row has tokens to show."""
+if TYPE_CHECKING:
+    from zero_tui.transcript.usage import Tokens
+
 RUNNING_MARK = "●"
 RUNNING_WORD = "running"  # `● running` in the time column of a session being written now
 NARROW_WIDTH = 110
@@ -60,138 +60,11 @@ class SnippetLine:
 
 
 def _crop(text: str, width: int) -> str:
-    """Cut `text` to at most `width` cells, ending with `…` when something was cut."""
-    if width <= 0:
-        return ""
-    if cell_len(text) <= width:
-        return text
-    kept: list[str] = []
-    used = 0
-    for char in text:
-        char_width = cell_len(char)
-        if used + char_width > width - 1:
-            break
-        kept.append(char)
-        used += char_width
-    return "".join(kept) + "…"
+    return crop(text, width, cell_len)
 
 
-def _pad(text: str, width: int, *, right: bool = False) -> str:
-    text = _crop(text, width)
-    padding = " " * max(0, width - cell_len(text))
-    return padding + text if right else text + padding
-
-
-@dataclass(frozen=True, slots=True)
-class NaturalWidths:
-    """The cells a list's columns take in full, from its rows; 0: no such column."""
-
-    model: int = 0
-    workspace: int = 0
-    count: int = 0  # "1234 ev"
-    usage: int = 0  # USAGE_COLUMN when the tokens are shown
-    title: int = TITLE_WANTED  # the longest title (and a fork's lineage), up to TITLE_WANTED
-
-
-def natural_widths(
-    rows: Sequence[PickerRow], *, show_workspace: bool, home: str, show_usage: bool = False
-) -> NaturalWidths:
-    workspace = 0
-    if show_workspace:
-        longest = max((len(shorten_path(row.workspace, home, 1 << 16)) for row in rows), default=0)
-        workspace = min(WORKSPACE_COLUMN_MAX, longest)
-    return NaturalWidths(
-        model=min(MODEL_COLUMN_MAX, max((cell_len(row.model) for row in rows), default=0)),
-        workspace=workspace,
-        count=max((len(str(row.event_count)) for row in rows), default=1) + 3,
-        usage=USAGE_COLUMN if show_usage else 0,
-        title=_longest_title(rows),
-    )
-
-
-def _longest_title(rows: Sequence[PickerRow]) -> int:
-    longest = 0
-    for row in rows:
-        text = f"{row.title}  {row.lineage}" if row.is_fork else row.title
-        if len(text) >= TITLE_WANTED or cell_len(text) >= TITLE_WANTED:
-            return TITLE_WANTED
-        longest = max(longest, cell_len(text))
-    return longest
-
-
-@dataclass(frozen=True, slots=True)
-class RowLayout:
-    """The cells of each column of a row: `" " [time "  "] title ["  " workspace]
-    ["  " model] "  " count ["  " usage]`; 0: the column is left out. A fork's lineage
-    is in the title's cells."""
-
-    time: int
-    title: int
-    workspace: int
-    model: int
-    count: int
-    usage: int = 0
-
-    @property
-    def left(self) -> int:
-        """The cells before the title."""
-        return 1 + (self.time + 2 if self.time else 0)
-
-    @property
-    def right(self) -> int:
-        """The cells after the title."""
-        optional = (self.workspace, self.model, self.usage)
-        return 2 + self.count + sum(cells + 2 for cells in optional if cells)
-
-
-def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
-    """A row's columns at a list `width` (`timed`: the row has a time).
-
-    The title keeps MIN_TITLE cells. The other columns then get their minimum in order
-    of importance (the workspace first when every workspace is listed, then the model,
-    then the tokens), the title grows to its natural width (up to TITLE_WANTED), the
-    workspace and the model grow to theirs, and the title takes the rest (less one cell
-    at the end).
-    """
-    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + 1
-    spare = width - fixed - MIN_TITLE
-    wanted = [
-        (natural.workspace, WORKSPACE_COLUMN_MIN),
-        (natural.model, MODEL_COLUMN_MIN),
-        (natural.usage, natural.usage),
-    ]
-    given = [0, 0, 0]
-    for column, (full, minimum) in enumerate(wanted):
-        least = min(full, minimum)
-        if full and spare >= least + 2:
-            given[column] = least
-            spare -= least + 2
-    spare -= min(max(0, spare), max(0, natural.title - MIN_TITLE))
-    for column, (full, _minimum) in enumerate(wanted):
-        if given[column]:
-            extra = min(full - given[column], spare)
-            given[column] += extra
-            spare -= extra
-    layout = RowLayout(
-        time=TIME_COLUMN_WIDTH if timed else 0,
-        title=0,
-        workspace=given[0],
-        model=given[1],
-        count=natural.count,
-        usage=given[2],
-    )
-    return replace(layout, title=max(0, width - layout.left - layout.right - 1))
-
-
-def _title_and_lineage(row: PickerRow, width: int) -> tuple[str, str]:
-    """The title and, for a fork, `  ⑂ fork of … at event #N` in `width` cells: the title
-    gives up its end first, down to half the cells, then the lineage its end."""
-    if not row.is_fork:
-        return _crop(row.title, width), ""
-    lineage = "  " + row.lineage
-    title_room = max(width // 2, width - cell_len(lineage))
-    title = _crop(row.title, title_room)
-    return title, _crop(lineage, width - cell_len(title))
+def _pad(text: str, width: int) -> str:
+    return pad(text, width, cells=cell_len)
 
 
 class SessionList(ScrollView, can_focus=False):
@@ -355,10 +228,7 @@ class SessionList(ScrollView, can_focus=False):
 
     def usage_text(self, row: PickerRow) -> str:
         """What the tokens column says of `row`: `12k tok`; "" when none is known."""
-        tokens = self._usage.get(row.session_id)
-        if tokens is None or not tokens.requests:
-            return ""
-        return f"{compact_count(tokens.total)} tok"
+        return usage_text(self._usage.get(row.session_id))
 
     @property
     def shows_usage(self) -> bool:
@@ -370,6 +240,7 @@ class SessionList(ScrollView, can_focus=False):
             show_workspace=self._show_workspace,
             home=self._home,
             show_usage=self._show_usage and any(map(self.usage_text, self._rows)),
+            cells=cell_len,
         )
 
     def runs(self, row: PickerRow) -> bool:
@@ -574,18 +445,17 @@ class SessionList(ScrollView, can_focus=False):
         title_positions = {pos - title_offset for pos in positions if pos >= title_offset}
 
         layout = row_layout(width, self._widths, timed=bool(row.when) or running)
+        usage = self.usage_text(row) if layout.usage else ""
+        text = row_text(row, layout, home=self._home, usage=usage, cells=cell_len)
         right: list[Segment] = []
-        if layout.workspace:
-            text = shorten_path(row.workspace, self._home, layout.workspace) or "(no cwd)"
+        if text.workspace:
             workspace_style = base + part("session-list--workspace", partial=True) + overlay
-            right.append(Segment("  " + _pad(text, layout.workspace), workspace_style))
-        if layout.model:
-            right.append(Segment("  " + _pad(row.model, layout.model), detail_style))
-        count_text = f"{row.event_count} ev"
-        right.append(Segment("  " + _pad(count_text, layout.count, right=True), detail_style))
-        if layout.usage:
-            usage_text = _pad(self.usage_text(row), layout.usage, right=True)
-            right.append(Segment("  " + usage_text, detail_style))
+            right.append(Segment(text.workspace, workspace_style))
+        if text.model:
+            right.append(Segment(text.model, detail_style))
+        right.append(Segment(text.count, detail_style))
+        if text.usage:
+            right.append(Segment(text.usage, detail_style))
 
         left: list[Segment] = [Segment(" ", plain)]
         if running and layout.time:
@@ -596,12 +466,11 @@ class SessionList(ScrollView, can_focus=False):
             when = row.when.ljust(layout.time)
             left.extend(self._highlighted(when, time_positions, time_style, match_part))
             left.append(Segment("  ", plain))
-        title, lineage = _title_and_lineage(row, layout.title)
-        left.extend(self._highlighted(title, title_positions, plain, match_part))
-        if lineage:
+        left.extend(self._highlighted(text.title, title_positions, plain, match_part))
+        if text.lineage:
             fork_style = base + part("session-list--fork", partial=True) + overlay
-            left.append(Segment(lineage, fork_style))
-        left.append(Segment(" " * (layout.title - cell_len(title) - cell_len(lineage)), plain))
+            left.append(Segment(text.lineage, fork_style))
+        left.append(Segment(" " * text.title_pad, plain))
 
         strip = Strip([*left, *right], layout.left + layout.title + layout.right)
         return strip.adjust_cell_length(width, plain)
