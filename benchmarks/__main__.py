@@ -35,6 +35,7 @@ from benchmarks import (
     ranking_bench,
     store_bench,
     transcript_bench,
+    usage_bench,
     zero_bench,
 )
 from zero_tui.paths import CACHE_DIR_VARIABLE
@@ -254,6 +255,7 @@ def build_rows(
     transcript: dict[str, Any],
     export: dict[str, Any],
     live: dict[str, Any] | None = None,
+    usage: dict[str, Any] | None = None,
 ) -> list[Row]:
     m = main
     rows = [
@@ -420,6 +422,34 @@ def build_rows(
         )
     if live is not None:
         rows += live_rows(live, m)
+    if usage is not None:
+        rows += usage_rows(usage, m)
+    return rows
+
+
+def usage_rows(usage: dict[str, Any], main: int) -> list[Row]:
+    """Each session's tokens in the listing and the picker (benchmarks.usage_bench)."""
+    rows = [
+        Row(
+            f"`sessions --all --json` with usage, {cache} cache",
+            {main: _time(usage[f"json_with_usage_{cache}_s"])},
+            f"without usage {_time(usage[f'json_without_usage_{cache}_s'])}",
+            _ratio(usage[f"json_usage_{cache}_ratio"]),
+            "",
+            None,
+        )
+        for cache in ("warm", "cold")
+    ]
+    rows.append(
+        Row(
+            "picker first rows with the tokens column, warm cache",
+            {main: _time(usage["picker_first_rows_with_tokens_s"])},
+            f"first rows {_time(usage['picker_first_rows_s'])}",
+            _ratio(usage["picker_tokens_ratio"]),
+            "",
+            None,
+        )
+    )
     return rows
 
 
@@ -557,6 +587,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             writes=args.writes,
             idle_seconds=args.idle_seconds,
         )
+        _say(f"usage at {args.sessions:,} sessions")
+        usage = usage_bench.run(args.sessions, args.events, args.repeats)
     _say("against Zero's own commands")
     versus = zero_bench.run(
         args.sessions,
@@ -567,7 +599,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.repeats,
         tui=not args.skip_tui,
     )
-    rows = build_rows(per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export, live)
+    rows = build_rows(
+        per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export, live, usage
+    )
     rows += versus_zero_rows(versus, sizes, args.sessions)
     print(render(rows, sizes, args.sessions))
     elapsed = time.perf_counter() - started

@@ -59,16 +59,33 @@ def session_title(index: int) -> str:
     return f"{rng.choice(_VERBS)} {rng.choice(_OBJECTS)} ({_TOPICS[index % len(_TOPICS)]})"
 
 
-def _session_events(session_id: str, count: int, start: datetime, index: int = 0) -> list[Event]:
+def _session_events(
+    session_id: str, count: int, start: datetime, index: int = 0, *, usage: bool = False
+) -> list[Event]:
+    """`count` events: a prompt, a tool call, its result, an answer, again; `usage`: each
+    answer is followed by the `provider_usage` event Zero writes for the request."""
     rng = random.Random(index)
     topic = _TOPICS[index % len(_TOPICS)]
     ticket = f"ZT-{index + 1000}"
     events: list[Event] = []
     for position in range(count):
         sequence = position + 1
-        kind = position % 4
+        kind = position % (5 if usage else 4)
         filler = rng.choice(_FILLERS)
-        if kind == 0:
+        if kind == 4:
+            prompt = 2_000 + rng.randrange(40_000)
+            completion = 50 + rng.randrange(2_000)
+            event_type, payload = (
+                "provider_usage",
+                {
+                    "model": "claude-sonnet-4-5",
+                    "promptTokens": prompt,
+                    "completionTokens": completion,
+                    "totalTokens": prompt + completion,
+                    "cachedInputTokens": prompt // 2,
+                },
+            )
+        elif kind == 0:
             content = session_title(index) if position == 0 else f"And {filler}? see {ticket}"
             event_type, payload = "message", {"role": "user", "content": content}
         elif kind == 1:
@@ -110,6 +127,8 @@ def generate_store(
     events_per_session: int,
     workspaces: int = WORKSPACES,
     workspace_root: str = "/home/dev",
+    *,
+    usage: bool = False,
 ) -> list[str]:
     """Write a store of `sessions` sessions spread over `workspaces` workspaces, named
     `project-N` under `workspace_root` (need not exist; a TUI started in one must have it).
@@ -117,7 +136,7 @@ def generate_store(
     Files are written directly (an fsync per append would make generation take minutes)
     but with the store's own encoders, so every byte is what Zero would write. Every
     tenth session of a workspace is an empty run (a user message only); every seventh
-    ran on gpt-5.
+    ran on gpt-5. `usage`: each answer is followed by a `provider_usage` event.
     """
     root.mkdir(parents=True, exist_ok=True)
     paths = [f"{workspace_root}/project-{index}" for index in range(workspaces)]
@@ -126,7 +145,7 @@ def generate_store(
         start = _BASE + timedelta(minutes=index)
         empty_run = index % 10 == 9
         count = 1 if empty_run else events_per_session
-        events = _session_events(session_id, count, start, index)
+        events = _session_events(session_id, count, start, index, usage=usage)
         gpt = index % 7 == 3
         meta = Metadata(
             session_id=session_id,

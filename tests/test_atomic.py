@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -9,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from zero_tui.atomic import write_atomic
-from zero_tui.picker.head_cache import CachedSession, ScopeHead, head_path, load_head, save_head
+from zero_tui.picker.head_cache import (
+    HEAD_VERSION,
+    CachedSession,
+    ScopeHead,
+    head_path,
+    load_head,
+    save_head,
+)
 
 
 def count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -60,7 +68,21 @@ def sample_heads() -> dict[tuple[bool, bool], ScopeHead]:
         "2026-01-02T00:00:00Z",
         7,
     )
-    return {(False, False): ScopeHead((session,), 1, 2, 3, 9)}
+    fork = CachedSession(
+        "20260101-000001-fedcba",
+        "try another way",
+        "/home/dev/project",
+        "gpt-5",
+        "openai",
+        "fork",
+        "2026-01-03T00:00:00Z",
+        "2026-01-03T00:00:00Z",
+        9,
+        parent_session_id="20251201-000000-000000",
+        forked_from_sequence=4,
+        parent_title="a parent in another workspace",
+    )
+    return {(False, False): ScopeHead((fork, session), 1, 2, 3, 9)}
 
 
 def test_the_picker_head_round_trips_into_a_new_private_cache_dir(
@@ -75,6 +97,18 @@ def test_the_picker_head_round_trips_into_a_new_private_cache_dir(
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert [entry.name for entry in path.parent.iterdir()] == [path.name]
     assert load_head(path, store_root, "/home/dev/project") == sample_heads()
+
+
+def test_a_picker_head_of_an_older_version_is_ignored(tmp_path: Path) -> None:
+    store_root = tmp_path / "sessions"
+    path = head_path(tmp_path / "cache", store_root, "/home/dev/project")
+    save_head(path, store_root, "/home/dev/project", sample_heads())
+    document = json.loads(path.read_bytes())
+    assert document["version"] == HEAD_VERSION == 2
+    for scope in document["scopes"].values():  # version 1: no fork's parent, event, title
+        scope["sessions"] = [session[:9] for session in scope["sessions"]]
+    path.write_text(json.dumps(document | {"version": 1}))
+    assert load_head(path, store_root, "/home/dev/project") == {}
 
 
 def test_a_picker_head_that_cannot_be_written_is_skipped(tmp_path: Path) -> None:

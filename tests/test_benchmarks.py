@@ -49,6 +49,9 @@ def test_the_benchmark_prints_one_table_with_every_figure(
         "open picker idle, CPU per minute, file-change notification",
         "open picker idle, CPU per minute, polling every 1s",
         "running mark, one look after a batch",
+        "`sessions --all --json` with usage, warm cache",
+        "`sessions --all --json` with usage, cold cache",
+        "picker first rows with the tokens column, warm cache",
     ):
         assert expected in figures
     # the rows against Zero say what they were compared with

@@ -364,6 +364,19 @@ async def test_textual_draws_the_frames_rows_in_the_same_cells(
         stamp = f"2026-07-0{1 + number % 3}T10:{number:02}:00Z"
         name, title = f"s{number:02}", f"{title} {number}"
         builder.add(name, title=title, cwd=where, model_id=model, updated_at=stamp)
+    # forks name their parent in the title's cells: one listed, one in another workspace
+    # (not in this workspace's head), one whose parent is gone (a short id)
+    for number, parent in enumerate(["s00", "s01", "zero_20260101000000_gone"]):
+        builder.add(
+            f"fork{number}",
+            title=f"Another way {number}",
+            cwd=W,
+            model_id="gpt-5",
+            session_kind="fork",
+            parent_session_id=parent,
+            forked_from_sequence=2 + number,
+            updated_at=f"2026-07-03T11:0{number}:00Z",
+        )
     clock = fixed_clock()
     PickerLoader(builder.store, W, key, clock=clock).scan(lambda stage: None, shown=False)
     start = PickerStart(builder.store.root, W, every_workspace)
@@ -388,3 +401,4 @@ async def test_textual_draws_the_frames_rows_in_the_same_cells(
         assert ours[line].rstrip() == theirs[line].rstrip()
     for line in range(3, height - 2):
         assert ours[line][:list_width] == theirs[line][:list_width], line
+    assert any("⑂ fork of “宽字符标题的会话" in line for line in ours)  # s01, elsewhere

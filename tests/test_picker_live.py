@@ -25,6 +25,7 @@ from zero_tui.picker.loader import (
     PickerLoader,
     ScanDone,
     ScopeLoaded,
+    UsageFound,
 )
 from zero_tui.picker.scopes import ALL_SCOPES, ScopeKey, filter_scope
 from zero_tui.picker.state import PickerState
@@ -32,6 +33,7 @@ from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
 from zero_tui.store.resumable import has_resumable_content
 from zero_tui.store.store import METADATA_FILE
+from zero_tui.transcript.usage import Tokens
 
 W = "/w/app"
 REAL_ZERO_PROCESSES = running_module.zero_processes
@@ -131,7 +133,8 @@ def test_changes_read_again_give_the_scopes_a_new_scan_gives(
     store = builder.store
     picker_loader = make_loader(builder, tmp_path / "cache")
     state, stages = scan(picker_loader)
-    assert isinstance(stages[-1], ScanDone)
+    done = next(index for index, stage in enumerate(stages) if isinstance(stage, ScanDone))
+    assert all(isinstance(stage, UsageFound) for stage in stages[done + 1 :])
     assert len(state.scopes) == len(ALL_SCOPES)
 
     store.append_events("here2", [user("and one more thing"), assistant("done too")])
@@ -286,3 +289,97 @@ def test_a_zero_started_just_after_the_last_look_is_seen_at_the_next_batch(
     stages = follow(picker_loader, state, "here1")
     [found] = [stage for stage in stages if isinstance(stage, RunningFound)]
     assert found.running["here1"] == running_module.Running("here1", "zero-process", 4242)
+
+
+def usage_event(prompt: int, completion: int, cached: int = 0) -> tuple[str, object]:
+    payload = {"promptTokens": prompt, "completionTokens": completion}
+    return (
+        "provider_usage",
+        payload | {"totalTokens": prompt + completion, "cachedInputTokens": cached},
+    )
+
+
+def found_usage(stages: list[LoadStage]) -> tuple[list[str], dict[str, Tokens]]:
+    """The sessions in the order their tokens came, and every session's tokens."""
+    order: list[str] = []
+    usage: dict[str, Tokens] = {}
+    for stage in stages:
+        if isinstance(stage, UsageFound):
+            order += list(stage.usage)
+            usage |= stage.usage
+    return order, usage
+
+
+def test_a_scan_then_says_each_listed_session_s_tokens_this_workspace_s_first(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path
+) -> None:
+    builder = varied_store(make_store)
+    store = builder.store
+    store.append_events("away1", [usage_event(900, 100)])
+    store.append_events("here2", [usage_event(2000, 300, 1500), usage_event(10, 1)])
+    picker_loader = make_loader(builder, tmp_path / "cache")
+    state, stages = scan(picker_loader)
+    order, usage = found_usage(stages)
+    here = [row.session_id for row in state.scopes[HERE].rows]
+    assert order[: len(here)] == here  # the scope shown first
+    assert len(order) == len(set(order))  # each once
+    assert "special" not in order  # a kind Zero does not resume is listed nowhere
+    assert usage["here2"] == Tokens(2, 2010, 301, 2311, 1500)
+    assert usage["away1"] == Tokens(1, 900, 100, 1000, 0)
+    assert usage["here1"] == Tokens()
+    assert (
+        PickerState().with_usage(usage).with_usage({"x": Tokens(1)}).usage["here2"]
+        == usage["here2"]
+    )
+
+    # a session that changes says its new figures
+    store.append_events("here1", [usage_event(5, 5)])
+    _, changed = found_usage(follow(picker_loader, state, "here1"))
+    assert changed == {"here1": Tokens(1, 5, 5, 10, 0)}
+
+
+def test_a_fork_s_row_names_its_parent_from_the_sessions_the_scan_read(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path
+) -> None:
+    from zero_tui.store.fork import fork_session
+
+    builder = varied_store(make_store)
+    store = builder.store
+    fork = fork_session(store, "here1", at_sequence=2, title="Try another way")
+    orphan = fork_session(store, "here2", title="Orphan")
+    shutil.rmtree(store.session_dir("here2"))
+    builder.add(  # a fork here of a session in another workspace: its parent is not listed
+        "crossfork",
+        title="Cross",
+        cwd=W,
+        session_kind="fork",
+        parent_session_id="away1",
+        forked_from_sequence=2,
+        updated_at="2026-07-04T11:00:00Z",
+    )
+    state, _ = scan(make_loader(builder, tmp_path / "cache"))
+    rows = {row.session_id: row for row in state.scopes[(True, True)].rows}
+    assert rows[fork.session_id].lineage == "⑂ fork of “Here one” at event #2"
+    assert rows[orphan.session_id].lineage == "⑂ fork of here2 at event #2"
+    assert rows["here1"].lineage == ""
+    assert rows["crossfork"].lineage == "⑂ fork of “Away” at event #2"
+
+    # the picker's next start shows the remembered rows the same way
+    remembered: list[LoadStage] = []
+    make_loader(builder, tmp_path / "cache").remembered(remembered.append)
+    [first] = remembered
+    assert first.scope is not None  # type: ignore[union-attr]
+    again = {row.session_id: row for row in first.scope.rows}  # type: ignore[union-attr]
+    for session_id in (fork.session_id, orphan.session_id, "crossfork"):
+        assert again[session_id].lineage == rows[session_id].lineage, session_id
+
+
+def test_a_session_deleted_here_leaves_every_scope_at_once(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path
+) -> None:
+    state, _ = scan(make_loader(varied_store(make_store), tmp_path / "cache"))
+    gone = state.without_session("here1")
+    for key, scope in gone.scopes.items():
+        before = [row.session_id for row in state.scopes[key].rows]
+        assert [row.session_id for row in scope.rows] == [sid for sid in before if sid != "here1"]
+        assert scope.hidden == state.scopes[key].hidden

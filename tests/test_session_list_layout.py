@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from zero_tui.picker.row_layout import (
-    FORK_MARK,
     MIN_TITLE,
     MODEL_COLUMN_MAX,
     MODEL_COLUMN_MIN,
     TITLE_WANTED,
+    USAGE_COLUMN,
     WORKSPACE_COLUMN_MAX,
     WORKSPACE_COLUMN_MIN,
     NaturalWidths,
     RowLayout,
     natural_widths,
     row_layout,
+    row_text,
+    title_and_lineage,
+    usage_text,
 )
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.text.labels import TIME_COLUMN_WIDTH
@@ -31,28 +34,31 @@ def test_natural_widths_come_from_the_rows() -> None:
         row(model="a-very-long-model-name-indeed", events=1234, workspace="/home/dev/webapp"),
     ]
     assert natural_widths(rows, show_workspace=False, home="/home/dev") == NaturalWidths(
-        model=MODEL_COLUMN_MAX, workspace=0, count=len("1234 ev"), fork=0, title=len("title")
+        model=MODEL_COLUMN_MAX, workspace=0, count=len("1234 ev"), usage=0, title=len("title")
     )
     shown = natural_widths(rows, show_workspace=True, home="/home/dev")
     assert shown.workspace == len("~/webapp")
     deep = [row(workspace="/srv/" + "x" * 60)]
     assert natural_widths(deep, show_workspace=True, home="/h").workspace == WORKSPACE_COLUMN_MAX
-    assert natural_widths([row(fork=True)], show_workspace=False, home="/h").fork == len(FORK_MARK)
+    wide = natural_widths(rows, show_workspace=False, home="/h", show_usage=True)
+    assert wide.usage == USAGE_COLUMN
+    fork = natural_widths([row(fork=True)], show_workspace=False, home="/h")
+    assert fork.title == len("title  ⑂ fork")  # a fork's lineage is in the title's cells
     assert natural_widths([], show_workspace=True, home="/h") == NaturalWidths(0, 0, 4, 0, 0)
     long = [PickerRow("s", "t", "", "t" * 90, "", "", 1, False, "/w")]
     assert natural_widths(long, show_workspace=False, home="/h").title == TITLE_WANTED
 
 
 def test_a_wide_list_shows_every_column_in_full() -> None:
-    natural = NaturalWidths(model=10, workspace=20, count=6, fork=len(FORK_MARK))
+    natural = NaturalWidths(model=10, workspace=20, count=6, usage=USAGE_COLUMN)
     layout = row_layout(140, natural, timed=True)
     assert layout == RowLayout(
         time=TIME_COLUMN_WIDTH,
-        title=140 - 1 - (1 + TIME_COLUMN_WIDTH + 2) - (2 + 20 + 2 + 10 + 2 + 6 + 1 + 4),
+        title=140 - 1 - (1 + TIME_COLUMN_WIDTH + 2) - (2 + 20 + 2 + 10 + 2 + 6 + 2 + 8),
         workspace=20,
         model=10,
         count=6,
-        fork=len(FORK_MARK),
+        usage=USAGE_COLUMN,
     )
     assert layout.left + layout.title + layout.right == 139  # one cell left at the end
 
@@ -87,7 +93,7 @@ def test_a_row_without_a_time_gives_the_title_its_room() -> None:
 
 
 def test_the_columns_never_overflow_a_list_with_room_for_them() -> None:
-    natural = NaturalWidths(model=18, workspace=26, count=8, fork=len(FORK_MARK))
+    natural = NaturalWidths(model=18, workspace=26, count=8, usage=USAGE_COLUMN)
     for width in range(0, 200):
         layout = row_layout(width, natural, timed=True)
         assert 0 <= layout.workspace <= natural.workspace
@@ -100,12 +106,64 @@ def test_the_columns_never_overflow_a_list_with_room_for_them() -> None:
 
 def test_the_title_gets_its_room_before_the_workspace_and_the_model_grow() -> None:
     # every workspace at 160 columns: the list is about 101 cells beside the preview
-    natural = NaturalWidths(
-        model=MODEL_COLUMN_MAX, workspace=WORKSPACE_COLUMN_MAX, count=6, fork=len(FORK_MARK)
-    )
+    natural = NaturalWidths(model=MODEL_COLUMN_MAX, workspace=WORKSPACE_COLUMN_MAX, count=6)
     layout = row_layout(101, natural, timed=True)
     assert layout.title >= 40  # it was 28: titles cut at about 26 characters
     assert (layout.workspace, layout.model) >= (WORKSPACE_COLUMN_MIN, MODEL_COLUMN_MIN)
     # short titles leave the room to the other columns
     short = row_layout(101, NaturalWidths(model=18, workspace=26, count=6, title=20), timed=True)
     assert (short.workspace, short.model) == (26, 18)
+
+
+def test_the_tokens_column_gives_way_to_the_title_the_workspace_and_the_model() -> None:
+    natural = NaturalWidths(model=MODEL_COLUMN_MIN, count=6, usage=USAGE_COLUMN)
+    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + 6 + 1
+    room = fixed + MIN_TITLE + MODEL_COLUMN_MIN + 2 + USAGE_COLUMN + 2
+    assert row_layout(room, natural, timed=True).usage == USAGE_COLUMN
+    cramped = row_layout(room - 1, natural, timed=True)
+    assert (cramped.model, cramped.usage) == (MODEL_COLUMN_MIN, 0)
+    assert cramped.title >= MIN_TITLE
+    # beside the preview at 120 columns (a list of about 75 cells): model and tokens both
+    beside = row_layout(75, NaturalWidths(model=18, count=6, usage=USAGE_COLUMN), timed=True)
+    assert beside.usage == USAGE_COLUMN
+    assert beside.title >= 30
+
+
+def test_a_fork_s_lineage_shares_the_title_s_cells() -> None:
+    fork = PickerRow(
+        "f", "l", "", "Plan the parser (fork)", "", "", 3, True, "/w",
+        parent_id="p", parent_name="“Plan the parser”", forked_at=24,
+    )  # fmt: skip
+    title, lineage = title_and_lineage(fork, 100)
+    assert (title, lineage) == (
+        "Plan the parser (fork)",
+        "  ⑂ fork of “Plan the parser” at event #24",
+    )
+    title, lineage = title_and_lineage(fork, 40)
+    assert title == "Plan the parser (fork)"[:19] + "…"  # half the cells, then the lineage
+    assert lineage.startswith("  ⑂ fork of")
+    assert len(title) + len(lineage) == 40
+
+
+def test_a_row_s_text_fills_its_layout_with_the_lineage_and_the_tokens() -> None:
+    fork = PickerRow(
+        "f", "l", "Jul 04 10:00", "Try another way", "gpt-5", "", 31, True, "/w",
+        parent_id="p", parent_name="“Plan the parser”", forked_at=24,
+    )  # fmt: skip
+    natural = natural_widths([fork], show_workspace=False, home="/h", show_usage=True)
+    layout = row_layout(100, natural, timed=True)
+    text = row_text(fork, layout, home="/h", usage="12k tok")
+    assert text.title == "Try another way"
+    assert text.lineage == "  ⑂ fork of “Plan the parser” at event #24"
+    assert len(text.title) + len(text.lineage) + text.title_pad == layout.title
+    assert (text.model, text.count, text.usage) == ("  gpt-5", "  31 ev", "   12k tok")
+    plain = row_text(row(), row_layout(100, natural, timed=True), home="/h")
+    assert (plain.lineage, plain.usage) == ("", "  " + " " * USAGE_COLUMN)
+
+
+def test_the_tokens_column_says_the_total_or_nothing() -> None:
+    from zero_tui.transcript.usage import Tokens
+
+    assert usage_text(None) == ""
+    assert usage_text(Tokens()) == ""  # no request: nothing known
+    assert usage_text(Tokens(requests=3, total=12_345)) == "12k tok"

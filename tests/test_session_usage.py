@@ -91,3 +91,44 @@ def test_the_catalog_s_own_figures(store: SessionStore, tmp_path: Path) -> None:
         "b": Tokens(1, 7, 3, 10, 0),
         "gone": Tokens(),
     }
+
+
+def test_show_says_the_same_figures_as_sessions_json(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.append_events("a", [usage(2000, 500, 1500)])
+    figures = listed(store, capsys)["a"]
+    assert figures == Tokens(2, 2100, 510, 2610, 1540).to_json()
+    assert main(["show", "a", "--store", str(store.root)]) == 0
+    out = capsys.readouterr().out
+    said = "  usage: 2 requests · 2,100 input (1,540 cached) · 510 output · 2,610 total\n"
+    assert said in out
+    assert out.index(said) < out.index("you: hi")  # in the header, before the rows
+
+
+def test_show_of_a_session_without_usage_says_none_was_recorded(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.create("quiet", cwd="/w")
+    store.append_events("quiet", [("message", {"role": "user", "content": "hi"})])
+    assert main(["show", "quiet", "--store", str(store.root)]) == 0
+    assert "  usage: none recorded\n" in capsys.readouterr().out
+
+
+def test_show_of_an_unreadable_usage_event_says_nothing_of_usage(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.append_events("b", [("provider_usage", {"promptTokens": "lots"})])
+    assert main(["show", "b", "--store", str(store.root)]) == 0
+    out = capsys.readouterr().out
+    assert "usage:" not in out
+    assert "you: hi" in out
+
+
+def test_show_json_stays_an_array_of_events(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["show", "a", "--json", "--store", str(store.root)]) == 0
+    events = json.loads(capsys.readouterr().out)
+    assert isinstance(events, list)
+    assert all("type" in event for event in events)

@@ -179,3 +179,54 @@ def test_snapshot_a_running_session(
         assert snap_compare(app, terminal_size=SIZE, run_before=settle)
     finally:
         claim.release()
+
+
+@pytest.fixture
+def lineage_store(long_titles_store: StoreBuilder) -> StoreBuilder:
+    """Tokens in two sessions and a fork of one of them at its first answer."""
+    store = long_titles_store.store
+    for session_id, prompt, completion, cached in (
+        ("zero_20260704113000_1", 48_200, 1_350, 40_100),
+        ("zero_20251231235959_4", 2_300_000, 61_000, 0),
+    ):
+        payload = {"promptTokens": prompt, "completionTokens": completion}
+        payload |= {"totalTokens": prompt + completion, "cachedInputTokens": cached}
+        store.append_events(session_id, [("provider_usage", payload)])
+    from zero_tui.store.fork import fork_session
+
+    fork_session(
+        store,
+        "zero_20260704113000_1",
+        at_sequence=4,
+        title="Fix date parser: keep the old layout",
+        session_id="zero_20260704120000_9",
+    )
+    return long_titles_store
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+def test_snapshot_usage_column_and_a_fork(
+    snap_compare: SnapCompare, lineage_store: StoreBuilder, size: tuple[int, int]
+) -> None:
+    """200 columns: the tokens column, the fork's row naming its parent, the preview's
+    tokens and lineage; 80: no tokens column, the fork's lineage cut to fit."""
+
+    async def on_the_fork(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("down")
+        await settle(pilot)
+
+    app = make_app(lineage_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=size, run_before=on_the_fork)
+
+
+def test_snapshot_delete_dialog(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
+    """F8 on the row whose title looks like markup: the question names it as text."""
+
+    async def ask(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("down", "f8")
+        await settle(pilot)
+
+    app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=ask)

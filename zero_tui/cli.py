@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from zero_tui.search.query import Query, TextMatches
     from zero_tui.store import SessionStore
     from zero_tui.store.models import Metadata
+    from zero_tui.transcript.usage import Tokens
 
 PROG = "zero-tui"
 EXIT_OK = 0
@@ -392,14 +393,26 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # streamed from the log, one event at a time: memory stays flat whatever its length
     store = _store(args)
     session_id = _named_session(store, args)
+    usage = None if args.json else _session_tokens(store, session_id)
     with open_session(store, session_id, raw=args.raw) as source:
         if source.fallback is not None:
             err.write(f"{PROG}: {sanitize_line(f'showing the raw log: {source.fallback}')}\n")
         if args.json:
             out.writelines(json_pieces(source.events()))
         else:
-            out.writelines(iter_transcript_text(source.meta, display_rows(source.events())))
+            rows = display_rows(source.events())
+            out.writelines(iter_transcript_text(source.meta, rows, usage=usage))
     return EXIT_OK
+
+
+def _session_tokens(store: SessionStore, session_id: str) -> Tokens | None:
+    """One session's tokens as `sessions --json` counts them (remembered in the catalog);
+    None when its log cannot be read."""
+    from zero_tui.picker.session_usage import session_usage
+    from zero_tui.search.catalog import SessionCatalog
+
+    with SessionCatalog(store) as catalog:
+        return session_usage(catalog, [session_id]).get(session_id)
 
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -480,7 +493,7 @@ def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.commands import estimate_cost
     from zero_tui.store.resumable import resolve_session
     from zero_tui.store.workspace import workspace_matches
-    from zero_tui.transcript.usage import Tokens, usage_report
+    from zero_tui.transcript.usage import usage_report
 
     store = _store(args)
     since = _usage_since(args)

@@ -33,6 +33,7 @@ from zero_tui.transcript.export_formats import (
 )
 
 if TYPE_CHECKING:  # the first frame does not wait for these
+    from zero_tui.agent.running import Running
     from zero_tui.agent.zero_commands import ZeroCost
     from zero_tui.transcript.usage import Tokens
 
@@ -390,6 +391,11 @@ def export_to_file(
     return Outcome(True, f"wrote transcript to {result.path}", result.notice)
 
 
+def running_refusal(session_id: str, running: Running) -> str:
+    """Why a session an agent is writing now is not deleted, in one line."""
+    return f"not deleting {session_id}: it is running {running.describe()}"
+
+
 def delete_session(store: SessionStore, session_id: str) -> Outcome:
     """Delete = move to zero-tui's trash (restorable); never a session an agent is writing."""
     from zero_tui.agent.running import running_now
@@ -397,7 +403,7 @@ def delete_session(store: SessionStore, session_id: str) -> Outcome:
 
     running = running_now(store, session_id)
     if running is not None:
-        return Outcome(False, f"not deleting {session_id}: it is running {running.describe()}")
+        return Outcome(False, running_refusal(session_id, running))
     try:
         item = move_to_trash(store, session_id)
     except StoreError as error:
@@ -711,6 +717,14 @@ REGISTRY = Registry(
             "ctrl+t: back to the title ranking",
             PICKER_ONLY,
             keys=(Key("ctrl+t", Context.PICKER, "Search titles"),),
+        ),
+        ScreenAction(
+            "delete_session",
+            "Sessions: move the highlighted session to the trash",
+            "F8: move the highlighted session to zero-tui's trash (asks first; "
+            "zero-tui restore brings it back)",
+            PICKER_ONLY,
+            keys=(Key("f8", Context.PICKER, "Delete"),),
         ),
         ScreenAction(
             "rescan",

@@ -36,8 +36,8 @@ from zero_tui.picker.head_cache import RememberedHead, ScopeHead, head_path, loa
 from zero_tui.picker.row_layout import NaturalWidths, natural_widths, pad, row_layout, row_text
 from zero_tui.picker.session_rows import (
     PickerRow,
+    head_rows,
     local_now,
-    picker_rows,
     picker_title,
     query_placeholder,
     scanning_text,
@@ -216,7 +216,7 @@ def frame_text(
     *,
     home: str = "",
 ) -> FrameText:
-    rows = picker_rows(head.sessions, now, tz) if head is not None else []
+    rows = head_rows(head.sessions, now, tz) if head is not None else []
     return FrameText(
         title=picker_title(start.workspace),
         placeholder=query_placeholder(),
@@ -246,6 +246,8 @@ def frame_lines(text: FrameText, width: int, height: int) -> list[Line]:
         [("─" * body, BORDER), ("  ", SCREEN)],
     ]
     rows = list(text.rows[:list_height])
+    # No tokens column: the picker's first screen has no tokens yet (the scan posts them
+    # after its rows), so Textual's first screen leaves the column out as well.
     natural = natural_widths(rows, show_workspace=text.show_workspace, home=text.home)
     for line in range(list_height):
         spans: Line = []
@@ -275,14 +277,15 @@ def _row_spans(
     spans: list[Span] = [(" ", plain)]
     if layout.time:
         spans += [(row.when.ljust(layout.time), detail), ("  ", plain)]
-    spans.append((text.title + " " * text.title_pad, plain))
+    spans.append((text.title, plain))
+    if text.lineage:
+        spans.append((text.lineage, CURSOR if cursor else FORK))
+    spans.append((" " * text.title_pad, plain))
     if text.workspace:
         spans.append((text.workspace, CURSOR if cursor else WORKSPACE))
     if text.model:
         spans.append((text.model, detail))
     spans.append((text.count, detail))
-    if text.fork:
-        spans.append((text.fork, CURSOR if cursor else FORK))
     used = sum(cell_width(part) for part, _look in spans)
     if used < width:
         spans.append((" " * (width - used), plain))

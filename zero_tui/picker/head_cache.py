@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from zero_tui.store.models import Metadata
 
 HEAD_ROWS = 120
-HEAD_VERSION = 1
+HEAD_VERSION = 2  # 2: a fork's parent, its title and the event it was forked at
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +38,14 @@ class CachedSession:
     created_at: str
     updated_at: str
     event_count: int
+    parent_session_id: str = ""
+    forked_from_sequence: int = 0
+    parent_title: str = ""
+    """A fork's parent's title as the scan found it: the row names the parent by it, and
+    the parent is often not in the head (another workspace, further down)."""
 
     @classmethod
-    def of(cls, meta: Metadata) -> CachedSession:
+    def of(cls, meta: Metadata, parent_title: str = "") -> CachedSession:
         return cls(
             meta.session_id,
             meta.title,
@@ -51,6 +56,9 @@ class CachedSession:
             meta.created_at,
             meta.updated_at,
             meta.event_count,
+            meta.parent_session_id,
+            meta.forked_from_sequence,
+            parent_title,
         )
 
 
@@ -112,6 +120,9 @@ def load_head(path: Path, store_root: Path, workspace: str) -> dict[tuple[bool, 
                         str(s[6]),
                         str(s[7]),
                         int(s[8]),
+                        str(s[9]),
+                        int(s[10]),
+                        str(s[11]),
                     )
                     for s in scope["sessions"]
                 )
@@ -148,6 +159,9 @@ def save_head(
                         s.created_at,
                         s.updated_at,
                         s.event_count,
+                        s.parent_session_id,
+                        s.forked_from_sequence,
+                        s.parent_title,
                     ]
                     for s in head.sessions
                 ],

@@ -28,6 +28,7 @@ from types import MappingProxyType
 from zero_tui.agent.running import RECENT_SECONDS, Running, running_sessions
 from zero_tui.picker.scopes import ALL_SCOPES, ScopeKey
 from zero_tui.picker.session_rows import PickerRow, local_now, picker_row
+from zero_tui.picker.session_usage import session_usage
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.resumable import (
@@ -39,6 +40,7 @@ from zero_tui.store.resumable import (
 from zero_tui.store.store import UnreadableSession, valid_session_id
 from zero_tui.store.workspace import workspace_matches
 from zero_tui.text.labels import parse_rfc3339
+from zero_tui.transcript.usage import Tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +211,8 @@ class StoreFollower:
             assert after is not None
             self._facts[session_id] = after
             self._recent[session_id] = meta
-            changes.append(SessionChange(session_id, before, after, picker_row(meta, now, tz)))
+            row = picker_row(meta, now, tz, self._sessions)
+            changes.append(SessionChange(session_id, before, after, row))
         catalog.save()
         if not changes:
             return None
@@ -228,6 +231,11 @@ class StoreFollower:
             self._enclosing,
             self._view,
         )
+
+    def usage(self, session_ids: Iterable[str]) -> dict[str, Tokens]:
+        """The tokens of these sessions that are in the store now."""
+        wanted = [sid for sid in sorted(set(session_ids)) if sid in self._sessions]
+        return session_usage(self._catalog, wanted)
 
     def update_index(self, session_ids: Iterable[str]) -> bool:
         """Bring the text index up to date for these sessions; whether it indexed any."""
@@ -254,7 +262,7 @@ class StoreFollower:
                 before = self._facts[session_id]
                 after = self._facts[session_id] = replace(before, running=session_id in now_running)
                 if any(before.placement(key) != after.placement(key) for key in ALL_SCOPES):
-                    row = picker_row(self._sessions[session_id], now, tz)
+                    row = picker_row(self._sessions[session_id], now, tz, self._sessions)
                     changes.append(SessionChange(session_id, before, after, row))
         moved = self._changed(changes) if changes else None
         return RunningFound(MappingProxyType(found)), moved

@@ -25,12 +25,16 @@ from zero_tui.picker.head_cache import RememberedHead, ScopeHead, head_path, loa
 from zero_tui.picker.live import RunningFound, StoreChanged, StoreFollower, recorded
 from zero_tui.picker.preview_data import PreviewData, build_preview, missing_preview
 from zero_tui.picker.scopes import ALL_SCOPES, HiddenCounts, ScopeKey, ScopeScan, first_screen
-from zero_tui.picker.session_rows import PickerRow, local_now, picker_rows
+from zero_tui.picker.session_rows import PickerRow, head_rows, local_now, picker_rows
+from zero_tui.picker.session_usage import session_usage
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import enclosing_workspaces
 from zero_tui.store.store import UnreadableSession
+from zero_tui.transcript.turns import parent_link
+from zero_tui.transcript.usage import Tokens
 
+USAGE_CHUNK = 500  # sessions whose tokens one UsageFound carries
 FIRST_CHUNK = 64  # sessions filtered before the first rows are posted
 FIRST_SCREEN_ROWS = 60  # rows a cold start shows before every metadata file is read
 FIRST_SCREEN_READS = 2048  # metadata files it reads for them at the most
@@ -96,6 +100,14 @@ class ScanDone:
 
 
 @dataclass(frozen=True, slots=True)
+class UsageFound:
+    """The tokens of some listed sessions (catalog.session_usage), the newest first: the
+    rest follow in further stages."""
+
+    usage: Mapping[str, Tokens]
+
+
+@dataclass(frozen=True, slots=True)
 class ChangesDone:
     """A batch of changes is read; `indexed`: the text index took some in."""
 
@@ -112,6 +124,7 @@ LoadStage = (
     | ScanDone
     | StoreChanged
     | RunningFound
+    | UsageFound
     | ChangesDone
 )
 Post = Callable[[LoadStage], None]
@@ -162,7 +175,7 @@ class PickerLoader:
         if head is not None and head.sessions:
             now, tz = local_now(self._clock)
             hidden = HiddenCounts(head.other_workspace, head.empty_runs, head.not_resumable)
-            rows = picker_rows(head.sessions, now, tz)
+            rows = head_rows(head.sessions, now, tz)
             loaded = ScopeLoaded(key, rows, hidden, head.store_total, complete=False, replace=True)
         return RememberedRows(key, loaded)
 
@@ -205,11 +218,21 @@ class PickerLoader:
         post(EnclosingFolders(tuple(folders)))
         heads: dict[ScopeKey, ScopeHead] = {}
         verdicts.clear()  # the scopes' verdicts: what the state's rows rest on
+        listed: list[str] = []  # the first scope's sessions: their tokens come first
         for key in (first, *(key for key in ALL_SCOPES if key != first)):
             if cancelled():
                 return
             heads[key] = self._post_scope(
-                post, cancelled, key, sessions, content_check, now, tz, whole=shown, final=True
+                post,
+                cancelled,
+                key,
+                sessions,
+                content_check,
+                now,
+                tz,
+                whole=shown,
+                final=True,
+                listed=listed if key == first else None,
             )
             if key == first:
                 # The first screen is final: remembered now, not once every scope is filtered
@@ -229,6 +252,22 @@ class PickerLoader:
         self._follower = follower
         if not cancelled():
             post(ScanDone(follower.sessions))
+        resumable = (meta.session_id for meta in sessions if meta.is_resumable_kind)
+        self._post_usage(post, cancelled, catalog, [*listed, *resumable])
+
+    @staticmethod
+    def _post_usage(
+        post: Post, cancelled: Cancelled, catalog: SessionCatalog, session_ids: list[str]
+    ) -> None:
+        """The tokens of `session_ids` (once each, in that order), a chunk at a time: the
+        catalog remembers them, a cold one reads each log."""
+        wanted = list(dict.fromkeys(session_ids))
+        for start in range(0, len(wanted), USAGE_CHUNK):
+            if cancelled():
+                return
+            found = session_usage(catalog, wanted[start : start + USAGE_CHUNK])
+            if not cancelled():
+                post(UsageFound(found))
 
     def _remember(self, heads: dict[ScopeKey, ScopeHead]) -> None:
         """Write `heads` for the next start, keeping the remembered scopes they lack."""
@@ -255,6 +294,9 @@ class PickerLoader:
             changed = follower.apply(session_ids)
             if changed is not None and not cancelled():
                 post(changed)
+            usage = follower.usage(session_ids)
+            if usage and not cancelled():
+                post(UsageFound(usage))
         running, moved = follower.running()
         if moved is not None and not cancelled():
             post(moved)
@@ -286,7 +328,8 @@ class PickerLoader:
         )
         if found is None:
             return False
-        rows = picker_rows(found.sessions, now, tz)
+        parents = {meta.session_id: meta for meta in found.sessions}
+        rows = picker_rows(found.sessions, now, tz, parents)
         post(ScopeLoaded(self._first, rows, found.hidden, found.read, complete=False, replace=True))
         return True
 
@@ -302,13 +345,16 @@ class PickerLoader:
         *,
         whole: bool,
         final: bool = False,
+        listed: list[str] | None = None,
     ) -> ScopeHead:
         """Filter `sessions` into the scope `key` and post it, the newest chunk first
         (`whole`: in one chunk); `final`: the store's truth, complete with the last chunk."""
         scan = ScopeScan(self._store, self._workspace, key, sessions, content_check)
         first = len(sessions) if whole else FIRST_CHUNK
         for chunk in scan.chunks(first, CHUNK, cancelled=cancelled):
-            rows = picker_rows(chunk.sessions, now, tz)
+            rows = picker_rows(chunk.sessions, now, tz, scan.parents)
+            if listed is not None:
+                listed.extend(row.session_id for row in rows)
             complete = final and chunk.last
             post(ScopeLoaded(key, rows, chunk.hidden, len(sessions), complete, chunk.first))
         return scan.head()
@@ -327,6 +373,8 @@ def load_preview(
             events, notice = store.read_events_for_display(session_id)
         except StoreError as failure:
             events, notice = [], str(failure)
-        return build_preview(meta, events, tz=tz, error=notice or "")
+        link = parent_link(store, meta)  # a fork's: its parent's log, read for the turn
+        lineage = link.describe() if link is not None else ""
+        return build_preview(meta, events, tz=tz, error=notice or "", lineage=lineage)
     except StoreError as failure:
         return missing_preview(session_id, str(failure))

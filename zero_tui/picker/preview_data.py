@@ -38,6 +38,7 @@ class PreviewData:
     exchanges: tuple[PreviewExchange, ...]
     error: str = ""
     shown_events: int | None = None  # the compaction-aware view's events, when read
+    lineage: str = ""  # where a fork (a side or child session) came from, with the turn
 
     @property
     def events_label(self) -> str:
@@ -90,6 +91,7 @@ def build_preview(
     error: str = "",
     limit: int = 8,
     shown_events: int | None = None,
+    lineage: str = "",
 ) -> PreviewData:
     """The preview of `meta` from its (compaction-aware) `events`; `shown_events` defaults
     to their number."""
@@ -106,6 +108,7 @@ def build_preview(
         exchanges=tuple(preview_exchanges(events, limit)),
         error=one_line(error),
         shown_events=len(events) if shown_events is None else shown_events,
+        lineage=one_line(lineage),
     )
 
 

@@ -2,17 +2,22 @@
 
 Shared by the list widget (zero_tui.ui.widgets.session_list, which measures with Rich) and
 the first frame drawn before Textual loads (zero_tui.picker.first_frame, which measures
-with zero_tui.text.cells), so that both put a session's title in the same cells.
+with zero_tui.text.cells), so that both put a session's title, and a fork's lineage after
+it, in the same cells.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.text.cells import ELLIPSIS, cell_width
-from zero_tui.text.labels import TIME_COLUMN_WIDTH, shorten_path
+from zero_tui.text.labels import TIME_COLUMN_WIDTH, compact_count, shorten_path
+
+if TYPE_CHECKING:
+    from zero_tui.transcript.usage import Tokens
 
 Cells = Callable[[str], int]
 """How many terminal cells a text takes."""
@@ -25,7 +30,10 @@ MIN_TITLE = 24
 TITLE_WANTED = 48
 """The title grows to this (or to its longest, when shorter) before the workspace and the
 model grow past their least: the title is what a session is recognised by."""
-FORK_MARK = "fork"
+USAGE_COLUMN = len("999k tok")
+USAGE_WIDTH = 120
+"""On a screen this wide or wider the list has a column of each session's tokens (beside
+the preview: narrower, it would crowd the titles), when some row has tokens to show."""
 NO_WORKSPACE = "(no cwd)"
 
 
@@ -60,12 +68,17 @@ class NaturalWidths:
     model: int = 0
     workspace: int = 0
     count: int = 0  # "1234 ev"
-    fork: int = 0  # len(FORK_MARK) when some row is a fork
-    title: int = TITLE_WANTED  # the longest title, up to TITLE_WANTED
+    usage: int = 0  # USAGE_COLUMN when the tokens are shown
+    title: int = TITLE_WANTED  # the longest title (and a fork's lineage), up to TITLE_WANTED
 
 
 def natural_widths(
-    rows: Sequence[PickerRow], *, show_workspace: bool, home: str, cells: Cells = cell_width
+    rows: Sequence[PickerRow],
+    *,
+    show_workspace: bool,
+    home: str,
+    show_usage: bool = False,
+    cells: Cells = cell_width,
 ) -> NaturalWidths:
     workspace = 0
     if show_workspace:
@@ -75,7 +88,7 @@ def natural_widths(
         model=min(MODEL_COLUMN_MAX, max((cells(row.model) for row in rows), default=0)),
         workspace=workspace,
         count=max((len(str(row.event_count)) for row in rows), default=1) + 3,
-        fork=len(FORK_MARK) if any(row.is_fork for row in rows) else 0,
+        usage=USAGE_COLUMN if show_usage else 0,
         title=_longest_title(rows, cells),
     )
 
@@ -83,23 +96,25 @@ def natural_widths(
 def _longest_title(rows: Sequence[PickerRow], cells: Cells) -> int:
     longest = 0
     for row in rows:
-        if len(row.title) >= TITLE_WANTED or cells(row.title) >= TITLE_WANTED:
+        text = f"{row.title}  {row.lineage}" if row.is_fork else row.title
+        if len(text) >= TITLE_WANTED or cells(text) >= TITLE_WANTED:
             return TITLE_WANTED
-        longest = max(longest, cells(row.title))
+        longest = max(longest, cells(text))
     return longest
 
 
 @dataclass(frozen=True, slots=True)
 class RowLayout:
     """The cells of each column of a row: `" " [time "  "] title ["  " workspace]
-    ["  " model] "  " count [" " fork]`; 0: the column is left out."""
+    ["  " model] "  " count ["  " usage]`; 0: the column is left out. A fork's lineage
+    is in the title's cells."""
 
     time: int
     title: int
     workspace: int
     model: int
     count: int
-    fork: int
+    usage: int = 0
 
     @property
     def left(self) -> int:
@@ -109,23 +124,27 @@ class RowLayout:
     @property
     def right(self) -> int:
         """The cells after the title."""
-        optional = ((self.workspace, 2), (self.model, 2), (self.fork, 1))
-        return 2 + self.count + sum(cells + gap for cells, gap in optional if cells)
+        optional = (self.workspace, self.model, self.usage)
+        return 2 + self.count + sum(cells + 2 for cells in optional if cells)
 
 
 def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
     """A row's columns at a list `width` (`timed`: the row has a time).
 
     The title keeps MIN_TITLE cells. The other columns then get their minimum in order
-    of importance (the workspace first when every workspace is listed, then the model),
-    the title grows to its natural width (up to TITLE_WANTED), the other columns grow to
-    theirs, and the title takes the rest (less one cell at the end).
+    of importance (the workspace first when every workspace is listed, then the model,
+    then the tokens), the title grows to its natural width (up to TITLE_WANTED), the
+    workspace and the model grow to theirs, and the title takes the rest (less one cell
+    at the end).
     """
-    fork_width = 1 + natural.fork if natural.fork else 0
-    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + fork_width + 1
+    fixed = 1 + TIME_COLUMN_WIDTH + 2 + 2 + natural.count + 1
     spare = width - fixed - MIN_TITLE
-    wanted = [(natural.workspace, WORKSPACE_COLUMN_MIN), (natural.model, MODEL_COLUMN_MIN)]
-    given = [0, 0]
+    wanted = [
+        (natural.workspace, WORKSPACE_COLUMN_MIN),
+        (natural.model, MODEL_COLUMN_MIN),
+        (natural.usage, natural.usage),
+    ]
+    given = [0, 0, 0]
     for column, (full, minimum) in enumerate(wanted):
         least = min(full, minimum)
         if full and spare >= least + 2:
@@ -143,33 +162,55 @@ def row_layout(width: int, natural: NaturalWidths, *, timed: bool) -> RowLayout:
         workspace=given[0],
         model=given[1],
         count=natural.count,
-        fork=natural.fork,
+        usage=given[2],
     )
     return replace(layout, title=max(0, width - layout.left - layout.right - 1))
+
+
+def usage_text(tokens: Tokens | None) -> str:
+    """What the tokens column says of a session: `12k tok`; "" when none is known."""
+    if tokens is None or not tokens.requests:
+        return ""
+    return f"{compact_count(tokens.total)} tok"
+
+
+def title_and_lineage(row: PickerRow, width: int, cells: Cells = cell_width) -> tuple[str, str]:
+    """The title and, for a fork, `  ⑂ fork of … at event #N` in `width` cells: the title
+    gives up its end first, down to half the cells, then the lineage its end."""
+    if not row.is_fork:
+        return crop(row.title, width, cells), ""
+    lineage = "  " + row.lineage
+    title = crop(row.title, max(width // 2, width - cells(lineage)), cells)
+    return title, crop(lineage, width - cells(title), cells)
 
 
 @dataclass(frozen=True, slots=True)
 class RowText:
     """The text of each column of one row at a layout; "" where the column is left out.
-    The title is cropped, not padded: `title_pad` spaces follow it."""
+    The title and a fork's lineage are cropped, not padded: `title_pad` spaces follow."""
 
     title: str
+    lineage: str  # a fork's, with the gap before it
     title_pad: int
     workspace: str  # each with the gap before it
     model: str
     count: str
-    fork: str
+    usage: str
 
 
-def row_text(row: PickerRow, layout: RowLayout, *, home: str, cells: Cells = cell_width) -> RowText:
-    title = crop(row.title, layout.title, cells)
-    workspace = model = fork = ""
+def row_text(
+    row: PickerRow, layout: RowLayout, *, home: str, usage: str = "", cells: Cells = cell_width
+) -> RowText:
+    """`row`'s text at `layout`; `usage`: its tokens column's text (`usage_text`)."""
+    title, lineage = title_and_lineage(row, layout.title, cells)
+    workspace = model = tokens = ""
     if layout.workspace:
         shown = shorten_path(row.workspace, home, layout.workspace) or NO_WORKSPACE
         workspace = "  " + pad(shown, layout.workspace, cells=cells)
     if layout.model:
         model = "  " + pad(row.model, layout.model, cells=cells)
     count = "  " + pad(f"{row.event_count} ev", layout.count, right=True, cells=cells)
-    if layout.fork:
-        fork = " " + (FORK_MARK if row.is_fork else " " * layout.fork)
-    return RowText(title, layout.title - cells(title), workspace, model, count, fork)
+    if layout.usage:
+        tokens = "  " + pad(usage, layout.usage, right=True, cells=cells)
+    title_pad = layout.title - cells(title) - cells(lineage)
+    return RowText(title, lineage, title_pad, workspace, model, count, tokens)

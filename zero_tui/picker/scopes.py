@@ -10,7 +10,7 @@ Textual or Rich import here (tests/test_import_hygiene.py): the picker's workers
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from zero_tui.picker.head_cache import HEAD_ROWS, CachedSession, ScopeHead
@@ -86,6 +86,28 @@ class ScopeChunk:
     last: bool  # every session has been filtered
 
 
+class SessionsById(Mapping[str, Metadata]):
+    """`sessions` by id, indexed on the first look-up: most scopes have no fork."""
+
+    def __init__(self, sessions: Sequence[Metadata]) -> None:
+        self._sessions = sessions
+        self._by_id: dict[str, Metadata] | None = None
+
+    def _index(self) -> dict[str, Metadata]:
+        if self._by_id is None:
+            self._by_id = {meta.session_id: meta for meta in self._sessions}
+        return self._by_id
+
+    def __getitem__(self, session_id: str) -> Metadata:
+        return self._index()[session_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index())
+
+    def __len__(self) -> int:
+        return len(self._index())
+
+
 class ScopeScan:
     """`sessions` (the store's, newest first) filtered into the scope `key`."""
 
@@ -104,6 +126,8 @@ class ScopeScan:
         self._content_check = content_check
         self._kept: list[CachedSession] = []
         self.hidden = HiddenCounts()
+        self.parents = SessionsById(sessions)
+        """Where a fork's row finds its parent (picker_rows), and its head the title."""
 
     def chunks(
         self, first: int, rest: int, *, cancelled: Callable[[], bool] = lambda: False
@@ -118,7 +142,7 @@ class ScopeScan:
             found = filter_scope(self._store, self._workspace, self._key, part, self._content_check)
             self.hidden = self.hidden.plus(found)
             room = HEAD_ROWS - len(self._kept)
-            self._kept.extend(CachedSession.of(meta) for meta in found.sessions[:room])
+            self._kept.extend(self._cached(meta) for meta in found.sessions[:room])
             is_first = start == 0
             start += len(part)
             done = start >= len(sessions)
@@ -126,6 +150,10 @@ class ScopeScan:
             if done:
                 return
             size = rest
+
+    def _cached(self, meta: Metadata) -> CachedSession:
+        parent = self.parents.get(meta.parent_session_id) if meta.parent_session_id else None
+        return CachedSession.of(meta, parent.title if parent is not None else "")
 
     def head(self) -> ScopeHead:
         """The scope's first rows and what it hid, as far as `chunks` got: the picker

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from zero_tui.picker.head_cache import CachedSession
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, display_title, one_line, time_label
@@ -33,6 +33,28 @@ def picker_label(updated_at: str, title: str, now: datetime, tz: tzinfo | None =
     return f"{when:<{TIME_COLUMN_WIDTH}}  {shown_title}"
 
 
+FORK_MARK = "⑂"
+SHORT_ID = 20  # a parent named by its id shows this much of it (a unique prefix, mostly)
+
+
+class Titled(Protocol):
+    """What a fork's row reads of its parent."""
+
+    @property
+    def title(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedParent:
+    """A fork's parent as the remembered head knows it: by its title."""
+
+    title: str
+
+
+Parents = Mapping[str, Titled]
+"""Sessions by id, where a fork's row finds its parent's title."""
+
+
 @dataclass(frozen=True, slots=True)
 class PickerRow:
     """One session as the picker shows it. `label` is what ranking matches and highlights."""
@@ -47,19 +69,48 @@ class PickerRow:
     is_fork: bool
     workspace: str
     updated_at: str = ""  # as the metadata has it: the picker's order (Zero's)
+    parent_id: str = ""  # a fork's parent (parentSessionId)
+    parent_name: str = ""  # its title on one line, else a short id ("" when no parent)
+    forked_at: int = 0  # forkedFromSequence: the parent's last event the fork holds
 
     @property
     def title_offset(self) -> int:
         """Where the title starts inside `label` (after the time column and two spaces)."""
         return TIME_COLUMN_WIDTH + 2 if self.when else 0
 
+    @property
+    def lineage(self) -> str:
+        """`⑂ fork of “Plan the parser” at event #24`: where a fork came from ("" for a
+        session that is no fork)."""
+        if not self.is_fork:
+            return ""
+        if not self.parent_id:
+            return f"{FORK_MARK} fork"
+        text = f"{FORK_MARK} fork of {self.parent_name}"
+        return f"{text} at event #{self.forked_at}" if self.forked_at else text
+
+
+def parent_name(parent_id: str, parents: Parents | None) -> str:
+    """How a fork's row names its parent: `“its title”`, else a short id."""
+    parent = parents.get(parent_id) if parents is not None else None
+    if parent is not None and parent.title.strip():
+        return f"“{display_title(parent.title)}”"
+    shown = one_line(parent_id)
+    return shown if len(shown) <= SHORT_ID else shown[:SHORT_ID] + "…"
+
 
 def picker_row(
-    meta: Metadata | CachedSession, now: datetime, tz: tzinfo | None = None
+    meta: Metadata | CachedSession,
+    now: datetime,
+    tz: tzinfo | None = None,
+    parents: Parents | None = None,
 ) -> PickerRow:
+    """`meta`'s row; `parents`: the sessions a fork's parent is looked up in (no IO)."""
     when = time_label(meta.updated_at, now, tz) or ""
     title = display_title(meta.title)
     label = f"{when:<{TIME_COLUMN_WIDTH}}  {title}" if when else title
+    is_fork = meta.session_kind == "fork"
+    parent_id = meta.parent_session_id if is_fork else ""
     return PickerRow(
         session_id=meta.session_id,
         label=label,
@@ -68,16 +119,35 @@ def picker_row(
         model=one_line(meta.model_id.strip()),
         provider=one_line(meta.provider.strip()),
         event_count=meta.event_count,
-        is_fork=meta.session_kind == "fork",
+        is_fork=is_fork,
         workspace=one_line(meta.cwd),
         updated_at=meta.updated_at,
+        parent_id=parent_id,
+        parent_name=parent_name(parent_id, parents) if parent_id else "",
+        forked_at=meta.forked_from_sequence if is_fork else 0,
     )
 
 
 def picker_rows(
-    metas: Iterable[Metadata | CachedSession], now: datetime, tz: tzinfo | None = None
+    metas: Iterable[Metadata | CachedSession],
+    now: datetime,
+    tz: tzinfo | None = None,
+    parents: Parents | None = None,
 ) -> list[PickerRow]:
-    return [picker_row(meta, now, tz) for meta in metas]
+    return [picker_row(meta, now, tz, parents) for meta in metas]
+
+
+def head_rows(
+    sessions: Sequence[CachedSession], now: datetime, tz: tzinfo | None = None
+) -> list[PickerRow]:
+    """The rows of a remembered head (the picker's first rows and the first frame's): a
+    fork names its parent by the title remembered with it, as the scan's row did."""
+    parents: dict[str, Titled] = {
+        session.parent_session_id: RememberedParent(session.parent_title)
+        for session in sessions
+        if session.parent_session_id and session.parent_title
+    }
+    return picker_rows(sessions, now, tz, parents)
 
 
 def insert_in_zero_order(rows: list[PickerRow], row: PickerRow) -> None:
@@ -150,12 +220,14 @@ def status_text(
     loading: bool = False,
     scanned: tuple[int, int] | None = None,
     enclosing: Sequence[tuple[str, int]] = (),
+    trashed: int = 0,
 ) -> str:
     """The line that always says what the picker hides and why (design §3.2, §3.9).
 
     `enclosing`: folders above the workspace with sessions, named when none is shown here;
     `running`: the scope's sessions an agent is writing now; `polling`: how the store is
-    watched when no file-change notification is at hand.
+    watched when no file-change notification is at hand; `trashed`: the store's sessions
+    in zero-tui's trash.
     """
     parts: list[str] = []
     if query:
@@ -178,6 +250,8 @@ def status_text(
         parts.append(f"{not_resumable:,} {noun} not resumable")
     if unreadable:
         parts.append(f"{unreadable:,} unreadable (zero-tui check)")
+    if trashed:
+        parts.append(f"{trashed:,} in the trash (zero-tui trash)")
     if enclosing and shown == 0 and not query and not all_workspaces:
         folders = ", ".join(f"{one_line(folder)} ({count})" for folder, count in enclosing)
         parts.insert(1, f"in enclosing folders: {folders} (alt+up: go there)")

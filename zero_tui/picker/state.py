@@ -26,6 +26,7 @@ from zero_tui.picker.session_rows import (
 from zero_tui.store import Metadata
 from zero_tui.store.store import UnreadableSession
 from zero_tui.text.sanitize import sanitize_line
+from zero_tui.transcript.usage import Tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,8 @@ class PickerState:
     sessions: Mapping[str, Metadata] | None = None  # the store's, by id, once live
     running: Mapping[str, Running] = field(default_factory=dict)  # written by an agent now
     watch_mode: str = ""  # how the store's changes are found (StoreWatcher.mode)
+    usage: Mapping[str, Tokens] = field(default_factory=dict)  # tokens, by session id
+    trash_count: int = 0  # this store's sessions in zero-tui's trash
 
     @property
     def scope_key(self) -> ScopeKey:
@@ -111,6 +114,19 @@ class PickerState:
             sessions=changed.sessions,
             running=running,
         )
+
+    def with_usage(self, found: Mapping[str, Tokens]) -> PickerState:
+        """The state once more sessions' tokens are known."""
+        return replace(self, usage={**self.usage, **found})
+
+    def without_session(self, session_id: str) -> PickerState:
+        """The state once a session left the store (deleted here): its row goes from every
+        scope at once; the store's follower then says the rest (counts, the store's size)."""
+        scopes = {
+            key: replace(scope, rows=tuple(r for r in scope.rows if r.session_id != session_id))
+            for key, scope in self.scopes.items()
+        }
+        return replace(self, scopes=scopes)
 
     @property
     def polling(self) -> bool:
@@ -169,6 +185,7 @@ class PickerState:
             loading=not scope.complete,
             scanned=self.scan_progress,
             enclosing=self.enclosing,
+            trashed=self.trash_count,
         )
         return line + self._content_status()
 
@@ -242,6 +259,8 @@ class PickerState:
             return bool(self.unreadable)
         if action in ("export_dialog", "run_command"):  # the registry's keys act on a row
             return self.store_total != 0
+        if action == "delete_session":
+            return row_highlighted and self.store_total != 0
         return True
 
     def offer_facts(self) -> tuple[object, ...]:

@@ -14,6 +14,7 @@ from typing import assert_never
 from zero_tui.store.models import Metadata
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.row_model import Row, RowKind
+from zero_tui.transcript.usage import Tokens
 
 TOOL_OUTPUT_PREVIEW_LINES = 6
 _INDENT = "    "
@@ -28,9 +29,12 @@ def render_transcript_text(meta: Metadata, rows: Sequence[Row]) -> str:
     return "".join(iter_transcript_text(meta, rows))
 
 
-def iter_transcript_text(meta: Metadata, rows: Sequence[Row]) -> Iterator[str]:
-    """`render_transcript_text` a block at a time (for streaming to a terminal or pipe)."""
-    yield "\n".join(_header_lines(meta))
+def iter_transcript_text(
+    meta: Metadata, rows: Sequence[Row], *, usage: Tokens | None = None
+) -> Iterator[str]:
+    """`render_transcript_text` a block at a time (for streaming to a terminal or pipe);
+    `usage`: the session's tokens, said in the header (None: not said)."""
+    yield "\n".join(_header_lines(meta, usage))
     for row in rows:
         block = _render_row(row)
         if block:
@@ -38,7 +42,7 @@ def iter_transcript_text(meta: Metadata, rows: Sequence[Row]) -> Iterator[str]:
     yield "\n"
 
 
-def _header_lines(meta: Metadata) -> list[str]:
+def _header_lines(meta: Metadata, usage: Tokens | None = None) -> list[str]:
     lines = [f"session {sanitize_line(meta.session_id)}"]
     facts = [
         ("title", meta.title or "untitled"),
@@ -51,6 +55,8 @@ def _header_lines(meta: Metadata) -> list[str]:
         ("updated", meta.updated_at),
         ("events", str(meta.event_count)),
     ]
+    if usage is not None:
+        facts.append(("usage", usage.describe()))
     if meta.goal is not None:
         facts.append(("goal", f"{meta.goal.status} — {meta.goal.objective}"))
     lines += [f"  {name}: {sanitize_line(value)}" for name, value in facts if value]

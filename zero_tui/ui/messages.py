@@ -157,6 +157,21 @@ class CommandDone(Message):
 
 
 @dataclass
+class TrashCounted(Message):
+    """How many of the store's sessions are in zero-tui's trash (read in a worker)."""
+
+    count: int
+
+
+@dataclass
+class SessionDeleted(Message):
+    """A delete from the picker finished (in a worker): moved to the trash, or why not."""
+
+    session_id: str
+    outcome: Outcome
+
+
+@dataclass
 class ActionFailed(Message):
     """A command's worker could not do what was asked: one line for the user."""
 

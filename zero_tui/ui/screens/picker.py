@@ -49,6 +49,7 @@ from zero_tui.picker.loader import (
     ScanProgress,
     ScopeLoaded,
     UnreadableFound,
+    UsageFound,
 )
 from zero_tui.picker.scopes import ScopeKey
 from zero_tui.picker.session_rows import PickerRow, local_now, rescan_summary
@@ -59,13 +60,16 @@ from zero_tui.ui.messages import (
     IndexProgress,
     ResumeRequest,
     ScanStage,
+    SessionDeleted,
     StoreChanges,
+    TrashCounted,
     WatchMode,
 )
 from zero_tui.ui.screens.command_screen import CommandScreen, screen_bindings
 from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
 from zero_tui.ui.widgets.session_list import SessionList
+from zero_tui.ui.widgets.session_trash import SessionTrash
 
 RUNNING_REFRESH_SECONDS = 3.0
 """While a session runs, how often the picker looks again at which do (a run can end
@@ -135,6 +139,7 @@ class PickerScreen(CommandScreen):
             )
             yield Static("", id="empty-state", markup=False)
             yield Static("", id="status", markup=False)
+        yield SessionTrash(self.store, id="trash")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -182,6 +187,8 @@ class PickerScreen(CommandScreen):
             self.refresh_bindings()
         if old is None or old.running is not state.running:
             self.body.show_running(state.running)
+        if old is None or old.usage is not state.usage:
+            self.body.show_usage(state.usage)
 
     # --- scanning ------------------------------------------------------------------------
 
@@ -339,6 +346,8 @@ class PickerScreen(CommandScreen):
                 self._store_changed(stage)
             case RunningFound():
                 self._running_found(stage)
+            case UsageFound(usage=usage):
+                self.state = self.state.with_usage(usage)
             case ChangesDone():
                 self._changes_done(stage)
             case _:
@@ -535,6 +544,23 @@ class PickerScreen(CommandScreen):
         from zero_tui.ui.screens.dialogs import UnreadableScreen
 
         self.app.push_screen(UnreadableScreen(self.state.unreadable))
+
+    def action_delete_session(self) -> None:
+        """F8: move the highlighted session to the trash, once the user says yes."""
+        row = self.session_list.highlighted_row
+        if row is not None:
+            self.query_one(SessionTrash).delete(row, self.state.running.get(row.session_id))
+
+    def on_trash_counted(self, message: TrashCounted) -> None:
+        self.state = replace(self.state, trash_count=message.count)
+
+    def on_session_deleted(self, message: SessionDeleted) -> None:
+        """Its row goes at once; the store's follower then says what else moved."""
+        if message.outcome.ok:
+            self.state = self.state.without_session(message.session_id)
+            self.body.remove_session(message.session_id)
+            self._changed.add(message.session_id)
+            self._follow_store()
 
     def action_go_up(self) -> None:
         """alt+up: list the sessions of the nearest enclosing folder that has some."""

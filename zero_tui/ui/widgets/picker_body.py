@@ -32,6 +32,7 @@ from zero_tui.picker.state import PickerState
 from zero_tui.search.query import SearchHit, highlight_term
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.text.sanitize import sanitize_line
+from zero_tui.transcript.usage import Tokens
 from zero_tui.ui.messages import ContentResults, OpenSession, PreviewLoaded, RankingDone
 from zero_tui.ui.widgets.preview import SessionPreview
 from zero_tui.ui.widgets.session_list import HighlightLookup, SessionList, SnippetLine
@@ -80,6 +81,7 @@ class PreviewPane(SessionPreview):
         self._shown: str | None = None
         self._reported: PreviewData | None = None  # the last preview said to differ
         self.running: Mapping[str, Running] = {}
+        self.usage: Mapping[str, Tokens] = {}
 
     def on_mount(self) -> None:
         self.show_message("")
@@ -102,6 +104,12 @@ class PreviewPane(SessionPreview):
         load it again when highlighted next."""
         if session_ids is None or self._shown in session_ids:
             self._shown = None
+
+    def show_usage_of(self, usage: Mapping[str, Tokens]) -> None:
+        """Each session's tokens: the preview says the shown one's."""
+        self.usage = usage
+        if self._shown is not None:
+            self.show_tokens(usage.get(self._shown))
 
     def show_running_of(self, running: Mapping[str, Running]) -> None:
         """The sessions running now: the preview says whether the shown one is."""
@@ -134,7 +142,7 @@ class PreviewPane(SessionPreview):
             self._start()
             return
         preview = message.preview
-        self.show(preview, self.running.get(preview.session_id))
+        self.show(preview, self.running.get(preview.session_id), self.usage.get(preview.session_id))
         differs = (preview.title, preview.event_count) != (wanted.title, wanted.event_count)
         if differs and preview != self._reported:
             self._reported = preview
@@ -251,6 +259,17 @@ class PickerBody(Horizontal):
         """These sessions changed on disk (None: the shown one did): their preview is read
         again."""
         self.query_one(PreviewPane).forget(session_ids)
+
+    def show_usage(self, usage: Mapping[str, Tokens]) -> None:
+        """Each session's tokens, in the list's column and the preview."""
+        self.session_list.set_usage(usage)
+        self.query_one(PreviewPane).show_usage_of(usage)
+
+    def remove_session(self, session_id: str) -> None:
+        """The user deleted `session_id`: show the scope without it, the highlight on the
+        row that takes its line."""
+        self.session_list.removing(session_id)
+        self.show_scope(keep_cursor=True)
 
     def show_running(self, running: Mapping[str, Running]) -> None:
         """Mark the sessions an agent is writing now, in the rows and the preview."""

@@ -13,6 +13,8 @@ from textual.widgets import Static
 
 from zero_tui.agent.running import Running
 from zero_tui.picker.preview_data import PreviewData, PreviewExchange
+from zero_tui.transcript.header import token_facts
+from zero_tui.transcript.usage import Tokens
 
 MAX_EXCHANGE_LINES = 12
 MAX_EXCHANGE_CHARS = 1200
@@ -56,7 +58,17 @@ def running_line(running: Running) -> Content:
     )
 
 
-def preview_content(preview: PreviewData, running: Running | None = None) -> Content:
+def tokens_line(tokens: Tokens) -> str:
+    """`20.6k in (18.6k cached) · 507 out`, the transcript header's words."""
+    if not tokens.requests:
+        return "none recorded"
+    return token_facts(tokens).removeprefix("tokens ")
+
+
+def preview_content(
+    preview: PreviewData, running: Running | None = None, tokens: Tokens | None = None
+) -> Content:
+    """The preview's text; `tokens`: the session's usage (None: not known yet)."""
     parts: list[Content | str | tuple[str, str]] = [
         (preview.title, "bold"),
         "\n\n",
@@ -74,8 +86,12 @@ def preview_content(preview: PreviewData, running: Running | None = None) -> Con
         _field("updated", preview.updated),
         _field("events", preview.events_label),
     ]
+    if tokens is not None:
+        parts.append(_field("tokens", tokens_line(tokens)))
     if preview.kind:
         parts.append(_field("kind", preview.kind))
+    if preview.lineage:
+        parts.append(_field("lineage", preview.lineage))
     parts.append("\n")
     if preview.error:
         parts.append(Content.assemble((preview.error, "$text-error"), "\n\n"))
@@ -94,17 +110,31 @@ class SessionPreview(VerticalScroll, can_focus=False):
 
     _preview: PreviewData | None = None
     _shown_running: Running | None = None
+    _shown_tokens: Tokens | None = None
 
-    def show(self, preview: PreviewData, running: Running | None = None) -> None:
-        self._preview, self._shown_running = preview, running
-        self.query_one("#preview-text", Static).update(preview_content(preview, running))
+    def show(
+        self, preview: PreviewData, running: Running | None = None, tokens: Tokens | None = None
+    ) -> None:
+        self._preview, self._shown_running, self._shown_tokens = preview, running, tokens
+        self._redraw()
         self.scroll_home(animate=False)
 
     def show_running(self, running: Running | None) -> None:
         """Say (or stop saying) that the session shown runs now, in place."""
         if running != self._shown_running and self._preview is not None:
             self._shown_running = running
-            self.query_one("#preview-text", Static).update(preview_content(self._preview, running))
+            self._redraw()
+
+    def show_tokens(self, tokens: Tokens | None) -> None:
+        """Say the shown session's tokens (None: not known), in place."""
+        if tokens != self._shown_tokens and self._preview is not None:
+            self._shown_tokens = tokens
+            self._redraw()
+
+    def _redraw(self) -> None:
+        if self._preview is not None:
+            content = preview_content(self._preview, self._shown_running, self._shown_tokens)
+            self.query_one("#preview-text", Static).update(content)
 
     def show_message(self, message: str) -> None:
         self._preview = None

@@ -7,10 +7,10 @@ matched characters of each label highlighted. Session text reaches the screen on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from os.path import expanduser
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -25,15 +25,20 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from zero_tui.picker.row_layout import (
+    USAGE_WIDTH,
     NaturalWidths,
     crop,
     natural_widths,
     pad,
     row_layout,
     row_text,
+    usage_text,
 )
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.text.labels import TIME_COLUMN_WIDTH
+
+if TYPE_CHECKING:
+    from zero_tui.transcript.usage import Tokens
 
 RUNNING_MARK = "●"
 RUNNING_WORD = "running"  # `● running` in the time column of a session being written now
@@ -121,10 +126,13 @@ class SessionList(ScrollView, can_focus=False):
         # With snippets (content search), each row takes two lines: its own and the snippet.
         self._snippets: Callable[[int], SnippetLine | None] | None = None
         self._running_ids: frozenset[str] = frozenset()
+        self._usage: Mapping[str, Tokens] = {}
+        self._show_usage = False  # the screen is wide enough for the tokens column
         self.user_moved = False
         """The user moved the highlight since the list was last started over: new rows then
         keep it on its session (else it goes to the first row)."""
         self._moving = False  # the cursor is being moved by the user
+        self._removed: str | None = None  # a session deleted here: its line keeps the highlight
 
     # --- data ----------------------------------------------------------------------------
 
@@ -177,9 +185,7 @@ class SessionList(ScrollView, can_focus=False):
         self._rows = rows
         self._snippets = snippets
         self._show_workspace = show_workspace
-        self._widths = natural_widths(
-            rows, show_workspace=show_workspace, home=self._home, cells=cell_len
-        )
+        self._widths = self._natural_widths()
         self.set_order(range(len(rows)) if order is None else order, highlight, cursor=cursor)
 
     def set_order(
@@ -212,17 +218,50 @@ class SessionList(ScrollView, can_focus=False):
             self._running_ids = session_ids
             self._invalidate()
 
+    def set_usage(self, usage: Mapping[str, Tokens]) -> None:
+        """Each session's tokens, for the tokens column (shown on a wide screen)."""
+        if usage is not self._usage:
+            self._usage = usage
+            if self._show_usage:
+                self._widths = self._natural_widths()
+                self._invalidate()
+
+    def usage_text(self, row: PickerRow) -> str:
+        """What the tokens column says of `row`: `12k tok`; "" when none is known."""
+        return usage_text(self._usage.get(row.session_id))
+
+    @property
+    def shows_usage(self) -> bool:
+        return self._show_usage
+
+    def _natural_widths(self) -> NaturalWidths:
+        return natural_widths(
+            self._rows,
+            show_workspace=self._show_workspace,
+            home=self._home,
+            show_usage=self._show_usage and any(map(self.usage_text, self._rows)),
+            cells=cell_len,
+        )
+
     def runs(self, row: PickerRow) -> bool:
         return row.session_id in self._running_ids
 
     def cursor_on(self, session_id: str, order: Sequence[int], rows: Sequence[PickerRow]) -> int:
         """Where the highlight goes in new rows (`order` into `rows`): on `session_id`'s
-        row when the user moved to it, else (or when it is gone) the first row."""
+        row when the user moved to it, else (or when it is gone) the first row; when the
+        user deleted it, the row that takes its line (the last, if it was the last)."""
         if self.user_moved:
             for line, index in enumerate(order):
                 if rows[index].session_id == session_id:
                     return line
+            if session_id == self._removed:
+                return max(0, min(self.cursor, len(order) - 1))
         return 0
+
+    def removing(self, session_id: str) -> None:
+        """The user deleted `session_id`: when its row goes, the highlight stays on its line."""
+        self._removed = session_id
+        self.user_moved = True
 
     def set_empty_message(self, message: str) -> None:
         """What the first line says when there is no row to show."""
@@ -350,8 +389,13 @@ class SessionList(ScrollView, can_focus=False):
         # The list asks for the room: on a narrow screen its container drops the preview (see
         # the picker's CSS). The screen's width, not the container's, decides: it does not
         # change when the preview comes and goes.
+        screen_width = self.screen.size.width
         if isinstance(self.parent, Widget):
-            self.parent.set_class(self.screen.size.width < NARROW_WIDTH, "-narrow")
+            self.parent.set_class(screen_width < NARROW_WIDTH, "-narrow")
+        if (screen_width >= USAGE_WIDTH) != self._show_usage:
+            self._show_usage = screen_width >= USAGE_WIDTH
+            self._widths = self._natural_widths()
+            self._invalidate()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -401,7 +445,8 @@ class SessionList(ScrollView, can_focus=False):
         title_positions = {pos - title_offset for pos in positions if pos >= title_offset}
 
         layout = row_layout(width, self._widths, timed=bool(row.when) or running)
-        text = row_text(row, layout, home=self._home, cells=cell_len)
+        usage = self.usage_text(row) if layout.usage else ""
+        text = row_text(row, layout, home=self._home, usage=usage, cells=cell_len)
         right: list[Segment] = []
         if text.workspace:
             workspace_style = base + part("session-list--workspace", partial=True) + overlay
@@ -409,9 +454,8 @@ class SessionList(ScrollView, can_focus=False):
         if text.model:
             right.append(Segment(text.model, detail_style))
         right.append(Segment(text.count, detail_style))
-        if text.fork:
-            fork_style = base + part("session-list--fork", partial=True) + overlay
-            right.append(Segment(text.fork, fork_style))
+        if text.usage:
+            right.append(Segment(text.usage, detail_style))
 
         left: list[Segment] = [Segment(" ", plain)]
         if running and layout.time:
@@ -423,6 +467,9 @@ class SessionList(ScrollView, can_focus=False):
             left.extend(self._highlighted(when, time_positions, time_style, match_part))
             left.append(Segment("  ", plain))
         left.extend(self._highlighted(text.title, title_positions, plain, match_part))
+        if text.lineage:
+            fork_style = base + part("session-list--fork", partial=True) + overlay
+            left.append(Segment(text.lineage, fork_style))
         left.append(Segment(" " * text.title_pad, plain))
 
         strip = Strip([*left, *right], layout.left + layout.title + layout.right)

@@ -1,0 +1,86 @@
+"""The picker's delete (F8) and its count of the trash: a widget with nothing to show.
+
+`delete(row, running)` refuses a session an agent is writing now (one line, the CLI's
+words), else asks first in a `ConfirmDialog` naming the session, and only on yes moves it
+to zero-tui's trash in a worker, through `commands.delete_session`, the CLI's `delete`.
+The worker posts `SessionDeleted`; the widget says how it went and counts the trash again,
+and the message goes on up to the screen, which takes the row out. `count()` reads how many
+of the store's sessions are in the trash in a worker, posting `TrashCounted`.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.widget import Widget
+
+from zero_tui.agent.running import Running
+from zero_tui.commands import delete_session, running_refusal
+from zero_tui.picker.session_rows import PickerRow
+from zero_tui.store import SessionStore
+from zero_tui.ui.messages import SessionDeleted, TrashCounted
+
+TITLE = "Delete"
+
+
+def delete_question(row: PickerRow) -> str:
+    """What the dialog asks (made safe for the terminal by the dialog)."""
+    return (
+        f"Move “{row.title}” ({row.session_id}) to zero-tui's trash? Zero will no longer "
+        f"list it; zero-tui restore {row.session_id} brings it back."
+    )
+
+
+class SessionTrash(Widget):
+    """Deletes the picker's sessions into the trash and counts what the trash holds."""
+
+    DEFAULT_CSS = """
+    SessionTrash {
+        display: none;
+    }
+    """
+
+    def __init__(self, store: SessionStore, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._store = store
+
+    def on_mount(self) -> None:
+        self.count()
+
+    def delete(self, row: PickerRow, running: Running | None) -> None:
+        """Ask, then move `row`'s session to the trash; never one that runs now."""
+        from zero_tui.ui.screens.dialogs import ConfirmDialog
+
+        if running is not None:
+            message = running_refusal(row.session_id, running)
+            self.notify(message, title=TITLE, severity="error", markup=False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(row.session_id)
+            else:
+                self.notify("nothing deleted", title=TITLE, markup=False)
+
+        dialog = ConfirmDialog(
+            "Move this session to the trash?", delete_question(row), "move it to the trash"
+        )
+        self.app.push_screen(dialog, answered)
+
+    @work(thread=True, group="delete", exit_on_error=False)
+    def _delete(self, session_id: str) -> None:
+        self.post_message(SessionDeleted(session_id, delete_session(self._store, session_id)))
+
+    @work(thread=True, exclusive=True, group="trash-count", exit_on_error=False)
+    def count(self) -> None:
+        """Count the store's sessions in the trash (posted as `TrashCounted`)."""
+        from zero_tui.store.trash import trashed
+
+        self.post_message(TrashCounted(len(trashed(self._store))))
+
+    def on_session_deleted(self, message: SessionDeleted) -> None:
+        outcome = message.outcome
+        if not outcome.ok:
+            self.notify(outcome.message, title=TITLE, severity="error", markup=False)
+            return
+        self.notify(outcome.message, title=TITLE, markup=False)
+        self.count()
