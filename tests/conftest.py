@@ -13,6 +13,7 @@ from agent_fixtures import fake_agent as fake_agent  # the agent tests' fixture
 from hypothesis import HealthCheck, settings
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
+from textual.worker import WorkerCancelled, WorkerState
 
 from zero_tui.store import Metadata, SessionStore
 
@@ -116,3 +117,22 @@ async def no_cursor_blink(pilot: Pilot[Any]) -> None:
     for area in pilot.app.screen.query(TextArea):
         area.cursor_blink = False
     await pilot.pause()
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until no worker is pending or running and every posted message is handled.
+    A worker cancelled meanwhile (a scan ends the remembered rows' load) counts as done."""
+    for _ in range(100):
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            continue
+        await pilot.pause()
+        busy = [
+            worker
+            for worker in pilot.app.workers
+            if worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
+        if not busy:
+            return
+    raise AssertionError("workers never settled")

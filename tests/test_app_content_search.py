@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, user
-from test_app_picker import SIZE, W, picker, picker_app, settle, shown_ids, status, type_text
+from conftest import StoreBuilder, assistant, settle, user
+from test_app_picker import SIZE, W, picker, picker_app, shown_ids, status, type_text
 from textual.pilot import Pilot
 from textual.widgets import Static
 

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, user
+from conftest import StoreBuilder, assistant, settle, user
 from test_app_picker import (
     W,
     highlighted,
     picker,
     picker_app,
     preview_text,
-    settle,
     shown_ids,
     status,
 )

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, chat, fixed_clock, user
+from conftest import StoreBuilder, assistant, chat, fixed_clock, settle, user
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
-from textual.worker import WorkerState
 
 from zero_tui.picker.ranking import Tier
 from zero_tui.store import SessionStore
@@ -28,21 +27,6 @@ SIZE = (120, 36)
 
 def picker_app(builder: StoreBuilder, **options: Any) -> ZeroApp:
     return make_app(builder.store, cwd=options.pop("cwd", W), clock=fixed_clock(), **options)
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until no worker is pending or running and every posted message is handled."""
-    for _ in range(100):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        busy = [
-            worker
-            for worker in pilot.app.workers
-            if worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
-        ]
-        if not busy:
-            return
-    raise AssertionError("workers never settled")
 
 
 def picker(pilot: Pilot[Any]) -> PickerScreen:

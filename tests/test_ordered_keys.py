@@ -11,9 +11,9 @@ import inspect
 from collections.abc import Callable
 from typing import ClassVar
 
-from conftest import StoreBuilder, chat
+from conftest import StoreBuilder, chat, settle
 from keys import burst, key_event
-from test_app_picker import picker, picker_app, settle, shown_ids
+from test_app_picker import picker, picker_app, shown_ids
 from test_transcript_screen import TranscriptApp, build, opened, wait_until
 from textual import events
 from textual.app import App

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, user
+from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, settle, user
 from test_transcript_screen import TranscriptApp, build, opened
 from textual.pilot import Pilot
-from textual.worker import WorkerState
 
 from zero_tui.ui.app import make_app
 from zero_tui.ui.screens.dialogs import HelpScreen
@@ -17,15 +16,8 @@ SnapCompare = Callable[..., bool]
 W = "/home/u/proj"
 
 
-async def settle(pilot: Pilot[Any]) -> None:
-    for _ in range(100):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(
-            worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
-            for worker in pilot.app.workers
-        ):
-            break
+async def settled(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
     await no_cursor_blink(pilot)
 
 
@@ -51,7 +43,7 @@ def test_picker_command_mode(
     builder.add("s2", title="Write the docs", cwd=W, updated_at="2026-07-04T10:00:00Z")
 
     async def slash(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press("slash")
         await pilot.pause()
 

@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, user
+from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, settle, user
 from textual.pilot import Pilot
-from textual.worker import WorkerState
 
 from zero_tui.agent import running as running_module
 from zero_tui.store import SessionStore
@@ -21,15 +20,8 @@ SIZE = (120, 32)
 SnapCompare = Callable[..., bool]
 
 
-async def settle(pilot: Pilot[Any]) -> None:
-    for _ in range(100):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(
-            worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
-            for worker in pilot.app.workers
-        ):
-            break
+async def settled(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
     await no_cursor_blink(pilot)
 
 
@@ -84,19 +76,19 @@ def test_snapshot_empty_store(
     # A relative root, so the empty state names the same store on every machine.
     monkeypatch.chdir(tmp_path)
     app = make_app(SessionStore("sessions"), cwd=W, clock=fixed_clock())
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled)
 
 
 def test_snapshot_picker(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled)
 
 
 def test_snapshot_filtered_picker(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
     async def type_query(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press(*"parser")
-        await settle(pilot)
+        await settled(pilot)
 
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=SIZE, run_before=type_query)
@@ -104,9 +96,9 @@ def test_snapshot_filtered_picker(snap_compare: SnapCompare, picker_store: Store
 
 def test_snapshot_all_workspaces(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
     async def widen(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press("tab", "down")
-        await settle(pilot)
+        await settled(pilot)
 
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=SIZE, run_before=widen)
@@ -136,7 +128,7 @@ def test_snapshot_picker_sizes(
     snap_compare: SnapCompare, long_titles_store: StoreBuilder, size: tuple[int, int]
 ) -> None:
     app = make_app(long_titles_store.store, cwd=W, clock=fixed_clock())
-    assert snap_compare(app, terminal_size=size, run_before=settle)
+    assert snap_compare(app, terminal_size=size, run_before=settled)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 60), (160, 40)])
@@ -144,9 +136,9 @@ def test_snapshot_all_workspaces_sizes(
     snap_compare: SnapCompare, long_titles_store: StoreBuilder, size: tuple[int, int]
 ) -> None:
     async def widen(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press("tab")
-        await settle(pilot)
+        await settled(pilot)
 
     app = make_app(long_titles_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=size, run_before=widen)
@@ -154,9 +146,9 @@ def test_snapshot_all_workspaces_sizes(
 
 def test_snapshot_content_search(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
     async def search_content(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press("ctrl+t", *"offsets")
-        await settle(pilot)
+        await settled(pilot)
 
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=SIZE, run_before=search_content)
@@ -176,7 +168,7 @@ def test_snapshot_a_running_session(
     claim = running_module.claim_run(picker_store.store, "zero_20260704113000_1")
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
     try:
-        assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+        assert snap_compare(app, terminal_size=SIZE, run_before=settled)
     finally:
         claim.release()
 
@@ -212,9 +204,9 @@ def test_snapshot_usage_column_and_a_fork(
     tokens and lineage; 80: no tokens column, the fork's lineage cut to fit."""
 
     async def on_the_fork(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press("down")
-        await settle(pilot)
+        await settled(pilot)
 
     app = make_app(lineage_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=size, run_before=on_the_fork)
@@ -224,9 +216,9 @@ def test_snapshot_delete_dialog(snap_compare: SnapCompare, picker_store: StoreBu
     """F8 on the row whose title looks like markup: the question names it as text."""
 
     async def ask(pilot: Pilot[Any]) -> None:
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press("down", "f8")
-        await settle(pilot)
+        await settled(pilot)
 
     app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
     assert snap_compare(app, terminal_size=SIZE, run_before=ask)
