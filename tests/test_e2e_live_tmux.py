@@ -243,7 +243,7 @@ def test_sessions_running_elsewhere_are_marked(
 ) -> None:
     workspace = tmp_path / "proj"
     workspace.mkdir()
-    builder = make_store("store")
+    builder = make_store("data/zero/sessions")  # Zero's root for XDG_DATA_HOME=data
     for number, title in enumerate(("Quiet one", "Run by zero", "Run by another zero-tui")):
         builder.add(
             f"e2e-run-{number}",
@@ -256,7 +256,9 @@ def test_sessions_running_elsewhere_are_marked(
 
     # a `zero` whose arguments name one session, another zero-tui's run of the other
     zero = [sys.executable, str(fake_zero_bin), "exec", "--resume", "e2e-run-1", "--", "go"]
-    processes.append(subprocess.Popen(zero))
+    processes.append(
+        subprocess.Popen(zero, env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")})
+    )
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD_RUN, str(builder.root), "e2e-run-2"],
         env={**tmux.env, "PYTHONPATH": str(CHECKOUT)},

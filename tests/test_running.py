@@ -100,7 +100,10 @@ def test_a_zero_process_naming_the_session(store: SessionStore, tmp_path: Path) 
     fake.write_text(f"#!{sys.executable}\nimport time\ntime.sleep(30)\n")
     fake.chmod(0o755)
     age(store, "busy", 3600)
-    process = subprocess.Popen([str(fake), "exec", "--resume=busy", "--", "a prompt"])
+    writes_here = dict(os.environ, XDG_DATA_HOME=str(tmp_path))  # Zero's root: this store
+    process = subprocess.Popen(
+        [str(fake), "exec", "--resume=busy", "--", "a prompt"], env=writes_here
+    )
     try:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and "busy" not in kinds(store):
@@ -114,6 +117,37 @@ def test_a_zero_process_naming_the_session(store: SessionStore, tmp_path: Path) 
         process.kill()
         process.wait()
     assert kinds(store) == {}
+
+
+def test_a_zero_process_of_another_store_is_not_this_stores_run(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """Zero writes the store its environment names: the same id in another store (two test
+    runs at once, a second data home) is another session, not this one running."""
+    fake = tmp_path / "bin" / "zero"
+    fake.parent.mkdir()
+    fake.write_text(f"#!{sys.executable}\nimport time\ntime.sleep(30)\n")
+    fake.chmod(0o755)
+    age(store, "busy", 3600)
+    elsewhere = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "other"))
+    relative = dict(os.environ, XDG_DATA_HOME=".")  # Zero's root: <its cwd>/zero/sessions
+    other = subprocess.Popen([str(fake), "exec", "--resume", "busy"], env=elsewhere)
+    here = subprocess.Popen(
+        [str(fake), "exec", "--resume", "busy"], env=relative, cwd=str(tmp_path)
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "busy" not in kinds(store):
+            time.sleep(0.05)
+        assert running_sessions(store)["busy"].pid == here.pid
+        here.kill()
+        here.wait()
+        running_module._process_scan = None
+        assert kinds(store) == {}  # only the other store's `zero` is left
+    finally:
+        for process in (other, here):
+            process.kill()
+            process.wait()
 
 
 def test_zero_s_own_tui_with_a_turn_in_flight(store: SessionStore, tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ from pathlib import Path
 from zero_tui.paths import default_cache_dir
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.events import decode_line
+from zero_tui.store.root import default_root
 from zero_tui.store.store import EVENTS_FILE, open_regular
 from zero_tui.text.labels import parse_rfc3339
 
@@ -273,25 +274,60 @@ def _is_zero(argv: list[str]) -> bool:
     return any(os.path.basename(arg) in names for arg in argv[:2])
 
 
-_process_scan: tuple[float, dict[str, Running]] | None = None
+@dataclass(frozen=True, slots=True)
+class _ZeroProcess:
+    session_id: str
+    pid: int
+    store_root: str | None  # the store it writes (realpath), None when /proc does not say
+
+
+_process_scan: tuple[float, list[_ZeroProcess]] | None = None
 
 
 def zero_processes(
-    now: float | None = None, *, max_age: float = PROCESS_SCAN_SECONDS
+    store_root: Path | None = None,
+    now: float | None = None,
+    *,
+    max_age: float = PROCESS_SCAN_SECONDS,
 ) -> dict[str, Running]:
     """session id -> the `zero` process whose arguments name it (Linux's /proc); a scan
-    younger than `max_age` seconds is reused."""
+    younger than `max_age` seconds is reused. Given `store_root`, a process known to write
+    another store (Zero's DefaultRoot from its environment) is left out: the same id in two
+    stores is two sessions."""
     global _process_scan
     moment = time.monotonic() if now is None else now
-    if _process_scan is not None and moment - _process_scan[0] < max_age:
-        return _process_scan[1]
+    if _process_scan is None or moment - _process_scan[0] >= max_age:
+        scanned: list[_ZeroProcess] = []
+        for pid, argv in _command_lines():
+            session_id = session_named_by(argv)
+            if session_id is not None:
+                scanned.append(_ZeroProcess(session_id, pid, _store_written_by(pid)))
+        _process_scan = (moment, scanned)
+    wanted = None if store_root is None else os.path.realpath(store_root)
     found: dict[str, Running] = {}
-    for pid, argv in _command_lines():
-        session_id = session_named_by(argv)
-        if session_id is not None and session_id not in found:
-            found[session_id] = Running(session_id, "zero-process", pid)
-    _process_scan = (moment, found)
+    for process in _process_scan[1]:
+        elsewhere = wanted is not None and process.store_root not in (None, wanted)
+        if not elsewhere and process.session_id not in found:
+            found[process.session_id] = Running(process.session_id, "zero-process", process.pid)
     return found
+
+
+def _store_written_by(pid: int) -> str | None:
+    """The store a `zero` process writes: Zero's DefaultRoot from its environment, a
+    relative one from its working folder; None when /proc does not say (not ours)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            raw = handle.read(1 << 20)
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None
+    environ: dict[str, str] = {}
+    for entry in raw.split(b"\0"):
+        name, sep, value = entry.partition(b"=")
+        if sep and name in (b"HOME", b"XDG_DATA_HOME"):
+            environ[os.fsdecode(name)] = os.fsdecode(value)
+    root = default_root(environ)
+    return os.path.realpath(os.path.join(cwd, root))
 
 
 def _command_lines() -> Iterator[tuple[int, list[str]]]:
@@ -438,7 +474,7 @@ def running_sessions(
 
     for running in _registry_runs(store).values():
         add(running)
-    for running in zero_processes(max_age=process_age).values():
+    for running in zero_processes(store.root, max_age=process_age).values():
         add(running)
     for peer_session, pid in zero_tui_peers().items():
         if peer_session not in found and _log_ends_a_run(store, peer_session) is False:
