@@ -713,7 +713,7 @@ async def test_ctrl_r_says_what_the_rescan_found(make_store: Callable[..., Store
     app = picker_app(builder)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        picker(pilot)._watch_stop.set()  # what ctrl+r finds, not what the watcher would
+        picker(pilot).feed._watch_stop.set()  # what ctrl+r finds, not what the watcher would
         await pilot.pause(0.2)
         builder.add("three", title="Third", cwd=W, updated_at="2026-07-04T11:00:00Z")
         builder.add("four", title="Fourth", cwd=W, updated_at="2026-07-04T11:30:00Z")
