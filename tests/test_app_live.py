@@ -31,7 +31,8 @@ from zero_tui.store import SessionStore
 from zero_tui.ui.screens.dialogs import HelpScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets import store_feed
-from zero_tui.ui.widgets.session_list import RUNNING_MARK, SessionList
+from zero_tui.ui.widgets.session_list import SessionList
+from zero_tui.ui.widgets.session_row_painter import RUNNING_MARK
 
 SIZE = (120, 30)
 

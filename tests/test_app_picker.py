@@ -126,7 +126,7 @@ async def test_scope_and_empty_run_toggles_state_what_is_hidden(
         await settle(pilot)
         assert shown_ids(pilot) == ["here-new", "there-1", "here-old", "there-2"]
         assert status(pilot).startswith("4 shown · all workspaces (Tab: this workspace)")
-        assert picker(pilot).session_list._show_workspace
+        assert picker(pilot).session_list.shown.show_workspace
 
         await pilot.press("ctrl+e")
         await settle(pilot)
