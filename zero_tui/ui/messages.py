@@ -1,7 +1,8 @@
 """Every message of the UI: posted by thread workers and widgets, handled on the screens.
 
 Workers hand results back only through these; the handlers own all UI changes. Messages that
-concern one screen only do not bubble (`bubble = False`).
+concern one screen only do not bubble (`bubble = False`), but for those a widget beside
+the screen posts for it (the picker's `StoreFeed` and `SessionTrash`).
 """
 
 from __future__ import annotations
