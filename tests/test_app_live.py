@@ -28,10 +28,11 @@ from zero_tui.agent import running as running_module
 from zero_tui.picker.loader import PickerLoader
 from zero_tui.picker.scopes import RowRanker
 from zero_tui.store import SessionStore
-from zero_tui.ui.screens import picker as picker_module
 from zero_tui.ui.screens.dialogs import HelpScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
-from zero_tui.ui.widgets.session_list import RUNNING_MARK, SessionList
+from zero_tui.ui.widgets import store_feed
+from zero_tui.ui.widgets.session_list import SessionList
+from zero_tui.ui.widgets.session_row_painter import RUNNING_MARK
 
 SIZE = (120, 30)
 
@@ -228,7 +229,7 @@ async def test_an_enter_waiting_for_its_ranking_is_dropped_with_its_query(
 async def test_running_sessions_are_marked_in_the_row_the_preview_and_the_counts(
     three: StoreBuilder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(picker_module, "RUNNING_REFRESH_SECONDS", 0.2)
+    monkeypatch.setattr(store_feed, "RUNNING_REFRESH_SECONDS", 0.2)
     app = picker_app(three)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -257,7 +258,7 @@ async def test_a_preview_that_finds_more_than_its_row_brings_the_row_up_to_date(
     app = picker_app(three)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        picker(pilot)._watch_stop.set()  # no watcher: only the preview notices
+        picker(pilot).feed._watch_stop.set()  # no watcher: only the preview notices
         await pilot.pause(0.3)
         SessionStore(three.root).append_events("mid", [user("behind the watcher's back")])
         await pilot.press("down")

@@ -126,7 +126,7 @@ async def test_scope_and_empty_run_toggles_state_what_is_hidden(
         await settle(pilot)
         assert shown_ids(pilot) == ["here-new", "there-1", "here-old", "there-2"]
         assert status(pilot).startswith("4 shown · all workspaces (Tab: this workspace)")
-        assert picker(pilot).session_list._show_workspace
+        assert picker(pilot).session_list.shown.show_workspace
 
         await pilot.press("ctrl+e")
         await settle(pilot)
@@ -713,7 +713,7 @@ async def test_ctrl_r_says_what_the_rescan_found(make_store: Callable[..., Store
     app = picker_app(builder)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        picker(pilot)._watch_stop.set()  # what ctrl+r finds, not what the watcher would
+        picker(pilot).feed._watch_stop.set()  # what ctrl+r finds, not what the watcher would
         await pilot.pause(0.2)
         builder.add("three", title="Third", cwd=W, updated_at="2026-07-04T11:00:00Z")
         builder.add("four", title="Fourth", cwd=W, updated_at="2026-07-04T11:30:00Z")

@@ -7,12 +7,23 @@ from pathlib import Path
 from typing import Any
 
 from zero_tui.agent.running import Running
-from zero_tui.picker.live import SessionChange, SessionFacts, StoreChanged
-from zero_tui.picker.loader import ScopeLoaded
+from zero_tui.picker.live import RunningFound, SessionChange, SessionFacts, StoreChanged
+from zero_tui.picker.loader import (
+    ChangesDone,
+    EnclosingFolders,
+    RememberedRows,
+    ScanDone,
+    ScanFailed,
+    ScanProgress,
+    ScopeLoaded,
+    UnreadableFound,
+    UsageFound,
+)
 from zero_tui.picker.scopes import HiddenCounts, ScopeKey
 from zero_tui.picker.session_rows import PickerRow, insert_in_zero_order
 from zero_tui.picker.state import PickerState, ScopeRows
 from zero_tui.store.store import UnreadableSession
+from zero_tui.transcript.usage import Tokens
 
 HERE: ScopeKey = (False, False)
 EVERYWHERE: ScopeKey = (True, False)
@@ -57,6 +68,29 @@ def test_stages_start_a_scope_over_or_extend_it() -> None:
     assert other.scope is again.scope
     assert replace(other, all_workspaces=True).scope == ScopeRows((row("x"), row("y")))
     assert start.scope is None  # each change is a new value
+
+
+def test_each_loader_stage_folds_into_the_state() -> None:
+    start = state(scan_progress=(3, 9))
+    assert start.with_stage(RememberedRows(HERE, None)) is start  # nothing to redraw
+    assert start.with_stage(ChangesDone(indexed=True)) is start
+    remembered = start.with_stage(RememberedRows(HERE, loaded(HERE, "a")))
+    assert remembered == start.with_rows(loaded(HERE, "a"))
+    rows = remembered.with_stage(loaded(HERE, "b", replace=False))
+    assert rows == remembered.with_rows(loaded(HERE, "b", replace=False))
+    assert start.with_stage(ScanProgress(4, 9)).scan_progress == (4, 9)
+    assert start.with_stage(ScanProgress(9, 9)).scan_progress is None  # every one read
+    unreadable = (UnreadableSession(Path("/store/bad"), "broken"),)
+    assert start.with_stage(UnreadableFound(unreadable)).unreadable == unreadable
+    assert start.with_stage(EnclosingFolders((("/", 2),))).enclosing == (("/", 2),)
+    failed = rows.with_stage(ScanFailed("no store"))
+    assert (failed.scan_error, failed.store_total) == ("no store", 0)
+    done = start.with_stage(ScanDone({}))
+    assert (done.live, done.sessions) == (True, {})
+    running = {"a": Running("a", "zero-process", pid=7)}
+    assert start.with_stage(RunningFound(running)).running == running
+    tokens = Tokens(input=5)
+    assert start.with_stage(UsageFound({"a": tokens})).usage == {"a": tokens}
 
 
 def test_the_status_line_says_what_is_shown_hidden_and_loading() -> None:

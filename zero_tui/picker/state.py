@@ -1,7 +1,7 @@
 """The picker's state: one frozen value, and everything the picker shows from it.
 
 The picker screen holds one `PickerState` and redraws when it is given a new one (a change
-is `dataclasses.replace`, or `with_rows` for a loader stage). Derived here, without
+is `dataclasses.replace`, or `with_stage` for a loader stage). Derived here, without
 Textual: the status line, the empty state, the list's empty message, the title, the
 query's placeholder and which keys the footer offers.
 """
@@ -10,10 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import assert_never
 
 from zero_tui.agent.running import Running
-from zero_tui.picker.live import StoreChanged
-from zero_tui.picker.loader import ScopeLoaded
+from zero_tui.picker.live import RunningFound, StoreChanged
+from zero_tui.picker.loader import (
+    ChangesDone,
+    EnclosingFolders,
+    LoadStage,
+    RememberedRows,
+    ScanDone,
+    ScanFailed,
+    ScanProgress,
+    ScopeLoaded,
+    UnreadableFound,
+    UsageFound,
+)
 from zero_tui.picker.scopes import HiddenCounts, ScopeKey, empty_list_message
 from zero_tui.picker.session_rows import (
     PickerRow,
@@ -75,6 +87,35 @@ class PickerState:
     def scope(self) -> ScopeRows | None:
         """The current scope, None until the scan has posted some of it."""
         return self.scopes.get(self.scope_key)
+
+    def with_stage(self, stage: LoadStage) -> PickerState:
+        """The state once the loader's `stage` is in (this very state if it changes none
+        of it: no redraw)."""
+        match stage:
+            case RememberedRows(scope=ScopeLoaded() as remembered):
+                return self.with_rows(remembered)
+            case RememberedRows() | ChangesDone():
+                return self
+            case ScopeLoaded():
+                return self.with_rows(stage)
+            case ScanProgress(done=done, total=total):
+                return replace(self, scan_progress=(done, total) if done < total else None)
+            case UnreadableFound(sessions=sessions):
+                return replace(self, unreadable=sessions)
+            case EnclosingFolders(folders=folders):
+                return replace(self, enclosing=folders)
+            case ScanFailed(error=error):
+                return replace(self, scan_error=error, store_total=0)
+            case ScanDone(sessions=sessions):
+                return replace(self, live=True, sessions=sessions)
+            case StoreChanged():
+                return self.with_changes(stage)
+            case RunningFound(running=running):
+                return replace(self, running=running)
+            case UsageFound(usage=usage):
+                return self.with_usage(usage)
+            case _:
+                assert_never(stage)
 
     def with_rows(self, loaded: ScopeLoaded) -> PickerState:
         """The state once the loader's `loaded` rows are in."""

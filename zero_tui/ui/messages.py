@@ -1,7 +1,8 @@
 """Every message of the UI: posted by thread workers and widgets, handled on the screens.
 
 Workers hand results back only through these; the handlers own all UI changes. Messages that
-concern one screen only do not bubble (`bubble = False`).
+concern one screen only do not bubble (`bubble = False`), but for those a widget beside
+the screen posts for it (the picker's `StoreFeed` and `SessionTrash`).
 """
 
 from __future__ import annotations
@@ -35,9 +36,8 @@ if TYPE_CHECKING:  # annotations only: the first frame does not wait for these i
 
 @dataclass
 class ScanStage(Message):
-    """One stage of the picker's scan number `scan` (zero_tui.picker.loader)."""
-
-    bubble = False
+    """One stage of the picker's scan number `scan` (zero_tui.picker.loader), posted by
+    the picker's `StoreFeed`: it goes on up to the screen, as the three below do."""
 
     scan: int
     stage: LoadStage
@@ -48,8 +48,6 @@ class StoreChanges(Message):
     """The store watcher saw these sessions change (created, appended to, renamed or
     removed); none: look at the whole store again."""
 
-    bubble = False
-
     session_ids: frozenset[str]
 
 
@@ -57,16 +55,12 @@ class StoreChanges(Message):
 class WatchMode(Message):
     """How the store watcher finds changes now (`StoreWatcher.mode`)."""
 
-    bubble = False
-
     mode: str
 
 
 @dataclass
 class IndexProgress(Message):
     """The text index is being brought up to date: `done` of `total` sessions looked at."""
-
-    bubble = False
 
     done: int
     total: int

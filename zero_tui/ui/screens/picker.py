@@ -2,81 +2,55 @@
 
 The screen composes the widgets and routes messages. What it shows is one `PickerState`
 (zero_tui.picker.state) in the reactive `state`, whose watcher redraws the title, the
-status line, the empty state and the footer's keys. The rows come from a `PickerLoader`
-(zero_tui.picker.loader), run in a thread worker whose stages arrive as `ScanStage`
-messages; `PickerBody` ranks and shows the current scope's rows and the preview.
-
-Once a scan is done the picker follows the store live: a `StoreWatcher` thread (inotify,
-else polling) says which sessions changed, and the loader's `changes` step reads those
-again, one batch at a time, in a worker; its stages fold into the state like a scan's.
-The same step says which sessions run now: after each batch, and every few seconds while
-some session runs.
+status line, the empty state and the footer's keys. The rows come from a `StoreFeed`
+(ui/widgets/store_feed.py), which runs the `PickerLoader`'s steps in workers and follows
+the store once a scan is done: its stages arrive as `ScanStage` messages, which the screen
+folds into the state (`PickerState.with_stage`) before it hands them back to the feed for
+the next step. `PickerBody` ranks and shows the current scope's rows and the preview;
+the keys that act on the query and the list alone are `PickerKeys`'.
 """
 
 from __future__ import annotations
 
-import itertools
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from functools import partial
 from pathlib import Path
-from typing import ClassVar, assert_never
+from typing import ClassVar
 
-from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual import on
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.reactive import var
 from textual.widgets import Footer, Input, Static
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.agent.settings import RunSettings
-from zero_tui.commands import REGISTRY, CommandError, Context, ScreenAction
-from zero_tui.picker.content_search import build_index
+from zero_tui.commands import REGISTRY, Context, ScreenAction
 from zero_tui.picker.head_cache import RememberedHead
-from zero_tui.picker.live import RunningFound, StoreChanged
-from zero_tui.picker.loader import (
-    ChangesDone,
-    EnclosingFolders,
-    LoadStage,
-    LoadStep,
-    PickerLoader,
-    RememberedRows,
-    ScanDone,
-    ScanFailed,
-    ScanProgress,
-    ScopeLoaded,
-    UnreadableFound,
-    UsageFound,
-)
+from zero_tui.picker.live import StoreChanged
+from zero_tui.picker.loader import ChangesDone, LoadStage, RememberedRows, ScanFailed, ScopeLoaded
 from zero_tui.picker.scopes import ScopeKey
-from zero_tui.picker.session_rows import PickerRow, local_now, rescan_summary
+from zero_tui.picker.session_rows import PickerRow, rescan_summary
 from zero_tui.picker.state import PickerState
-from zero_tui.picker.store_watch import StoreWatcher
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.ui.messages import (
     IndexProgress,
-    ResumeRequest,
     ScanStage,
     SessionDeleted,
     StoreChanges,
     TrashCounted,
     WatchMode,
 )
-from zero_tui.ui.screens.command_screen import CommandScreen, screen_bindings
-from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
+from zero_tui.ui.screens.command_screen import screen_bindings
+from zero_tui.ui.screens.picker_keys import PickerKeys
+from zero_tui.ui.widgets.composer import Composer, SlashComplete
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
-from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.session_trash import SessionTrash
-
-RUNNING_REFRESH_SECONDS = 3.0
-"""While a session runs, how often the picker looks again at which do (a run can end
-without a last write: its process exits)."""
+from zero_tui.ui.widgets.store_feed import StoreFeed
 
 
-class PickerScreen(CommandScreen):
+class PickerScreen(PickerKeys):
     """Pick a session to resume. The query Input keeps the focus; keys move the list."""
 
     COMMAND_CONTEXT: ClassVar[Context] = Context.PICKER
@@ -102,17 +76,12 @@ class PickerScreen(CommandScreen):
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
-        self._remembered = remembered  # read by the command line: the first scan's first rows
+        self._remembered = remembered  # the first frame's rows, for the feed to show first
         self.settings = settings or RunSettings()
         self.store = store
         self._cache_dir = cache_dir
         self._clock = clock
-        self._scans = itertools.count(1)
-        self._loader: PickerLoader | None = None
         self._rescan: tuple[int, ScopeKey, tuple[PickerRow, ...]] | None = None  # ctrl+r
-        self._changed: set[str] = set()  # sessions changed since the last `changes` step
-        self._following = False  # a `changes` step is running
-        self._watch_stop = threading.Event()
         first = PickerState(str(store.root), workspace, all_workspaces=all_workspaces)
         self.set_reactive(PickerScreen.state, first)
 
@@ -140,33 +109,23 @@ class PickerScreen(CommandScreen):
             yield Static("", id="empty-state", markup=False)
             yield Static("", id="status", markup=False)
         yield SessionTrash(self.store, id="trash")
+        yield StoreFeed(
+            self.store,
+            cache_dir=self._cache_dir,
+            clock=self._clock,
+            remembered=self._remembered,
+            id="feed",
+        )
         yield Footer()
 
     def on_mount(self) -> None:
         self.watch_state(None, self.state)
         self.composer.attach(self.query_one(SlashComplete))
         self.start_scan()
-        self._start_watching()
-        self._running_timer = self.set_interval(
-            RUNNING_REFRESH_SECONDS, self._refresh_running, pause=True
-        )
-
-    def on_unmount(self) -> None:
-        self._watch_stop.set()
-        if self._loader is not None and not self._following:
-            self._loader.close()
 
     @property
-    def composer(self) -> Composer:
-        return self.query_one("#query", Composer)
-
-    @property
-    def body(self) -> PickerBody:
-        return self.query_one(PickerBody)
-
-    @property
-    def session_list(self) -> SessionList:
-        return self.query_one(SessionList)
+    def feed(self) -> StoreFeed:
+        return self.query_one(StoreFeed)
 
     def watch_state(self, old: PickerState | None, state: PickerState) -> None:
         """Redraw what shows the state (`old` None: all of it). The rows are the body's to
@@ -190,67 +149,16 @@ class PickerScreen(CommandScreen):
         if old is None or old.usage is not state.usage:
             self.body.show_usage(state.usage)
 
-    # --- scanning ------------------------------------------------------------------------
+    # --- scanning and following the store ----------------------------------------------
 
     def start_scan(self) -> None:
         self.body.forget_ranking()
-        if self._loader is not None and not self._following:
-            self._loader.close()  # a step still following it lets go of it when it is done
-        self._changed.clear()  # the scan reads every session
-        self._following = False  # a step of the last scan may run on: its stages are dropped
-        state = self.state = replace(
-            self.state, scan=next(self._scans), scopes={}, scan_progress=None, live=False
-        )
-        self._loader = PickerLoader(
-            self.store,
-            state.workspace,
-            state.scope_key,
-            cache_dir=self._cache_dir,
-            clock=self._clock,
-        )
-        remembered, self._remembered = self._remembered, None
-        if remembered is not None and self._loader.knows(remembered):
+        state = self.state
+        scan, remembered = self.feed.start(state.workspace, state.scope_key)
+        self.state = replace(state, scan=scan, scopes={}, scan_progress=None, live=False)
+        if remembered is not None:
             # The rows of the first frame, at once: no empty list between it and them.
-            self.on_scan_stage(ScanStage(state.scan, self._loader.remembered_rows(remembered.head)))
-            return
-        self._load(state.scan, self._loader.remembered)
-
-    def _load_store(self, scan: int, *, shown: bool) -> None:
-        """The loader's scan of the store, unless a newer scan has started meanwhile."""
-        if scan == self.state.scan and self._loader is not None:
-            self._load(scan, partial(self._loader.scan, shown=shown))
-
-    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def _load(self, scan: int, step: LoadStep) -> None:
-        """Run one step of the loader, posting its stages until the worker is cancelled."""
-        worker = get_current_worker()
-
-        def post(stage: LoadStage) -> None:
-            if not worker.is_cancelled:
-                self.post_message(ScanStage(scan, stage))
-
-        step(post, lambda: worker.is_cancelled)
-
-    # --- following the store ------------------------------------------------------------
-
-    def _start_watching(self) -> None:
-        """Watch the store in a thread of its own for as long as the picker is open (not a
-        worker: it never ends, and a worker's group would never be complete)."""
-
-        def mode_changed(mode: str) -> None:
-            self.post_message(WatchMode(mode))
-
-        watcher = StoreWatcher(self.store.root, on_mode=mode_changed)
-
-        def emit(session_ids: set[str]) -> None:
-            self.post_message(StoreChanges(frozenset(session_ids)))
-
-        threading.Thread(
-            target=watcher.run,
-            args=(emit, self._watch_stop),
-            name="zero-tui store watcher",
-            daemon=True,
-        ).start()
+            self.on_scan_stage(ScanStage(scan, remembered))
 
     def on_watch_mode(self, message: WatchMode) -> None:
         self.state = replace(self.state, watch_mode=message.mode)
@@ -259,102 +167,43 @@ class PickerScreen(CommandScreen):
         if not message.session_ids:
             self.start_scan()  # the store itself came or went: read all of it
             return
-        self._changed |= message.session_ids
-        self._follow_store()
+        self.feed.follow(message.session_ids)
 
     @on(PreviewPane.Differs)
     def _preview_differs(self, message: PreviewPane.Differs) -> None:
         """The preview read a session otherwise than its row shows it: read it again."""
-        self._changed.add(message.session_id)
-        self._follow_store()
-
-    def _refresh_running(self) -> None:
-        if self.state.running:
-            self._follow_store(running=True)
-
-    def _follow_store(self, *, running: bool = False) -> None:
-        """Read the changed sessions again (`running`: also when none changed, to see
-        which run now), one step at a time, once the scan is done."""
-        loader = self._loader
-        if self._following or not self.state.live or loader is None:
-            return
-        if not self._changed and not running:
-            return
-        changed = frozenset(self._changed)
-        self._changed.clear()
-        self._following = True
-        self._follow(self.state.scan, partial(loader.changes, changed))
-
-    @work(thread=True, group="follow", exit_on_error=False)
-    def _follow(self, scan: int, step: LoadStep) -> None:
-        """Run one `changes` step of the loader, posting its stages."""
-        worker = get_current_worker()
-
-        def post(stage: LoadStage) -> None:
-            if not worker.is_cancelled:
-                self.post_message(ScanStage(scan, stage))
-
-        step(post, lambda: worker.is_cancelled)
-
-    def _store_changed(self, changed: StoreChanged) -> None:
-        self.state = self.state.with_changes(changed)
-        self.body.forget_preview([change.session_id for change in changed.changes])
-        self.body.show_scope(keep_cursor=True)
-
-    def _running_found(self, found: RunningFound) -> None:
-        self.state = replace(self.state, running=found.running)
-        if found.running:
-            self._running_timer.resume()
-        else:
-            self._running_timer.pause()
-
-    def _changes_done(self, done: ChangesDone) -> None:
-        self._following = False
-        if done.indexed and self.state.content_mode and self.state.query:
-            self.body.rank_again()  # what was said in them is searchable now
-        self._follow_store()
+        self.feed.follow([message.session_id])
 
     # --- the loader's stages ---------------------------------------------------------------
 
     def on_scan_stage(self, message: ScanStage) -> None:
+        """Fold a stage of the current scan into the state, show what it moved, then let
+        the feed take the next step."""
         if message.scan != self.state.scan:
             return  # a stage of an older scan
         stage = message.stage
+        state = self.state.with_stage(stage)
+        if state is not self.state:
+            self.state = state
+        self._show_stage(stage)
+        self.feed.stage_folded(stage)
+
+    def _show_stage(self, stage: LoadStage) -> None:
+        """What the body shows of `stage` (the state's watcher draws the rest)."""
         match stage:
-            case RememberedRows(scope=ScopeLoaded() as remembered):
-                self._rows_loaded(remembered)
-                # After these rows are painted: the catalog's work would compete with the paint.
-                self.call_after_refresh(self._load_store, message.scan, shown=True)
-            case RememberedRows():
-                self._load_store(message.scan, shown=False)
-            case ScopeLoaded():
-                self._rows_loaded(stage)
-            case ScanProgress(done=done, total=total):
-                scanned = (done, total) if done < total else None
-                self.state = replace(self.state, scan_progress=scanned)
-            case UnreadableFound(sessions=sessions):
-                self.state = replace(self.state, unreadable=sessions)
-            case EnclosingFolders(folders=folders):
-                self.state = replace(self.state, enclosing=folders)
-            case ScanFailed(error=error):
-                self.state = replace(self.state, scan_error=error, store_total=0)
+            case RememberedRows(scope=ScopeLoaded() as loaded) | (ScopeLoaded() as loaded):
+                self._rows_loaded(loaded)
+            case ScanFailed():
                 self.body.show_scope(keep_cursor=False)
-            case ScanDone(sessions=sessions):
-                self.state = replace(self.state, live=True, sessions=sessions)
-                self._follow_store(running=True)  # and what changed while it read
-            case StoreChanged():
-                self._store_changed(stage)
-            case RunningFound():
-                self._running_found(stage)
-            case UsageFound(usage=usage):
-                self.state = self.state.with_usage(usage)
-            case ChangesDone():
-                self._changes_done(stage)
-            case _:
-                assert_never(stage)
+            case StoreChanged(changes=changes):
+                self.body.forget_preview([change.session_id for change in changes])
+                self.body.show_scope(keep_cursor=True)
+            case ChangesDone(indexed=indexed):
+                if indexed and self.state.content_mode and self.state.query:
+                    self.body.rank_again()  # what was said in them is searchable now
 
     def _rows_loaded(self, loaded: ScopeLoaded) -> None:
-        state = self.state = self.state.with_rows(loaded)
+        state = self.state
         if loaded.key == state.scope_key and (loaded.rows or loaded.complete):
             self.body.show_scope(keep_cursor=True)
         rescan = self._rescan
@@ -380,21 +229,6 @@ class PickerScreen(CommandScreen):
         self.state = replace(self.state, query=text.lower(), content_text=text)
         self.body.show_query()
 
-    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
-    def _build_index(self) -> None:
-        """Bring the text index up to date (the picker keeps working meanwhile; queries say
-        their results may be incomplete until it is done)."""
-        worker = get_current_worker()
-
-        def progress(done: int, total: int) -> None:
-            self.post_message(IndexProgress(done, total))
-
-        sessions = build_index(
-            self.store, self._cache_dir, progress=progress, cancelled=lambda: worker.is_cancelled
-        )
-        if not worker.is_cancelled:
-            self.post_message(IndexProgress(sessions, sessions, finished=True))
-
     def on_index_progress(self, message: IndexProgress) -> None:
         if not message.finished:
             self.state = replace(self.state, index_progress=(message.done, message.total))
@@ -403,71 +237,8 @@ class PickerScreen(CommandScreen):
         if self.state.content_mode and self.state.query:
             self.body.rank_again()  # the complete results
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.group == "scan":
-            failed = ScanFailed(str(event.worker.error))
-            self.post_message(ScanStage(self.state.scan, failed))
-        elif event.state == WorkerState.ERROR and event.worker.group == "follow":
-            self._following = False
-            self.notify(
-                f"could not follow the store: {event.worker.error} (ctrl+r scans again)",
-                title="Sessions",
-                severity="warning",
-                markup=False,
-            )
-
-    # --- commands (`/` as the first character of the query) ------------------------------
-
-    @property
-    def command_mode(self) -> bool:
-        return self.composer.command_mode
-
-    @on(EditorRun)
-    def _composer_run(self, event: EditorRun) -> None:
-        """Enter: run the command typed, else open the highlighted session."""
-        event.stop()
-        if self.command_mode:
-            self._run_line()
-        else:
-            self.action_open()
-
-    @on(EditorMove)
-    def _composer_move(self, event: EditorMove) -> None:
-        self.session_list.move(event.delta, wrap=True)
-
-    def _run_line(self) -> None:
-        if self.run_text(self.composer.value):
-            self.composer.clear_line()
-
-    # /export and /rename (CommandScreen) act on the highlighted session
-
-    def command_session(self) -> str:
-        row = self.session_list.highlighted_row
-        if row is None:
-            raise CommandError("no session is highlighted")
-        return row.session_id
-
-    def current_title(self, session_id: str) -> str:
-        row = self.session_list.highlighted_row
-        if row is None or row.session_id != session_id or row.title == "untitled":
-            return ""
-        return row.title
-
-    def command_time(self) -> datetime:
-        return local_now(self._clock)[0]
-
     def session_renamed(self, meta: Metadata) -> None:
-        self._changed.add(meta.session_id)  # the new title, in its place (updatedAt is kept)
-        self._follow_store()
-
-    def command_resume(self, args: str) -> None:
-        if not args:
-            raise CommandError("this is the session picker: pick a session and press Enter")
-        self.post_message(ResumeRequest(args))
-
-    def system_commands(self) -> Iterable[SystemCommand]:
-        """The picker's actions for the command palette."""
-        yield from self.registry_commands()
+        self.feed.follow([meta.session_id])  # the new title, in its place (updatedAt is kept)
 
     def action_help(self, action: ScreenAction) -> str:
         if action.action == "rescan":
@@ -481,38 +252,7 @@ class PickerScreen(CommandScreen):
         highlighted = not self.is_mounted or self.session_list.highlighted_row is not None
         return self.state.offers(action, parameters, row_highlighted=highlighted)
 
-    # --- keys ----------------------------------------------------------------------------
-
-    def action_move(self, delta: int) -> None:
-        if self.composer.completing:
-            self.composer.action_popup_move(delta)
-            return
-        self.session_list.move(delta, wrap=True)
-
-    def action_page(self, pages: int) -> None:
-        self.session_list.page(pages)
-
-    def action_first(self) -> None:
-        self.session_list.first()
-
-    def action_last(self) -> None:
-        self.session_list.last()
-
-    def action_open(self) -> None:
-        if self.command_mode:
-            if self.composer.completing:
-                self.composer.accept_completion(explicit=False)
-            self._run_line()
-            return
-        self.body.open_highlighted()
-
-    def action_escape(self) -> None:
-        """Esc: leave command mode or clear the query; with nothing to clear, say how to
-        quit (Esc is pressed by reflex: it never quits)."""
-        if self.command_mode or self.composer.text_value:
-            self.composer.clear_line()
-            return
-        self.notify("ctrl+q quits zero-tui", title="Quit", markup=False)
+    # --- keys that change the state -------------------------------------------------------
 
     def action_scope(self, scope: str) -> None:
         """Tab: this workspace or all of them."""
@@ -529,7 +269,7 @@ class PickerScreen(CommandScreen):
         content = mode == "content"
         self.state = replace(self.state, content_mode=content, content_status="")
         if content:
-            self._build_index()
+            self.feed.build_index()
         self.body.start_over(forget_hits=True)
 
     def action_rescan(self) -> None:
@@ -559,8 +299,7 @@ class PickerScreen(CommandScreen):
         if message.outcome.ok:
             self.state = self.state.without_session(message.session_id)
             self.body.remove_session(message.session_id)
-            self._changed.add(message.session_id)
-            self._follow_store()
+            self.feed.follow([message.session_id])
 
     def action_go_up(self) -> None:
         """alt+up: list the sessions of the nearest enclosing folder that has some."""

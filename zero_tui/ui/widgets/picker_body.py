@@ -28,6 +28,7 @@ from zero_tui.picker.preview_data import PreviewData
 from zero_tui.picker.ranking import Ranking
 from zero_tui.picker.scopes import RowRanker, ScopeKey
 from zero_tui.picker.session_rows import PickerRow
+from zero_tui.picker.shown_rows import HighlightLookup, SnippetLine
 from zero_tui.picker.state import PickerState
 from zero_tui.search.query import SearchHit, highlight_term
 from zero_tui.store import Metadata, SessionStore
@@ -35,7 +36,7 @@ from zero_tui.text.sanitize import sanitize_line
 from zero_tui.transcript.usage import Tokens
 from zero_tui.ui.messages import ContentResults, OpenSession, PreviewLoaded, RankingDone
 from zero_tui.ui.widgets.preview import SessionPreview
-from zero_tui.ui.widgets.session_list import HighlightLookup, SessionList, SnippetLine
+from zero_tui.ui.widgets.session_list import SessionList
 
 CONTENT_DEBOUNCE = 0.15  # seconds of typing pause before a content search starts
 
@@ -207,7 +208,7 @@ class PickerBody(Horizontal):
         rows = scope.rows if scope is not None else ()
         session_list = self.session_list
         if not keep_cursor:
-            session_list.user_moved = False
+            session_list.shown.user_moved = False
         if state.query:
             if self._ranked_for is None or self._ranked_for[0] != state.scope_key:
                 self._set_rows(rows, [])
@@ -226,7 +227,7 @@ class PickerBody(Horizontal):
         """The query changed: rank the scope for it; none: back to recency order. Either
         way the highlight starts on the first row."""
         state = self.state
-        self.session_list.user_moved = False
+        self.session_list.shown.user_moved = False
         if state.query:
             self._start_ranking()
             return
@@ -268,7 +269,7 @@ class PickerBody(Horizontal):
     def remove_session(self, session_id: str) -> None:
         """The user deleted `session_id`: show the scope without it, the highlight on the
         row that takes its line."""
-        self.session_list.removing(session_id)
+        self.session_list.shown.removing(session_id)
         self.show_scope(keep_cursor=True)
 
     def show_running(self, running: Mapping[str, Running]) -> None:
@@ -301,7 +302,7 @@ class PickerBody(Horizontal):
             or self._ranked_rows is not scope.rows
         ):
             return False
-        return scope.complete or self.session_list.user_moved
+        return scope.complete or self.session_list.shown.user_moved
 
     def _open_if_pending(self) -> None:
         """Enter was pressed before the list settled: open now if it has, for the scope
