@@ -108,9 +108,11 @@ class SessionCatalog:
         """See `MetadataCache.cached_sessions`: no store IO, for a first paint only."""
         return self.metadata.cached_sessions()
 
-    def refresh(self, progress: Progress | None = None) -> list[Metadata]:
+    def refresh(
+        self, progress: Progress | None = None, *, with_verdicts: bool = False
+    ) -> list[Metadata]:
         """See `MetadataCache.refresh`: every valid session now in the store."""
-        return self.metadata.refresh(progress)
+        return self.metadata.refresh(progress, with_verdicts=with_verdicts)
 
     def revalidate(self) -> None:
         """See `MetadataCache.revalidate`: the directories only, for a text search."""
