@@ -44,10 +44,14 @@ class SessionCatalog:
         self.database = CatalogDatabase(store.root, cache_dir)
         log_stats = LogStats(os.path.join(os.fspath(store.root), ""), EVENTS_FILE)
         self.content = ContentIndex(store, self.database, log_stats)
-        self.metadata = MetadataCache(
-            store, self.database, log_stats, metadata_changed=self.content.metadata_changed
-        )
         self.verdicts = ContentVerdicts(store, self.database, log_stats)
+        self.metadata = MetadataCache(
+            store,
+            self.database,
+            log_stats,
+            metadata_changed=self.content.metadata_changed,
+            verdict_found=self.verdicts.found_with_metadata,
+        )
 
     # --- the database --------------------------------------------------------------------
 

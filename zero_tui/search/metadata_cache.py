@@ -282,7 +282,8 @@ class _Looked:
 class MetadataCache:
     """The sessions' metadata as the database remembers it, each entry revalidated against
     its file before it is trusted. `metadata_changed(session_id)` is told of every session
-    whose metadata.json was (re)read: Zero rewrites it after every append and rewind."""
+    whose metadata.json was (re)read: Zero rewrites it after every append and rewind;
+    `verdict_found(session_id, verdict)` of every verdict on a log read with its metadata."""
 
     def __init__(
         self,
@@ -290,11 +291,13 @@ class MetadataCache:
         database: CatalogDatabase,
         log_stats: LogStats,
         metadata_changed: Callable[[str], None],
+        verdict_found: Callable[[str, bool], None] = lambda session_id, verdict: None,
     ) -> None:
         self.store = store
         self._database = database
         self._log_stats = log_stats
         self._metadata_changed = metadata_changed
+        self._verdict_found = verdict_found
         self._prefix = os.path.join(os.fspath(store.root), "")  # + session id: its directory
         self.unreadable: list[UnreadableSession] = []
         # this instance's view of the rows as of the last `refresh`; after `revalidate`,
@@ -670,6 +673,8 @@ class MetadataCache:
             return meta, None, False
         # remember it (again): new, changed, or checked anew while racy
         self._metadata_changed(name)
+        if verdict is not None:
+            self._verdict_found(name, bool(verdict[0]))
         return meta, (meta, file_identity.stat_key(info), digest, checked_ns, verdict), True
 
     def _cannot_read(self, name: str, looked: _Looked) -> tuple[None, None, bool]:
