@@ -61,10 +61,15 @@ def test_few_items_are_done_here() -> None:
     assert {pid for _, pid in results} == {os.getpid()}
 
 
-@linux_only
+@pytest.mark.parametrize("halves", [True, False])
 def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
-    tmp_path: Path, shared_always: None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, halves: bool
 ) -> None:
+    if halves:
+        if not sys.platform.startswith("linux"):
+            pytest.skip("the child is forked on Linux only")
+        monkeypatch.setattr(forked, "MIN_SHARED", 2)
+        monkeypatch.setattr(forked, "_forking_pays", lambda: True)
     store = SessionStore(tmp_path / "sessions")
     for number in range(40):
         session_id = f"s{number:02d}"
@@ -75,11 +80,16 @@ def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
         store.append_events(session_id, events)
     (store.root / "s07" / "metadata.json").write_text("{ not json")
     with SessionCatalog(store, tmp_path / "cache") as catalog:
-        sessions = catalog.refresh()
+        sessions = catalog.refresh(with_verdicts=True)
         assert sessions == store.list()
         assert [item.session_id for item in catalog.unreadable] == ["s07"]
         ids = [meta.session_id for meta in sessions]
         expected = {sid: has_resumable_content(store, sid) for sid in ids}
+        with catalog.lock:  # found with the metadata, written with them
+            remembered = catalog.connection.execute(
+                "SELECT session_id, verdict FROM sessions WHERE verdict IS NOT NULL"
+            ).fetchall()
+        assert {sid: bool(verdict) for sid, verdict in remembered} == expected
         assert catalog.find_verdicts(ids) == expected
         assert {sid: catalog.has_content(sid) for sid in ids} == expected
         listing = filter_resumable(

@@ -291,7 +291,7 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
     workspace = _workspace(args)
     with SessionCatalog(store) as catalog:  # closing it writes the verdicts found
-        sessions = catalog.refresh()
+        sessions = catalog.refresh(with_verdicts=not args.include_empty)
         verdicts: dict[str, bool] = {}
         if not args.include_empty:  # every verdict at once (a cold catalog finds them all)
             verdicts = catalog.find_verdicts(
