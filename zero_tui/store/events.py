@@ -246,6 +246,16 @@ def iter_pieces(data: bytes) -> Iterator[LogLine]:
 
 def parse_log(data: bytes, session_id: str) -> list[Event]:
     """Zero's ReadEvents over a whole log's bytes: only a torn last line is forgiven."""
+    return _parse_log(data, session_id, None)
+
+
+def parse_log_of_types(data: bytes, session_id: str, types: Container[str]) -> list[Event]:
+    """`parse_log`'s events of the `types` only, and its errors: every other line is still
+    read with Go's rules, but no event is built for it."""
+    return _parse_log(data, session_id, types)
+
+
+def _parse_log(data: bytes, session_id: str, types: Container[str] | None) -> list[Event]:
     torn_tail_possible = bool(data) and not data.endswith(b"\n")
     events: list[Event] = []
     pending_error: StoreError | None = None
@@ -253,7 +263,12 @@ def parse_log(data: bytes, session_id: str) -> list[Event]:
         if pending_error is not None:
             raise pending_error
         try:
-            events.append(decode_line(piece.content, session_id, piece.number))
+            if types is None:
+                events.append(decode_line(piece.content, session_id, piece.number))
+            else:
+                event = decode_line_of_types(piece.content, session_id, piece.number, types)
+                if event is not None:
+                    events.append(event)
         except StoreError as error:
             if not torn_tail_possible:
                 raise

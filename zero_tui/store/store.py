@@ -10,7 +10,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,7 +26,7 @@ except ImportError:  # Windows: filelock's LockFileEx-based lock instead
 from zero_tui.atomic import AtomicWriteError, go_error_text, write_all, write_atomic
 from zero_tui.store import gojson
 from zero_tui.store.errors import SessionBusyError, StoreError
-from zero_tui.store.events import decode_line, parse_log, rehydrate
+from zero_tui.store.events import decode_line, parse_log, parse_log_of_types, rehydrate
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import clean_path, trim_space, trim_space_bytes
 from zero_tui.store.models import Event, Goal, Metadata
@@ -355,6 +355,11 @@ class SessionStore:
     def read_events(self, session_id: str) -> builtins.list[Event]:
         """Zero's ReadEvents: every event; a torn last line is dropped, any other bad line fails."""
         return parse_log(self.read_log_bytes(session_id), session_id)
+
+    def read_events_of_types(self, session_id: str, types: Container[str]) -> builtins.list[Event]:
+        """`read_events`' events of the `types` only, with its errors (the other lines are
+        read all the same, but no event is built for them)."""
+        return parse_log_of_types(self.read_log_bytes(session_id), session_id, types)
 
     def read_rehydrated_events(self, session_id: str) -> builtins.list[Event]:
         """The compaction-aware view (store-format §10.4); StoreError if the latest is broken."""

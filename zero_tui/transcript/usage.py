@@ -99,9 +99,7 @@ def session_usage(store: SessionStore, session_id: str) -> list[UsageEvent]:
     """The usage events of one session's raw log (StoreError: unreadable, or a payload
     Zero's report would fail on)."""
     found: list[UsageEvent] = []
-    for event in store.read_events(session_id):
-        if event.type != USAGE_EVENT:
-            continue
+    for event in store.read_events_of_types(session_id, (USAGE_EVENT,)):
         payload = decode_payload(event)
         assert isinstance(payload, UsagePayload)
         if payload.error:
