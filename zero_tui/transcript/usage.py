@@ -55,6 +55,18 @@ class Tokens:
         self.cache_write += other.cache_write
         self.reasoning += other.reasoning
 
+    def figures(self) -> tuple[int, int, int, int, int, int, int]:
+        """The figures in field order: `Tokens(*tokens.figures())` is a copy."""
+        return (
+            self.requests,
+            self.input,
+            self.output,
+            self.total,
+            self.cached,
+            self.cache_write,
+            self.reasoning,
+        )
+
     def to_json(self) -> dict[str, int]:
         return {
             "requests": self.requests,
