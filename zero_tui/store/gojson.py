@@ -545,6 +545,20 @@ def check_decodes(data: bytes, *, depth: int = 0) -> None:
         _whole_exact(text, False, depth)
 
 
+def all_decode(values: Sequence[bytes]) -> bool:
+    """True when the C decoder takes every one of these JSON texts (each a value as a
+    payload holds it, in no outer value but its line), tried at once as one array; Go's
+    decoder takes all such values too. False: some may still decode with Go's rules (a
+    number past Python's digit limit, nesting past the recursion limit), or not."""
+    text = decode_utf8(b"[" + b",".join(values) + b"]")
+    try:
+        value, end = _plain_scan(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return False
+    # a value with a top-level comma in it (`1,2`) would count as two
+    return end == len(text) and len(value) == len(values)
+
+
 def raw_decode(text: str, index: int, *, depth: int = 0) -> tuple[Any, int]:
     """Decode one value starting at text[index]; returns (value, end index)."""
     return _decode(text, index, False, depth)
