@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from zero_tui.store import gojson
@@ -256,14 +257,14 @@ def parse_log_of_types(data: bytes, session_id: str, types: Container[str]) -> l
     return _parse_log(data, session_id, types) if found is None else found
 
 
-# Every line of a log as Go writes it (`_CANONICAL_LINE`, one per line), found in one call.
+# Every line of a log as Go writes it (`_CANONICAL_LINE`, one per line), found in one call;
+# a sequence of at most 18 digits, which any int64 holds.
 _CANONICAL_LOG_LINE = re.compile(
     rb'^\{"id":"([^"\\\x00-\x1f]*)","sessionId":"([^"\\\x00-\x1f]*)",'
-    rb'"sequence":(-?(?:0|[1-9][0-9]{0,18})),"type":"([^"\\\x00-\x1f]*)",'
+    rb'"sequence":(-?(?:0|[1-9][0-9]{0,17})),"type":"([^"\\\x00-\x1f]*)",'
     rb'"createdAt":"([^"\\\x00-\x1f]*)"(?:,"payload":([^ \t\n\r][^\n]*)(?<![ \t\r]))?\}$',
     re.MULTILINE,
 )
-_SAFE_SEQUENCE_DIGITS = 18  # any such number fits in an int64
 
 
 def _canonical_log_of_types(data: bytes, types: Container[str]) -> list[Event] | None:
@@ -277,29 +278,27 @@ def _canonical_log_of_types(data: bytes, types: Container[str]) -> list[Event] |
     rows = _CANONICAL_LOG_LINE.findall(data)
     if len(rows) != data.count(b"\n"):
         return None  # a blank, spaced, torn or otherwise written line
-    payloads = [row[5] for row in rows if row[5]]
-    if any(len(row[2].lstrip(b"-")) > _SAFE_SEQUENCE_DIGITS for row in rows):
-        return None
+    payloads = list(filter(None, map(_PAYLOAD, rows)))
     if payloads and not gojson.all_decode(payloads):
         return None
-    names: dict[bytes, str] = {}
-    events: list[Event] = []
-    for event_id, session_id, sequence, event_type, created_at, payload in rows:
-        name = names.get(event_type)
-        if name is None:
-            name = names[event_type] = decode_utf8(event_type)
-        if name in types:
-            events.append(
-                Event(
-                    decode_utf8(event_id),
-                    decode_utf8(session_id),
-                    int(sequence),
-                    name,
-                    decode_utf8(created_at),
-                    payload or None,
-                )
-            )
-    return events
+    names = {raw: decode_utf8(raw) for raw in set(map(_TYPE, rows))}
+    wanted = {raw for raw, name in names.items() if name in types}
+    return [
+        Event(
+            decode_utf8(event_id),
+            decode_utf8(session_id),
+            int(sequence),
+            names[event_type],
+            decode_utf8(created_at),
+            payload or None,
+        )
+        for event_id, session_id, sequence, event_type, created_at, payload in rows
+        if event_type in wanted
+    ]
+
+
+_TYPE = itemgetter(3)
+_PAYLOAD = itemgetter(5)
 
 
 def _parse_log(data: bytes, session_id: str, types: Container[str] | None) -> list[Event]:
