@@ -437,11 +437,18 @@ def _decode(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
 
 
 def _whole(text: str, pairs: bool, depth: int, *, raw_surrogates: bool = True) -> Any:
-    """`_whole_exact`, through the fast path when the value fills the text."""
-    decoded = _decode_fast(text, 0, pairs, raw_surrogates)
-    if decoded is not None and decoded[1] == len(text):
-        return decoded[0]
+    """`_whole_exact`, through the fast path when the value fills the text but for
+    whitespace around it (a metadata file ends with a newline)."""
+    start = 0 if text[:1] not in _JSON_SPACE else _SPACE.match(text).end()  # type: ignore[union-attr]
+    decoded = _decode_fast(text, start, pairs, raw_surrogates)
+    if decoded is not None:
+        end = decoded[1]
+        if end == len(text) or _SPACE.match(text, end).end() == len(text):  # type: ignore[union-attr]
+            return decoded[0]
     return _whole_exact(text, pairs, depth)
+
+
+_JSON_SPACE = frozenset(" \t\n\r")
 
 
 # One token of JSON, after optional whitespace: a string exactly as the grammar allows it, a
