@@ -23,10 +23,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zero_tui.search import file_identity
-from zero_tui.search.content import EventText, line_text
 from zero_tui.search.database import (
     BUSY_TIMEOUT_MS,
     EVENT_BITS,
@@ -41,6 +40,9 @@ from zero_tui.search.file_identity import LogStats, regular_stat
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.events import compaction_plan, decode_line
 from zero_tui.store.gotext import trim_space_bytes
+
+if TYPE_CHECKING:  # the text of events is read only when a log changed
+    from zero_tui.search.content import EventText
 
 TAIL_CHECK_BYTES = 4096
 READ_CHUNK = 8 * 1024 * 1024
@@ -410,6 +412,8 @@ def _plan(fd: int, info: os.stat_result | None, state: LogState) -> tuple[int, b
 
 def _line_texts(data: bytes) -> list[tuple[bytes, EventText | None]]:
     """Each non-blank line of `data` (complete lines) with its searchable text."""
+    from zero_tui.search.content import line_text  # with every payload type: not at start
+
     found: list[tuple[bytes, EventText | None]] = []
     for piece in data.split(b"\n"):
         content = piece if piece[:1] == b"{" and piece[-1:] == b"}" else trim_space_bytes(piece)

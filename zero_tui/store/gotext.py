@@ -206,3 +206,16 @@ def format_go_sprint_float(value: float) -> str:
     if point < -4 or point >= 6:
         return _exponent_form(prefix, digit_text, point, negative_width=2)
     return format_go_float(value)
+
+
+def go_lower(text: str) -> str:
+    """Go's strings.ToLower, as Zero's search lowers both the text and the query: rune by
+    rune, so U+0130 is "i" and a capital sigma U+03C3 even at a word's end (Python's
+    str.lower gives "i" with a combining dot, and the final sigma U+03C2)."""
+    if text.isascii():
+        return text.lower()
+    if "\u0130" in text:
+        text = text.replace("\u0130", "i")
+    if "\u03a3" in text:
+        text = text.replace("\u03a3", "\u03c3")
+    return text.lower()
