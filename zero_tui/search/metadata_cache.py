@@ -32,7 +32,7 @@ from zero_tui.search.database import (
     delete_event_text,
     sql_lists,
 )
-from zero_tui.search.file_identity import LogStats, regular_stat
+from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.models import RESUMABLE_KINDS
@@ -255,6 +255,9 @@ def _read_many(prefix: str, store: SessionStore | None, names: Sequence[str]) ->
     return [_read_metadata(prefix, name, store=store) for name in names]
 
 
+_UNSET: Any = object()
+
+
 @dataclass(slots=True)
 class _Known:
     """What the database remembers of one session's metadata."""
@@ -264,6 +267,15 @@ class _Known:
     stat: str
     digest: bytes
     checked_ns: int
+    # the file's identity when a stat alone can say it is unchanged (`same_file`), found
+    # on the first look: None when it cannot
+    identity: tuple[int, ...] | None = dataclasses.field(default=_UNSET, compare=False)
+
+    def trusted(self) -> tuple[int, ...] | None:
+        identity = self.identity
+        if identity is _UNSET:
+            identity = self.identity = file_identity.trusted_identity(self.stat, self.checked_ns)
+        return identity
 
 
 # metadata, its file's stat key, digest, check time; the verdict on the log read with it
@@ -390,11 +402,21 @@ class MetadataCache:
         new = self._read_new(
             new_names, _scaled(progress, len(new_names), len(names)), with_verdicts
         )
+        prefix, metadata_file = self._prefix, f"/{METADATA_FILE}"
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0 and not new:
                 progress(done, len(names))
+            entry = by_directory.get(name)
+            stat_now = None
+            if entry is not None:  # most of them, unchanged: one stat, one comparison
+                stat_now = (time.time_ns(), regular_stat(prefix + name + metadata_file))
+                info = stat_now[1]
+                if info is not None and identity_of(info) == entry.trusted():
+                    sessions.append(entry.metadata)
+                    seen.add(name)  # as `_check_metadata` keeps it: its id is its directory
+                    continue
             meta, upsert, kept = self._check_metadata(
-                name, by_directory.get(name), looked, read=new.get(name)
+                name, entry, looked, stat_now, read=new.get(name)
             )
             if meta is not None:
                 sessions.append(meta)

@@ -46,7 +46,11 @@ EventInput = tuple[str, object]
 
 def valid_session_id(session_id: str) -> bool:
     """Zero's ValidSessionID: the trimmed id fully matches ^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$."""
-    return _SESSION_ID.fullmatch(trim_space(session_id)) is not None
+    # an id that matches as it is has nothing to trim (a listing asks it of every directory)
+    return (
+        _SESSION_ID.fullmatch(session_id) is not None
+        or _SESSION_ID.fullmatch(trim_space(session_id)) is not None
+    )
 
 
 def go_quote(text: str) -> str:
