@@ -280,3 +280,15 @@ def test_the_example_store_read_for_some_types_gives_the_whole_read_of_those_typ
             assert store.read_events_of_types(meta.session_id, types) == [
                 event for event in whole if event.type in types
             ]
+
+
+@given(
+    name=st.text(alphabet=st.sampled_from("aZ09_-. \t\u00a0\u2028é"), max_size=12)
+    | st.text(max_size=12)
+)
+def test_a_session_id_is_valid_as_zero_trims_and_matches_it(name: str) -> None:
+    from zero_tui.store import store as store_module
+    from zero_tui.store.gotext import trim_space
+
+    expected = store_module._SESSION_ID.fullmatch(trim_space(name)) is not None
+    assert store_module.valid_session_id(name) == expected
