@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -186,7 +186,7 @@ def test_a_background_check_in_a_child_updates_as_one_in_a_thread(
             return real_in_child(failing_child)
         return real_in_child(work)  # type: ignore[arg-type]
 
-    changes = [
+    changes: list[Callable[[], object]] = [
         lambda: None,
         lambda: store.append_events("b", [("message", {"role": "assistant", "content": "x"})]),
         lambda: store.events_path("c").unlink(),
@@ -201,5 +201,11 @@ def test_a_background_check_in_a_child_updates_as_one_in_a_thread(
             patched.setattr(forked, "in_child", in_child)
             answers["other"].append(_update_after_a_background_check(store, cache["other"]))
     assert answers["other"] == answers["thread"]
-    assert [answer[2] for answer in answers["thread"]] == [["a", "b", "c", "d"], ["b"], ["c"], ["d"], []]
+    assert [answer[2] for answer in answers["thread"]] == [
+        ["a", "b", "c", "d"],
+        ["b"],
+        ["c"],
+        ["d"],
+        [],
+    ]
     assert bool(forks) == (child != "thread")
