@@ -197,11 +197,12 @@ def test_the_walk_and_the_probe_would_see_a_ui_import(tmp_path: Path) -> None:
 
 def test_the_command_line_starts_without_the_payload_types() -> None:
     """Every `zero-tui` command imports the CLI; the payload types (two dozen dataclasses,
-    15 ms) are imported only by what decodes payloads (issue 19: a search's start)."""
+    15 ms), `decimal` and `secrets` are imported only by what needs them (issue 19: a
+    search's start)."""
     probe = (
         "import sys, zero_tui.cli\n"
         "print(sorted(m for m in sys.modules if m in {'zero_tui.store.payloads', "
-        "'zero_tui.store.payload_decoder', 'zero_tui.search.content'}))"
+        "'zero_tui.store.payload_decoder', 'zero_tui.search.content', 'decimal', 'secrets'}))"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     result = subprocess.run(
