@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from zero_tui.cli import main
-from zero_tui.store import Event, SessionStore, StoreError, gojson
+from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson, models
 from zero_tui.store.check import check_store
 from zero_tui.store.events import parse_log, parse_log_of_types
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
@@ -292,3 +292,67 @@ def test_a_session_id_is_valid_as_zero_trims_and_matches_it(name: str) -> None:
 
     expected = store_module._SESSION_ID.fullmatch(trim_space(name)) is not None
     assert store_module.valid_session_id(name) == expected
+
+
+_METADATA_KEYS = ["sessionId", "title", "eventCount", "depth", "goal", "cwd", "updatedAt"]
+
+
+@st.composite
+def metadata_objects(draw: st.DrawFn) -> bytes:
+    """Metadata objects as Go's decoder meets them: keys written exactly, in another case
+    (`TITLE`, with a long s for an s), unknown or repeated, with values of any JSON type."""
+    keys = draw(
+        st.lists(
+            st.sampled_from(_METADATA_KEYS).flatmap(
+                lambda key: st.sampled_from(
+                    [key, key.upper(), key.replace("s", "\u017f", 1), key + "X"]
+                )
+            ),
+            max_size=9,
+        )
+    )
+    values = [
+        draw(json_values | st.integers(-(2**64), 2**64) | _NUMBER_LITERALS.map(bytes.decode))
+        for _ in keys
+    ]
+    body = b",".join(
+        gojson.encode_string(key).encode("utf-8", "surrogateescape")
+        + b":"
+        + (
+            value.encode()
+            if isinstance(value, str) and value[:1].isdigit()
+            else gojson.marshal(value)
+        )
+        for key, value in zip(keys, values, strict=True)
+    )
+    return b"{" + body + b"}\n"
+
+
+def _decoded(decode: Any, data: bytes) -> object:
+    try:
+        return decode(data)
+    except gojson.GoJSONError as error:
+        return ("error", str(error))
+
+
+@given(data=metadata_objects() | metadata_bytes())
+def test_a_plain_metadata_file_decodes_as_go_s_unmarshal_decodes_it(data: bytes) -> None:
+    """`Metadata.from_json` maps a plain file's fields directly: the same metadata, or the
+    same error, as every key through Go's unmarshal rules."""
+
+    def through_unmarshal(raw: bytes) -> Metadata:
+        return Metadata.from_pairs(gojson.loads_pairs(raw))
+
+    assert _decoded(Metadata.from_json, data) == _decoded(through_unmarshal, data)
+
+
+def test_the_example_store_s_metadata_decodes_as_go_s_unmarshal_decodes_it(
+    tmp_path: Path,
+) -> None:
+    root = copy_example_store(tmp_path)
+    files = sorted(root.glob("*/metadata.json"))
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        assert models._plain_fields(gojson.loads_pairs(data)) is not None  # the fast one
+        assert Metadata.from_json(data) == Metadata.from_pairs(gojson.loads_pairs(data))
