@@ -40,8 +40,10 @@ from zero_tui.store.resumable import has_resumable_content
 from zero_tui.store.store import (
     EVENTS_FILE,
     METADATA_FILE,
+    NotRegularFileError,
     UnreadableSession,
     read_regular,
+    read_regular_stat,
     sort_sessions,
 )
 from zero_tui.store.workspace import workspace_matches
@@ -212,17 +214,23 @@ def _read_metadata(
     """Read a new session's metadata.json, and with a `store`, the verdict on its log
     (whether it has resumable content) for a session a listing would ask it of."""
     path = f"{prefix}{name}/{METADATA_FILE}"
-    if stat_now is None:
+    info: os.stat_result | None
+    if stat_now is None:  # the stat of the file read, from the same open
         checked_ns = time.time_ns()
-        info = regular_stat(path)
+        try:
+            info, data = read_regular_stat(path)
+        except NotRegularFileError:
+            return checked_ns, None, None, None, None
+        except OSError:  # gone, or there but unreadable: what a stat says of it
+            return checked_ns, regular_stat(path), None, None, None
     else:
         checked_ns, info = stat_now
-    if info is None:
-        return checked_ns, None, None, None, None
-    try:
-        data = read_regular(path)
-    except OSError:
-        return checked_ns, info, None, None, None
+        if info is None:
+            return checked_ns, None, None, None, None
+        try:
+            data = read_regular(path)
+        except OSError:
+            return checked_ns, info, None, None, None
     try:
         meta = Metadata.from_json(data)
     except (GoJSONError, StoreError, ValueError, RecursionError):

@@ -170,6 +170,26 @@ def read_regular(path: str | os.PathLike[str]) -> bytes:
         return handle.read()
 
 
+def read_regular_stat(path: str) -> tuple[os.stat_result, bytes]:
+    """The stat and the whole content of a regular file, from one open (as `read_regular`:
+    NotRegularFileError for anything else), in as few system calls as can be: a cold
+    listing reads 10,000 metadata files."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(path, info.st_mode)
+        chunks = [os.read(fd, info.st_size + 1)]  # one more byte: a file that grew shows it
+        while chunks[-1]:
+            chunks.append(os.read(fd, _READ_MORE))
+    finally:
+        os.close(fd)
+    return info, b"".join(chunks)
+
+
+_READ_MORE = 64 * 1024
+
+
 def os_reason(error: OSError) -> str:
     """An OSError as one line, as Go words it: "no space left on device"."""
     if isinstance(error, NotRegularFileError):
