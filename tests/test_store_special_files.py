@@ -163,3 +163,25 @@ def test_a_file_read_in_one_open_is_what_a_stat_and_a_read_find(tmp_path: Path) 
     for path in (regular, empty, fifo, directory, link, dangling, tmp_path / "missing"):
         found = finishes(partial(_read_in_one_open, str(path)))
         assert found == _read_the_old_way(str(path)), path
+
+
+def test_a_file_that_grows_while_it_is_read_is_read_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "growing"
+    path.write_bytes(b"x" * 10)
+    real_read = os.read
+    reads: list[int] = []
+
+    def growing_read(fd: int, size: int) -> bytes:
+        if not reads:
+            with path.open("ab") as file:
+                file.write(b"y" * 100_000)  # after the fstat, before the first read
+        reads.append(size)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(os, "read", growing_read)
+    info, data = read_regular_stat(str(path))
+    assert info.st_size == 10
+    assert data == b"x" * 10 + b"y" * 100_000
+    assert read_regular(path) == data

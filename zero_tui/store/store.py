@@ -166,11 +166,10 @@ def open_regular(
 
 def read_regular(path: str | os.PathLike[str]) -> bytes:
     """The whole content of a regular file (NotRegularFileError for anything else)."""
-    with os.fdopen(open_regular(path), "rb") as handle:
-        return handle.read()
+    return read_regular_stat(path)[1]
 
 
-def read_regular_stat(path: str) -> tuple[os.stat_result, bytes]:
+def read_regular_stat(path: str | os.PathLike[str]) -> tuple[os.stat_result, bytes]:
     """The stat and the whole content of a regular file, from one open (as `read_regular`:
     NotRegularFileError for anything else), in as few system calls as can be: a cold
     listing reads 10,000 metadata files."""
@@ -178,13 +177,17 @@ def read_regular_stat(path: str) -> tuple[os.stat_result, bytes]:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFileError(path, info.st_mode)
-        chunks = [os.read(fd, info.st_size + 1)]  # one more byte: a file that grew shows it
-        while chunks[-1]:
-            chunks.append(os.read(fd, _READ_MORE))
+            raise NotRegularFileError(os.fspath(path), info.st_mode)
+        data = os.read(fd, info.st_size + 1)  # one more byte: a file that grew shows it
+        more = os.read(fd, _READ_MORE) if data else b""
+        if more:  # it grew (or a read was cut short): on to the end
+            chunks = [data, more]
+            while chunks[-1]:
+                chunks.append(os.read(fd, _READ_MORE))
+            data = b"".join(chunks)
     finally:
         os.close(fd)
-    return info, b"".join(chunks)
+    return info, data
 
 
 _READ_MORE = 64 * 1024
