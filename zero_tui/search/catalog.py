@@ -146,8 +146,8 @@ class SessionCatalog:
 
     def check_logs_in_background(self) -> None:
         """See `ContentIndex.check_in_background`: every log compared with the index in a
-        thread (a stat waits on the filesystem, a query on sqlite: neither holds Python's
-        lock for long), for the next `update_content`; the caller asks the index meanwhile."""
+        forked child where that pays, else in a thread, for the next `update_content`; the
+        caller asks the index meanwhile."""
         self.content.check_in_background()
 
     def compactions(self, keys: Iterable[int]) -> dict[int, str]:
