@@ -674,8 +674,16 @@ def test_a_value_sqlite_cannot_hold_skips_only_its_session(
     catalog = SessionCatalog(store, tmp_path / "cache")
     good = Metadata(session_id="good", title="fine", updated_at="2026-07-04T10:00:00Z")
     bad = Metadata(session_id="bad", title="lone \udc80", updated_at="2026-07-04T10:00:00Z")
-    upserts = [(meta, "1:2:3:4", b"digest", 5) for meta in (bad, good)]
+    upserts = [
+        (bad, "1:2:3:4", b"digest", 5, (1, "1:2:3:4", 5)),
+        (good, "1:2:3:4", b"digest", 5, (1, "5:6:7:8", 9)),  # with its log's verdict
+    ]
     keys = catalog.metadata._store_metadata(upserts, [])
     assert keys is not None
     assert sorted(keys) == ["good"]
     assert catalog.session_keys() == keys
+    with catalog.lock:
+        remembered = catalog.connection.execute(
+            "SELECT verdict, verdict_stat, verdict_checked_ns FROM sessions"
+        ).fetchall()
+    assert remembered == [(1, "5:6:7:8", 9)]

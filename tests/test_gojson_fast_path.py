@@ -396,3 +396,18 @@ def test_generated_event_lines_read_the_same_on_both_paths(
     )
     assert_line_same_as_general(line)
     assert_type_filter_same_as_decoding(line)
+
+
+def test_a_value_with_whitespace_around_it_takes_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A metadata file ends with a newline: decoding it once is enough."""
+    texts = ['{"sessionId":"s"}\n', ' \t[1, "x"]\r\n ', "\n\n{}", "null "]
+    expected = {text: outcome(gojson._whole_exact, text, True, 0) for text in texts}
+
+    def refused(*args: object) -> None:
+        raise AssertionError("the exact path was taken")
+
+    monkeypatch.setattr(gojson, "_whole_exact", refused)
+    for text in texts:
+        assert outcome(gojson.loads_pairs, text.encode()) == expected[text]

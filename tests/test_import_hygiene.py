@@ -193,3 +193,19 @@ def test_the_walk_and_the_probe_would_see_a_ui_import(tmp_path: Path) -> None:
     }
     assert [name for name, report in found.items() if report["error"]] == ["fakepkg.broken"]
     assert "a bug, not a UI import" in (found["fakepkg.broken"]["error"] or "")
+
+
+def test_the_command_line_starts_without_the_payload_types() -> None:
+    """Every `zero-tui` command imports the CLI; the payload types (two dozen dataclasses,
+    15 ms), `decimal` and `secrets` are imported only by what needs them (issue 19: a
+    search's start)."""
+    probe = (
+        "import sys, zero_tui.cli\n"
+        "print(sorted(m for m in sys.modules if m in {'zero_tui.store.payloads', "
+        "'zero_tui.store.payload_decoder', 'zero_tui.search.content', 'decimal', 'secrets'}))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+    )
+    assert result.stdout.strip() == "[]"

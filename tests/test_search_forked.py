@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -61,10 +61,15 @@ def test_few_items_are_done_here() -> None:
     assert {pid for _, pid in results} == {os.getpid()}
 
 
-@linux_only
+@pytest.mark.parametrize("halves", [True, False])
 def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
-    tmp_path: Path, shared_always: None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, halves: bool
 ) -> None:
+    if halves:
+        if not sys.platform.startswith("linux"):
+            pytest.skip("the child is forked on Linux only")
+        monkeypatch.setattr(forked, "MIN_SHARED", 2)
+        monkeypatch.setattr(forked, "_forking_pays", lambda: True)
     store = SessionStore(tmp_path / "sessions")
     for number in range(40):
         session_id = f"s{number:02d}"
@@ -75,11 +80,16 @@ def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
         store.append_events(session_id, events)
     (store.root / "s07" / "metadata.json").write_text("{ not json")
     with SessionCatalog(store, tmp_path / "cache") as catalog:
-        sessions = catalog.refresh()
+        sessions = catalog.refresh(with_verdicts=True)
         assert sessions == store.list()
         assert [item.session_id for item in catalog.unreadable] == ["s07"]
         ids = [meta.session_id for meta in sessions]
         expected = {sid: has_resumable_content(store, sid) for sid in ids}
+        with catalog.lock:  # found with the metadata, written with them
+            remembered = catalog.connection.execute(
+                "SELECT session_id, verdict FROM sessions WHERE verdict IS NOT NULL"
+            ).fetchall()
+        assert {sid: bool(verdict) for sid, verdict in remembered} == expected
         assert catalog.find_verdicts(ids) == expected
         assert {sid: catalog.has_content(sid) for sid in ids} == expected
         listing = filter_resumable(
@@ -116,3 +126,86 @@ def test_a_process_with_other_threads_does_it_all_itself(monkeypatch: pytest.Mon
         release.set()
         other.join()
     assert {pid for _, pid in results} == {os.getpid()}
+
+
+# --- every log compared with the index, in a child, while the index is asked -----------------
+
+
+def pid_in_a_child() -> int:
+    return os.getpid()
+
+
+def failing_child() -> int:
+    raise RuntimeError("the child fails")
+
+
+@linux_only
+def test_work_in_a_child_is_done_there_and_a_failure_says_so(shared_always: None) -> None:
+    pending = forked.in_child(pid_in_a_child)
+    assert pending is not None
+    assert pending.result() not in (None, os.getpid())
+    failed = forked.in_child(failing_child)
+    assert failed is not None
+    assert failed.result() is None
+
+
+def test_no_child_where_forking_does_not_pay(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "_cpus", lambda: 1)
+    assert forked.in_child(pid_in_a_child) is None
+
+
+def _update_after_a_background_check(store: SessionStore, cache: Path) -> tuple[object, ...]:
+    """A search process's steps: the logs compared in the background, then the update."""
+    with SessionCatalog(store, cache) as catalog:
+        catalog.revalidate()
+        catalog.check_logs_in_background()
+        report = catalog.update_content()
+        return report.sessions, report.events, sorted(report.changed), report.complete
+
+
+@linux_only
+@pytest.mark.parametrize("child", ["forked", "failed", "thread"])
+def test_a_background_check_in_a_child_updates_as_one_in_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str
+) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    for name in ("a", "b", "c", "d"):
+        store.create(name, cwd="/w")
+        store.append_events(name, [("message", {"role": "user", "content": f"hi {name}"})])
+    cache = {"thread": tmp_path / "thread", "other": tmp_path / "other"}
+    answers: dict[str, list[tuple[object, ...]]] = {"thread": [], "other": []}
+    forks: list[int] = []
+    real_in_child = forked.in_child
+
+    def in_child(work: object) -> object:
+        if child == "thread":
+            return None
+        forks.append(1)
+        monkeypatch.setattr(threading, "active_count", lambda: 1)
+        if child == "failed":
+            return real_in_child(failing_child)
+        return real_in_child(work)  # type: ignore[arg-type]
+
+    changes: list[Callable[[], object]] = [
+        lambda: None,
+        lambda: store.append_events("b", [("message", {"role": "assistant", "content": "x"})]),
+        lambda: store.events_path("c").unlink(),
+        lambda: store.events_path("d").write_bytes(b""),
+        lambda: None,
+    ]
+    for change in changes:
+        change()
+        answers["thread"].append(_update_after_a_background_check(store, cache["thread"]))
+        with monkeypatch.context() as patched:
+            patched.setattr(forked, "_cpus", lambda: 2)
+            patched.setattr(forked, "in_child", in_child)
+            answers["other"].append(_update_after_a_background_check(store, cache["other"]))
+    assert answers["other"] == answers["thread"]
+    assert [answer[2] for answer in answers["thread"]] == [
+        ["a", "b", "c", "d"],
+        ["b"],
+        ["c"],
+        ["d"],
+        [],
+    ]
+    assert bool(forks) == (child != "thread")

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from example_store import copy_example_store
 from hypothesis import given
 from hypothesis import strategies as st
 
 from zero_tui.cli import main
-from zero_tui.store import Event, SessionStore, StoreError, gojson
+from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson, models
 from zero_tui.store.check import check_store
-from zero_tui.store.events import parse_log
+from zero_tui.store.events import parse_log, parse_log_of_types
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
 from zero_tui.transcript.export import render_export
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
@@ -196,6 +197,33 @@ def test_any_log_bytes_give_events_or_a_store_error(log: bytes) -> None:
         cli_is_clean(store)
 
 
+def _parsed(read: Any) -> tuple[list[Event], str | None]:
+    try:
+        return read(), None
+    except StoreError as error:
+        return [], str(error)
+
+
+_USAGE_LINE = Event(
+    f"{SID}:7", SID, 7, "provider_usage", UPDATED, b'{"promptTokens":12,"totalTokens":20}'
+).to_json_line()
+
+
+@given(
+    log=st.one_of(log_bytes, st.lists(st.sampled_from([_USAGE_LINE]) | log_lines()).map(b"".join)),
+    types=st.sampled_from([(), ("message",), ("provider_usage",), ("message", "", "x")]),
+)
+def test_a_log_read_for_some_types_gives_the_whole_read_of_those_types(
+    log: bytes, types: tuple[str, ...]
+) -> None:
+    """The reader that builds only some events' types (usage figures) has the whole
+    reader's events of those types, and its error, on any bytes."""
+    whole, whole_error = _parsed(lambda: parse_log(log, SID))
+    some, some_error = _parsed(lambda: parse_log_of_types(log, SID, types))
+    assert some_error == whole_error
+    assert some == [event for event in whole if event.type in types]
+
+
 @given(metadata=metadata_bytes())
 def test_any_metadata_bytes_give_metadata_or_a_store_error(metadata: bytes) -> None:
     with hostile_store(metadata, None) as store:
@@ -240,3 +268,91 @@ def test_number_literals_python_cannot_hold_round_trip_as_raw(literal: bytes) ->
     with hostile_store(None, None) as store:
         (event,) = store.append_events(SID, [("tool_result", b"[" + literal + b"]")])
         assert store.read_events(SID)[0].payload_raw == b"[" + literal + b"]" == event.payload_raw
+
+
+def test_the_example_store_read_for_some_types_gives_the_whole_read_of_those_types(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(copy_example_store(tmp_path))
+    for meta in store.list():
+        whole = store.read_events(meta.session_id)
+        for types in [(event_type,) for event_type in {e.type for e in whole}] + [()]:
+            assert store.read_events_of_types(meta.session_id, types) == [
+                event for event in whole if event.type in types
+            ]
+
+
+@given(
+    name=st.text(alphabet=st.sampled_from("aZ09_-. \t\u00a0\u2028é"), max_size=12)
+    | st.text(max_size=12)
+)
+def test_a_session_id_is_valid_as_zero_trims_and_matches_it(name: str) -> None:
+    from zero_tui.store import store as store_module
+    from zero_tui.store.gotext import trim_space
+
+    expected = store_module._SESSION_ID.fullmatch(trim_space(name)) is not None
+    assert store_module.valid_session_id(name) == expected
+
+
+_METADATA_KEYS = ["sessionId", "title", "eventCount", "depth", "goal", "cwd", "updatedAt"]
+
+
+@st.composite
+def metadata_objects(draw: st.DrawFn) -> bytes:
+    """Metadata objects as Go's decoder meets them: keys written exactly, in another case
+    (`TITLE`, with a long s for an s), unknown or repeated, with values of any JSON type."""
+    keys = draw(
+        st.lists(
+            st.sampled_from(_METADATA_KEYS).flatmap(
+                lambda key: st.sampled_from(
+                    [key, key.upper(), key.replace("s", "\u017f", 1), key + "X"]
+                )
+            ),
+            max_size=9,
+        )
+    )
+    values = [
+        draw(json_values | st.integers(-(2**64), 2**64) | _NUMBER_LITERALS.map(bytes.decode))
+        for _ in keys
+    ]
+    body = b",".join(
+        gojson.encode_string(key).encode("utf-8", "surrogateescape")
+        + b":"
+        + (
+            value.encode()
+            if isinstance(value, str) and value[:1].isdigit()
+            else gojson.marshal(value)
+        )
+        for key, value in zip(keys, values, strict=True)
+    )
+    return b"{" + body + b"}\n"
+
+
+def _decoded(decode: Any, data: bytes) -> object:
+    try:
+        return decode(data)
+    except gojson.GoJSONError as error:
+        return ("error", str(error))
+
+
+@given(data=metadata_objects() | metadata_bytes())
+def test_a_plain_metadata_file_decodes_as_go_s_unmarshal_decodes_it(data: bytes) -> None:
+    """`Metadata.from_json` maps a plain file's fields directly: the same metadata, or the
+    same error, as every key through Go's unmarshal rules."""
+
+    def through_unmarshal(raw: bytes) -> Metadata:
+        return Metadata.from_pairs(gojson.loads_pairs(raw))
+
+    assert _decoded(Metadata.from_json, data) == _decoded(through_unmarshal, data)
+
+
+def test_the_example_store_s_metadata_decodes_as_go_s_unmarshal_decodes_it(
+    tmp_path: Path,
+) -> None:
+    root = copy_example_store(tmp_path)
+    files = sorted(root.glob("*/metadata.json"))
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        assert models._plain_fields(gojson.loads_pairs(data)) is not None  # the fast one
+        assert Metadata.from_json(data) == Metadata.from_pairs(gojson.loads_pairs(data))

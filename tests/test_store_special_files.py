@@ -10,14 +10,17 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
 from zero_tui.cli import main
+from zero_tui.search.file_identity import regular_stat, stat_key
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
+from zero_tui.store.store import NotRegularFileError, read_regular, read_regular_stat
 from zero_tui.transcript.log_index import LogIndex
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -118,3 +121,67 @@ def test_cli_never_blocks_on_a_fifo(
     captured = capsys.readouterr()
     assert "healthy" in captured.out
     assert "piped" not in captured.out
+
+
+def _read_the_old_way(path: str) -> tuple[bool, str | None, bytes | None]:
+    """A stat, then a read: whether the file is regular, its stat key, its bytes."""
+    info = regular_stat(path)
+    if info is None:
+        return False, None, None
+    try:
+        return True, stat_key(info), read_regular(path)
+    except OSError:
+        return True, stat_key(info), None
+
+
+def _read_in_one_open(path: str) -> tuple[bool, str | None, bytes | None]:
+    try:
+        info, data = read_regular_stat(path)
+    except NotRegularFileError:
+        return False, None, None
+    except OSError:
+        seen = regular_stat(path)
+        return seen is not None, None if seen is None else stat_key(seen), None
+    return True, stat_key(info), data
+
+
+def test_a_file_read_in_one_open_is_what_a_stat_and_a_read_find(tmp_path: Path) -> None:
+    """A cold listing reads each metadata file with its stat from one open: the same
+    answer as a stat then a read, for every kind of file, and never a wait on a FIFO."""
+    regular = tmp_path / "regular"
+    regular.write_bytes(b'{"sessionId":"a"}\n' * 5000)
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    directory = tmp_path / "directory"
+    directory.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(regular)
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    for path in (regular, empty, fifo, directory, link, dangling, tmp_path / "missing"):
+        found = finishes(partial(_read_in_one_open, str(path)))
+        assert found == _read_the_old_way(str(path)), path
+
+
+def test_a_file_that_grows_while_it_is_read_is_read_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "growing"
+    path.write_bytes(b"x" * 10)
+    real_read = os.read
+    reads: list[int] = []
+
+    def growing_read(fd: int, size: int) -> bytes:
+        if not reads:
+            with path.open("ab") as file:
+                file.write(b"y" * 100_000)  # after the fstat, before the first read
+        reads.append(size)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(os, "read", growing_read)
+    info, data = read_regular_stat(str(path))
+    assert info.st_size == 10
+    assert data == b"x" * 10 + b"y" * 100_000
+    assert read_regular(path) == data

@@ -13,7 +13,7 @@ import pytest
 
 from zero_tui.cli import main
 from zero_tui.store import SessionStore
-from zero_tui.transcript.usage import session_usage, usage_report, utc_day
+from zero_tui.transcript.usage import Tokens, session_usage, usage_report, utc_day
 
 
 def usage(prompt: int, completion: int, **more: object) -> tuple[str, object]:
@@ -195,3 +195,11 @@ def test_equal_to_zero_s_own_report(
         (b["date"], b["requests"], b["inputTokens"], b["outputTokens"], b["totalTokens"])
         for b in theirs["buckets"]
     ] == [(day, t.requests, t.input, t.output, t.total) for day, t in sorted(ours.by_day.items())]
+
+
+def test_figures_copy_the_tokens_field_by_field() -> None:
+    from dataclasses import astuple
+
+    tokens = Tokens(1, 2, 3, 4, 5, 6, 7)
+    assert tokens.figures() == astuple(tokens)
+    assert Tokens(*tokens.figures()) == tokens

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterable
 from contextlib import suppress
@@ -165,7 +164,7 @@ def write_atomic(
     directory = os.path.dirname(path) or "."
     _refuse_directory(path)
     temp = os.path.join(
-        directory, f".{os.path.basename(path)[:120]}.{os.getpid()}-{secrets.token_hex(6)}.tmp"
+        directory, f".{os.path.basename(path)[:120]}.{os.getpid()}-{os.urandom(6).hex()}.tmp"
     )
     try:
         fd = os.open(temp, _OPEN_FLAGS, NEW_FILE_MODE)

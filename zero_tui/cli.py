@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 from zero_tui import __version__
 from zero_tui.short_lived import exit_at_once, gc_paused
@@ -26,12 +26,14 @@ from zero_tui.transcript.export_formats import EXPORT_FORMATS
 if TYPE_CHECKING:
     from zero_tui.picker.first_frame import FirstFrame
     from zero_tui.search.catalog import SessionCatalog
-    from zero_tui.search.query import Query, TextMatches
+    from zero_tui.search.query import Query, SearchResult, TextMatches
+    from zero_tui.search.scoped import ScopedMatches
     from zero_tui.store import SessionStore
     from zero_tui.store.models import Metadata
     from zero_tui.transcript.usage import Tokens
 
 PROG = "zero-tui"
+Answer = TypeVar("Answer")
 EXIT_OK = 0
 EXIT_DATA_ERROR = 1
 EXIT_USAGE = 2
@@ -297,7 +299,7 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
     workspace = _workspace(args)
     with SessionCatalog(store) as catalog:  # closing it writes the verdicts found
-        sessions = catalog.refresh()
+        sessions = catalog.refresh(with_verdicts=not args.include_empty)
         verdicts: dict[str, bool] = {}
         if not args.include_empty:  # every verdict at once (a cold catalog finds them all)
             verdicts = catalog.find_verdicts(
@@ -780,14 +782,15 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             hidden[1] += listing.empty_runs
             return listing.sessions
 
-        matches = None
-        matched: int | None = None
-        if query.terms:
-            matches = _matches_in_fresh_text(catalog, query, err)
-        if matches is not None:
-            scope = ListingScope(workspace, args.all, args.include_empty)
+        scope = ListingScope(workspace, args.all, args.include_empty)
+
+        def answer(matches: TextMatches) -> tuple[SearchResult, ScopedMatches]:
             found = scoped_matches(catalog, query, matches, scope, enough=limit)
-            sessions = found.sessions
+            return search(catalog, query, found.sessions, limit=limit, matches=matches), found
+
+        answered = _answer_from_fresh_text(catalog, query, err, answer) if query.terms else None
+        if answered is not None:
+            result, found = answered
             matched, hidden[:], exact = (
                 found.matched,
                 [found.other_workspace, found.empty_runs],
@@ -795,13 +798,12 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
         else:
             sessions = in_scope(catalog.refresh())
-        if query.has_text and not query.terms:
-            catalog.update_content(
-                [meta.session_id for meta in sessions], progress=_IndexProgress(err)
-            )
-        result = search(catalog, query, sessions, limit=limit, matches=matches)
-    if matched is None:
-        matched = result.matched
+            if query.has_text and not query.terms:
+                catalog.update_content(
+                    [meta.session_id for meta in sessions], progress=_IndexProgress(err)
+                )
+            result = search(catalog, query, sessions, limit=limit)
+            matched = result.matched
     for notice in result.notices[len(query.notices) :]:
         err.write(f"{PROG}: {sanitize_line(notice)}\n")
     if catalog.unreadable:
@@ -823,7 +825,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     where += f", compacted (opens at the summary, #{hit.open_sequence})"
                 out.write(f"    {where}: {sanitize_line(hit.snippet.text)}\n")
     about = "" if exact else "about "
-    counted = not (args.json and matches is not None)  # --json tells its hits only
+    counted = not (args.json and answered is not None)  # --json tells its hits only
     if counted and (hidden[0] or hidden[1]):
         err.write(f"{PROG}: matching but not listed: {_hidden_matches(*hidden, about=about)}\n")
     if not result.hits:
@@ -835,20 +837,25 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _matches_in_fresh_text(
-    catalog: SessionCatalog, query: Query, err: TextIO
-) -> TextMatches | None:
-    """The sessions whose text matches, once every changed log is indexed (a new session's,
-    an appended one's) and the metadata of their sessions read again (Zero rewrites it
-    after every append): as recent as the files.
+def _answer_from_fresh_text(
+    catalog: SessionCatalog,
+    query: Query,
+    err: TextIO,
+    answer: Callable[[TextMatches], Answer],
+) -> Answer | None:
+    """`answer` of the sessions whose text matches, once every changed log is indexed (a
+    new session's, an appended one's) and the metadata of their sessions read again (Zero
+    rewrites it after every append): as recent as the files; None when the index cannot
+    say which sessions match.
 
-    Every log is compared with the index in a thread while the index is asked as it
-    stands: when no log changed (most runs), that answer stands."""
+    Every log is compared with the index in a thread while the index is asked, and
+    answered, as it stands: when no log changed (most runs), that answer stands."""
     from zero_tui.search.query import matching_sessions
 
     catalog.revalidate()
     catalog.check_logs_in_background()
     matches = matching_sessions(catalog, query)
+    answered = None if matches is None else answer(matches)
     report = catalog.update_content(progress=_IndexProgress(err))
     if catalog.busy:
         err.write(
@@ -859,10 +866,11 @@ def _matches_in_fresh_text(
         catalog.revalidate()
         report = catalog.update_content(progress=_IndexProgress(err))
     elif not report.changed:
-        return matches
+        return answered
     keys = catalog.session_keys()
     catalog.sessions_with_keys(keys[name] for name in report.changed if name in keys)
-    return matching_sessions(catalog, query)
+    matches = matching_sessions(catalog, query)
+    return None if matches is None else answer(matches)
 
 
 def run_tui(args: argparse.Namespace, first: FirstFrame | None = None) -> int:

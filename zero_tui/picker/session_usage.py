@@ -14,12 +14,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import partial
 
+from zero_tui.search import forked
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.search.database import Bypassed
 from zero_tui.search.file_identity import regular_stat, same_file, stat_key
-from zero_tui.store import StoreError
+from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.store import EVENTS_FILE
 from zero_tui.transcript.usage import Tokens, session_tokens
 
@@ -47,7 +49,7 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
     remembered = _remembered(catalog, wanted)
     prefix = os.path.join(os.fspath(catalog.store.root), "")
     found: dict[str, Tokens] = {}
-    fresh: list[tuple[str, str, int, Tokens]] = []
+    to_read: list[tuple[str, os.stat_result]] = []
     for session_id in wanted:
         info = regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}")
         if info is None:
@@ -57,14 +59,36 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
         if entry is not None and same_file(info, entry[0], entry[1]):
             found[session_id] = entry[2]
             continue
-        checked_ns = time.time_ns()
-        try:
-            tokens = session_tokens(catalog.store, session_id)
-        except (StoreError, OSError):
+        to_read.append((session_id, info))
+    # a cold catalog reads every log: shared with a forked child
+    read = forked.shared(
+        partial(_read_tokens, catalog.store), [session_id for session_id, _ in to_read]
+    )
+    fresh: list[tuple[str, str, int, Tokens]] = []
+    for (session_id, info), (checked_ns, figures) in zip(to_read, read, strict=True):
+        if figures is None:
             continue
+        tokens = Tokens(*figures)
         found[session_id] = tokens
         fresh.append((session_id, stat_key(info), checked_ns, tokens))
     _remember(catalog, fresh)
+    return found
+
+
+def _read_tokens(
+    store: SessionStore, session_ids: Sequence[str]
+) -> list[tuple[int, tuple[int, ...] | None]]:
+    """Each session's figures as plain values (a forked child sends them back pickled),
+    with the wall time before its log was read; None for a log that cannot be read."""
+    found: list[tuple[int, tuple[int, ...] | None]] = []
+    for session_id in session_ids:
+        checked_ns = time.time_ns()
+        try:
+            tokens = session_tokens(store, session_id)
+        except (StoreError, OSError):
+            found.append((checked_ns, None))
+            continue
+        found.append((checked_ns, tokens.figures()))
     return found
 
 

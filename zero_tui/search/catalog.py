@@ -44,10 +44,14 @@ class SessionCatalog:
         self.database = CatalogDatabase(store.root, cache_dir)
         log_stats = LogStats(os.path.join(os.fspath(store.root), ""), EVENTS_FILE)
         self.content = ContentIndex(store, self.database, log_stats)
-        self.metadata = MetadataCache(
-            store, self.database, log_stats, metadata_changed=self.content.metadata_changed
-        )
         self.verdicts = ContentVerdicts(store, self.database, log_stats)
+        self.metadata = MetadataCache(
+            store,
+            self.database,
+            log_stats,
+            metadata_changed=self.content.metadata_changed,
+            verdict_found=self.verdicts.found_with_metadata,
+        )
 
     # --- the database --------------------------------------------------------------------
 
@@ -108,9 +112,11 @@ class SessionCatalog:
         """See `MetadataCache.cached_sessions`: no store IO, for a first paint only."""
         return self.metadata.cached_sessions()
 
-    def refresh(self, progress: Progress | None = None) -> list[Metadata]:
+    def refresh(
+        self, progress: Progress | None = None, *, with_verdicts: bool = False
+    ) -> list[Metadata]:
         """See `MetadataCache.refresh`: every valid session now in the store."""
-        return self.metadata.refresh(progress)
+        return self.metadata.refresh(progress, with_verdicts=with_verdicts)
 
     def revalidate(self) -> None:
         """See `MetadataCache.revalidate`: the directories only, for a text search."""
@@ -140,8 +146,8 @@ class SessionCatalog:
 
     def check_logs_in_background(self) -> None:
         """See `ContentIndex.check_in_background`: every log compared with the index in a
-        thread (a stat waits on the filesystem, a query on sqlite: neither holds Python's
-        lock for long), for the next `update_content`; the caller asks the index meanwhile."""
+        forked child where that pays, else in a thread, for the next `update_content`; the
+        caller asks the index meanwhile."""
         self.content.check_in_background()
 
     def compactions(self, keys: Iterable[int]) -> dict[int, str]:

@@ -18,7 +18,7 @@ from typing import assert_never
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
-from zero_tui.store.gotext import format_go_sprint_float
+from zero_tui.store.gotext import format_go_sprint_float, go_lower
 from zero_tui.store.payload_decoder import decode_payload
 from zero_tui.store.payloads import (
     CheckpointPayload,
@@ -64,19 +64,6 @@ def go_text(text: str) -> str:
     """A decoded JSON string as Go's decoder reads it: a lone surrogate escape (`\\ud800`,
     which Python keeps and sqlite cannot store) is U+FFFD."""
     return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
-
-
-def go_lower(text: str) -> str:
-    """Go's strings.ToLower, as Zero's search lowers both the text and the query: rune by
-    rune, so U+0130 is "i" and a capital sigma U+03C3 even at a word's end (Python's
-    str.lower gives "i" with a combining dot, and the final sigma U+03C2)."""
-    if text.isascii():
-        return text.lower()
-    if "\u0130" in text:
-        text = text.replace("\u0130", "i")
-    if "\u03a3" in text:
-        text = text.replace("\u03a3", "\u03c3")
-    return text.lower()
 
 
 def _scalar_text(value: object) -> str | None:

@@ -23,10 +23,9 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from zero_tui.search import file_identity
-from zero_tui.search.content import EventText, line_text
+from zero_tui.search import file_identity, forked
 from zero_tui.search.database import (
     BUSY_TIMEOUT_MS,
     EVENT_BITS,
@@ -41,6 +40,9 @@ from zero_tui.search.file_identity import LogStats, regular_stat
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.events import compaction_plan, decode_line
 from zero_tui.store.gotext import trim_space_bytes
+
+if TYPE_CHECKING:  # the text of events is read only when a log changed
+    from zero_tui.search.content import EventText
 
 TAIL_CHECK_BYTES = 4096
 READ_CHUNK = 8 * 1024 * 1024
@@ -122,7 +124,7 @@ class ContentIndex:
         # indexed too recently for their timestamps to be trusted.
         self._logs_to_check: set[str] = set()
         self._all_logs_checked_at: float | None = None
-        self._background: tuple[threading.Thread, list[Any]] | None = None
+        self._background: Callable[[], _Checked | None] | None = None  # its answer, awaited
 
     def metadata_changed(self, session_id: str) -> None:
         """A session's metadata.json was (re)read: its log is looked at on the next update
@@ -166,38 +168,29 @@ class ContentIndex:
         )
         checked = self._background_check()  # for the full update right after it only
         if checked is not None and full and session_ids is None:
-            checks, unchanged = checked
-            wanted = list(checks)
+            looked_at, checks, unchanged = checked
         else:
-            checks = self._logs_due(full)
-            wanted = (
-                list(checks) if session_ids is None else [s for s in session_ids if s in checks]
-            )
-            # one stat each, all at once: the logs that did not change are done with
-            stats = self._log_stats.look_all(wanted)
-            unchanged = {
-                session_id
-                for session_id, info in zip(wanted, stats, strict=True)
-                if _log_unchanged(info, checks[session_id])
-            }
+            due = self._logs_due(full)
+            wanted = list(due) if session_ids is None else [s for s in session_ids if s in due]
+            looked_at, checks, unchanged = _compare(wanted, due, self._log_stats)
         self._logs_to_check -= unchanged
-        to_read = [session_id for session_id in wanted if session_id not in unchanged]
+        to_read = list(checks)
         events = 0
         changed: set[str] = set()
         complete = True
-        skipped = len(wanted) - len(to_read)
+        skipped = looked_at - len(to_read)
         for done, session_id in enumerate(to_read):
             if cancelled():
                 complete = False
                 break
             if progress is not None and done % _PROGRESS_EVERY == 0:
-                progress(skipped + done, len(wanted))
+                progress(skipped + done, looked_at)
             try:
                 added = self._look_at(session_id, checks[session_id], cancelled)
             except sqlite3.OperationalError:
                 added = None  # busy beyond the timeout: each of the rest would wait as long
             except Bypassed:
-                report = UpdateReport(len(wanted), len(changed), events, False, frozenset(changed))
+                report = UpdateReport(looked_at, len(changed), events, False, frozenset(changed))
                 raise IndexReplaced(report) from None
             if added is None:
                 complete = False
@@ -206,53 +199,59 @@ class ContentIndex:
                 changed.add(session_id)
                 events += added
         if progress is not None and complete:
-            progress(len(wanted), len(wanted))
+            progress(looked_at, looked_at)
         if full and complete and session_ids is None:
             self._all_logs_checked_at = started
-        return UpdateReport(len(wanted), len(changed), events, complete, frozenset(changed))
+        return UpdateReport(looked_at, len(changed), events, complete, frozenset(changed))
 
     def check_in_background(self) -> None:
-        """Start comparing every catalogued log with the index in a thread, over a read-only
-        connection of its own, while the caller asks the index as it stands: the next full
-        `update` takes its answer (and reads on only the logs that changed). An index in
-        memory has no second connection: the update compares them itself."""
+        """Start comparing every catalogued log with the index, over a read-only connection
+        of its own, while the caller asks the index as it stands: the next full `update`
+        takes its answer (and reads on only the logs that changed). In a forked child
+        where that pays (the comparison is Python work too: a thread would slow the
+        caller's), else in a thread. An index in memory has no second connection: the
+        update compares them itself."""
         self._background_check()  # a check left over is stale
         if not self._database.persistent:
             return
         path = self._database.path
-        answer: list[tuple[dict[str, str | None], set[str]]] = []
+        due = frozenset(self._logs_to_check)
+        log_stats = self._log_stats
 
-        def compare() -> None:
+        def compare() -> _Checked | None:
             try:
                 with contextlib.closing(
                     sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
                 ) as connection:
                     rows = connection.execute(_LOG_CHECK).fetchall()
             except sqlite3.Error:
-                return
+                return None
             checks = {row[0]: row[1] for row in rows if isinstance(row[0], str)}
-            ids = list(checks)
-            stats = self._log_stats.look_all(ids)
-            unchanged = {
-                session_id
-                for session_id, info in zip(ids, stats, strict=True)
-                if _log_unchanged(info, checks[session_id])
-            }
-            answer.append((checks, unchanged))
+            return _compare(list(checks), checks, log_stats, due)
 
-        thread = threading.Thread(target=compare, name="zero-tui log check", daemon=True)
+        pending = forked.in_child(compare)
+        if pending is not None:
+            self._background = pending.result
+            return
+        answer: list[_Checked | None] = []
+        thread = threading.Thread(
+            target=lambda: answer.append(compare()), name="zero-tui log check", daemon=True
+        )
         thread.start()
-        self._background = (thread, answer)
 
-    def _background_check(self) -> tuple[dict[str, str | None], set[str]] | None:
-        """What `check_in_background` found, once it is done: every log's state as indexed,
-        and the logs that have not changed since; None when none was started or it failed."""
+        def joined() -> _Checked | None:
+            thread.join()
+            return answer[0] if answer else None
+
+        self._background = joined
+
+    def _background_check(self) -> _Checked | None:
+        """What `check_in_background` found, once it is done (`_compare`'s answer over every
+        catalogued log); None when none was started or it failed."""
         if self._background is None:
             return None
-        thread, answer = self._background
-        self._background = None
-        thread.join()
-        return answer[0] if answer else None
+        awaited, self._background = self._background, None
+        return awaited()
 
     def _logs_due(self, full: bool) -> dict[str, str | None]:
         """The logs an update looks at, with what each was indexed as: every catalogued one
@@ -410,6 +409,8 @@ def _plan(fd: int, info: os.stat_result | None, state: LogState) -> tuple[int, b
 
 def _line_texts(data: bytes) -> list[tuple[bytes, EventText | None]]:
     """Each non-blank line of `data` (complete lines) with its searchable text."""
+    from zero_tui.search.content import line_text  # with every payload type: not at start
+
     found: list[tuple[bytes, EventText | None]] = []
     for piece in data.split(b"\n"):
         content = piece if piece[:1] == b"{" and piece[-1:] == b"}" else trim_space_bytes(piece)
@@ -538,6 +539,34 @@ def _log_check(info: os.stat_result | None, checked_ns: int) -> str | None:
     if file_identity.is_racy(file_identity.changed_ns(info), checked_ns):
         return None
     return _stat_check(info)
+
+
+_Checked = tuple[int, dict[str, str | None], set[str]]
+"""How many logs were looked at; those that changed, each with what it was indexed as (in
+the order given); and those of the logs due a look that did not change."""
+
+
+def _compare(
+    session_ids: list[str],
+    checks: dict[str, str | None],
+    log_stats: LogStats,
+    due: Iterable[str] | None = None,
+) -> _Checked:
+    """The logs of `session_ids` compared with what each was indexed as (`checks`), one
+    stat each, all at once; of the unchanged, only those `due` a look are told (all of
+    them when None)."""
+    stats = log_stats.look_all(session_ids)
+    changed: dict[str, str | None] = {}
+    unchanged: set[str] = set()
+    for session_id, info in zip(session_ids, stats, strict=True):
+        check = checks[session_id]
+        if not _log_unchanged(info, check):
+            changed[session_id] = check
+        elif due is None:
+            unchanged.add(session_id)
+    if due is not None:
+        unchanged = {session_id for session_id in due if session_id in checks} - changed.keys()
+    return len(session_ids), changed, unchanged
 
 
 def _log_unchanged(info: os.stat_result | None, check: str | None) -> bool:

@@ -22,6 +22,28 @@ def stat_key(info: os.stat_result) -> str:
     return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
 
 
+def trusted_identity(remembered: object, checked_ns: object) -> tuple[int, ...] | None:
+    """The (inode, size, mtime, ctime) a file must have for `same_file` to say it is the one
+    remembered as `remembered` at `checked_ns`, or None when no stat can (a racy entry, or
+    one that is not a `stat_key`): one tuple to compare with each new stat."""
+    if not isinstance(remembered, str) or not isinstance(checked_ns, int):
+        return None
+    try:
+        identity = tuple(int(part) for part in remembered.split(":"))
+    except ValueError:
+        return None
+    if len(identity) != 4 or ":".join(map(str, identity)) != remembered:
+        return None
+    if is_racy(max(identity[2], identity[3]), checked_ns):
+        return None
+    return identity
+
+
+def identity_of(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What `trusted_identity` is compared with: the parts of `stat_key`."""
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 def changed_ns(info: os.stat_result) -> int:
     return max(info.st_mtime_ns, info.st_ctime_ns)
 

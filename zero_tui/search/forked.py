@@ -15,7 +15,7 @@ import pickle
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -86,6 +86,51 @@ def shared(
     if progress is not None:
         progress(total, total)
     return first + second
+
+
+class Pending(Generic[Result]):
+    """Work a forked child is doing: `result()` waits for it."""
+
+    def __init__(self, child: int, reader: int) -> None:
+        self._child = child
+        self._reader = reader
+
+    def result(self) -> Result | None:
+        """What the child found; None when it failed (the caller then does the work)."""
+        with os.fdopen(self._reader, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(self._child, 0)
+        if status != 0:
+            return None
+        try:
+            found: Result = pickle.loads(data)  # our own child's
+        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
+            return None
+        return found
+
+
+def in_child(work: Callable[[], Result]) -> Pending[Result] | None:
+    """`work()` started in a forked child, where forking pays (as for `shared`); None when
+    not, to be done here. The child must only read files and open what it uses itself."""
+    if not _forking_pays():
+        return None
+    try:
+        reader, writer = os.pipe()
+        child = os.fork()
+    except OSError:
+        return None
+    if child == 0:  # the child: its answer, pickled down the pipe, and gone
+        os.close(reader)
+        status = 1
+        try:
+            data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(writer, "wb") as pipe:
+                pipe.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(writer)
+    return Pending(child, reader)
 
 
 def _in_steps(

@@ -11,6 +11,7 @@ the database are ignored and re-read.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -31,14 +32,18 @@ from zero_tui.search.database import (
     delete_event_text,
     sql_lists,
 )
-from zero_tui.search.file_identity import LogStats, regular_stat
+from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.models import RESUMABLE_KINDS
+from zero_tui.store.resumable import has_resumable_content
 from zero_tui.store.store import (
+    EVENTS_FILE,
     METADATA_FILE,
+    NotRegularFileError,
     UnreadableSession,
     read_regular,
+    read_regular_stat,
     sort_sessions,
 )
 from zero_tui.store.workspace import workspace_matches
@@ -83,7 +88,28 @@ _UPSERT = (
     f"VALUES ({', '.join('?' for _ in _REMEMBERED_COLUMNS)}) ON CONFLICT (session_id) DO UPDATE "
     f"SET {', '.join(f'{name} = excluded.{name}' for name in _REMEMBERED_COLUMNS)}"
 )
+_JUDGED_COLUMNS = (*_REMEMBERED_COLUMNS, "verdict", "verdict_stat", "verdict_checked_ns")
+_UPSERT_JUDGED = (
+    f"INSERT INTO sessions ({', '.join(_JUDGED_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _JUDGED_COLUMNS)}) ON CONFLICT (session_id) DO UPDATE "
+    f"SET {', '.join(f'{name} = excluded.{name}' for name in _JUDGED_COLUMNS)}"
+)
 _metadata_values = attrgetter(*METADATA_COLUMNS)
+
+
+def _write_rows(connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    """`sql` for every row, in one go; one by one when a value sqlite cannot hold (it
+    skips only its row, which is read again next time)."""
+    if not rows:
+        return
+    try:
+        connection.executemany(sql, rows)
+    except (UnicodeEncodeError, OverflowError):
+        for row in rows:
+            with contextlib.suppress(UnicodeEncodeError, OverflowError):
+                connection.execute(sql, row)
+
+
 _FEW_KEYS = 256  # upserts whose keys are looked up one by one rather than all read
 
 
@@ -172,31 +198,57 @@ _IN_ZERO_ORDER = (
 )
 
 
-_Read = tuple[int, os.stat_result | None, bytes | None, Metadata | None]
+_Verdict = tuple[int, str, int]  # has resumable content (0/1), the log's stat key, check time
+_Read = tuple[int, os.stat_result | None, bytes | None, Metadata | None, _Verdict | None]
 """A new session's metadata.json as read: the wall time before its stat, the stat (None: not
-a regular file), the digest of its bytes (None: unreadable) and the metadata (None: invalid)."""
+a regular file), the digest of its bytes (None: unreadable), the metadata (None: invalid),
+and the verdict on its log when it was asked for (None: not asked, or no log)."""
 
 
 def _read_metadata(
-    prefix: str, name: str, stat_now: tuple[int, os.stat_result | None] | None = None
+    prefix: str,
+    name: str,
+    stat_now: tuple[int, os.stat_result | None] | None = None,
+    store: SessionStore | None = None,
 ) -> _Read:
+    """Read a new session's metadata.json, and with a `store`, the verdict on its log
+    (whether it has resumable content) for a session a listing would ask it of."""
     path = f"{prefix}{name}/{METADATA_FILE}"
-    if stat_now is None:
+    info: os.stat_result | None
+    if stat_now is None:  # the stat of the file read, from the same open
         checked_ns = time.time_ns()
-        info = regular_stat(path)
+        try:
+            info, data = read_regular_stat(path)
+        except NotRegularFileError:
+            return checked_ns, None, None, None, None
+        except OSError:  # gone, or there but unreadable: what a stat says of it
+            return checked_ns, regular_stat(path), None, None, None
     else:
         checked_ns, info = stat_now
-    if info is None:
-        return checked_ns, None, None, None
-    try:
-        data = read_regular(path)
-    except OSError:
-        return checked_ns, info, None, None
+        if info is None:
+            return checked_ns, None, None, None, None
+        try:
+            data = read_regular(path)
+        except OSError:
+            return checked_ns, info, None, None, None
     try:
         meta = Metadata.from_json(data)
     except (GoJSONError, StoreError, ValueError, RecursionError):
         meta = None
-    return checked_ns, info, file_identity.digest(data), meta
+    verdict = None
+    if store is not None and meta is not None and meta.is_resumable_kind and meta.event_count > 0:
+        verdict = _log_verdict(store, prefix, name)
+    return checked_ns, info, file_identity.digest(data), meta, verdict
+
+
+def _log_verdict(store: SessionStore, prefix: str, name: str) -> _Verdict | None:
+    """has_resumable_content of a session's log, dated by the log's stat taken before it
+    was read (as `ContentVerdicts` dates its own); None when there is no log file."""
+    checked_ns = time.time_ns()
+    info = regular_stat(f"{prefix}{name}/{EVENTS_FILE}")
+    if info is None:
+        return None
+    return int(has_resumable_content(store, name)), file_identity.stat_key(info), checked_ns
 
 
 def _scaled(progress: Progress | None, part: int, total: int) -> Progress | None:
@@ -207,8 +259,11 @@ def _scaled(progress: Progress | None, part: int, total: int) -> Progress | None
     return lambda done, _: progress(done * total // part, total)
 
 
-def _read_many(prefix: str, names: Sequence[str]) -> list[_Read]:
-    return [_read_metadata(prefix, name) for name in names]
+def _read_many(prefix: str, store: SessionStore | None, names: Sequence[str]) -> list[_Read]:
+    return [_read_metadata(prefix, name, store=store) for name in names]
+
+
+_UNSET: Any = object()
 
 
 @dataclass(slots=True)
@@ -220,9 +275,19 @@ class _Known:
     stat: str
     digest: bytes
     checked_ns: int
+    # the file's identity when a stat alone can say it is unchanged (`same_file`), found
+    # on the first look: None when it cannot
+    identity: tuple[int, ...] | None = dataclasses.field(default=_UNSET, compare=False)
+
+    def trusted(self) -> tuple[int, ...] | None:
+        identity = self.identity
+        if identity is _UNSET:
+            identity = self.identity = file_identity.trusted_identity(self.stat, self.checked_ns)
+        return identity
 
 
-_Upsert = tuple[Metadata, str, bytes, int]  # metadata, its file's stat key, digest, check time
+# metadata, its file's stat key, digest, check time; the verdict on the log read with it
+_Upsert = tuple[Metadata, str, bytes, int, _Verdict | None]
 
 
 @dataclass(slots=True)
@@ -237,7 +302,8 @@ class _Looked:
 class MetadataCache:
     """The sessions' metadata as the database remembers it, each entry revalidated against
     its file before it is trusted. `metadata_changed(session_id)` is told of every session
-    whose metadata.json was (re)read: Zero rewrites it after every append and rewind."""
+    whose metadata.json was (re)read: Zero rewrites it after every append and rewind;
+    `verdict_found(session_id, verdict)` of every verdict on a log read with its metadata."""
 
     def __init__(
         self,
@@ -245,11 +311,13 @@ class MetadataCache:
         database: CatalogDatabase,
         log_stats: LogStats,
         metadata_changed: Callable[[str], None],
+        verdict_found: Callable[[str, bool], None] = lambda session_id, verdict: None,
     ) -> None:
         self.store = store
         self._database = database
         self._log_stats = log_stats
         self._metadata_changed = metadata_changed
+        self._verdict_found = verdict_found
         self._prefix = os.path.join(os.fspath(store.root), "")  # + session id: its directory
         self.unreadable: list[UnreadableSession] = []
         # this instance's view of the rows as of the last `refresh`; after `revalidate`,
@@ -318,9 +386,13 @@ class MetadataCache:
 
     # --- looking at the store again ------------------------------------------------------
 
-    def refresh(self, progress: Progress | None = None) -> list[Metadata]:
+    def refresh(
+        self, progress: Progress | None = None, *, with_verdicts: bool = False
+    ) -> list[Metadata]:
         """Every valid session now in the store (Zero's List), re-reading only what changed;
-        `progress(done, total)` is told of the sessions looked at, every few hundred."""
+        `progress(done, total)` is told of the sessions looked at, every few hundred.
+        `with_verdicts`: a session read anew has its log's verdict found in the same go
+        (a cold listing asks every one), and remembered with it."""
         self._log_stats.forget()
         by_directory = self._known_cache
         if by_directory is None:
@@ -335,12 +407,24 @@ class MetadataCache:
         names = list(self.store.iter_session_dirs())
         new_names = [name for name in names if name not in by_directory]
         # a cold catalog reads nearly all of them first: the progress of that, then the rest
-        new = self._read_new(new_names, _scaled(progress, len(new_names), len(names)))
+        new = self._read_new(
+            new_names, _scaled(progress, len(new_names), len(names)), with_verdicts
+        )
+        prefix, metadata_file = self._prefix, f"/{METADATA_FILE}"
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0 and not new:
                 progress(done, len(names))
+            entry = by_directory.get(name)
+            stat_now = None
+            if entry is not None:  # most of them, unchanged: one stat, one comparison
+                stat_now = (time.time_ns(), regular_stat(prefix + name + metadata_file))
+                info = stat_now[1]
+                if info is not None and identity_of(info) == entry.trusted():
+                    sessions.append(entry.metadata)
+                    seen.add(name)  # as `_check_metadata` keeps it: its id is its directory
+                    continue
             meta, upsert, kept = self._check_metadata(
-                name, by_directory.get(name), looked, read=new.get(name)
+                name, entry, looked, stat_now, read=new.get(name)
             )
             if meta is not None:
                 sessions.append(meta)
@@ -365,7 +449,7 @@ class MetadataCache:
         """The view of the rows once `upserts` are written with `keys`, of the sessions
         `seen` (the others were dropped)."""
         cache = {name: entry for name, entry in before.items() if name in seen}
-        for meta, stat_key, digest, checked_ns in upserts:
+        for meta, stat_key, digest, checked_ns, _ in upserts:
             session_key = keys.get(meta.session_id)
             if session_key is None:
                 cache.pop(meta.session_id, None)
@@ -411,10 +495,14 @@ class MetadataCache:
             catalogued = known.keys() | keys.keys()
             self._remember_listing(listed_at, [name for name in names if name not in catalogued])
 
-    def _read_new(self, names: list[str], progress: Progress | None = None) -> dict[str, _Read]:
+    def _read_new(
+        self, names: list[str], progress: Progress | None = None, with_verdicts: bool = False
+    ) -> dict[str, _Read]:
         """The metadata of sessions the catalog does not know yet, read (a cold catalog:
-        all of them, shared with a forked child); `progress` is told how far it is."""
-        found = forked.shared(partial(_read_many, self._prefix), names, progress)
+        all of them, shared with a forked child), with their verdicts if asked for;
+        `progress` is told how far it is."""
+        store = self.store if with_verdicts else None
+        found = forked.shared(partial(_read_many, self._prefix, store), names, progress)
         return dict(zip(names, found, strict=True))
 
     # --- the root's listing, remembered ----------------------------------------------------
@@ -585,8 +673,10 @@ class MetadataCache:
         the catalog keeps the session). An unreadable one is added to `looked.unreadable`,
         in the store's words. `stat_now`: the file's `_metadata_stat`, when the caller
         took it; `read`: what `_read_metadata` found, when the caller read a new one."""
+        verdict: _Verdict | None = None
         if entry is None:
-            checked_ns, info, digest, found = read or _read_metadata(self._prefix, name, stat_now)
+            read = read or _read_metadata(self._prefix, name, stat_now)
+            checked_ns, info, digest, found, verdict = read
             if info is None or digest is None or found is None:
                 return self._cannot_read(name, looked)
             meta = found
@@ -613,7 +703,9 @@ class MetadataCache:
             return meta, None, False
         # remember it (again): new, changed, or checked anew while racy
         self._metadata_changed(name)
-        return meta, (meta, file_identity.stat_key(info), digest, checked_ns), True
+        if verdict is not None:
+            self._verdict_found(name, bool(verdict[0]))
+        return meta, (meta, file_identity.stat_key(info), digest, checked_ns, verdict), True
 
     def _cannot_read(self, name: str, looked: _Looked) -> tuple[None, None, bool]:
         """`_check_metadata`'s answer for a session it cannot read, noted in `looked`."""
@@ -643,7 +735,9 @@ class MetadataCache:
             self._ids_by_key = None  # a key came or went (an update keeps its session's key)
         return keys
 
-    def _store_metadata(self, upserts: list[_Upsert], dropped: list[int]) -> dict[str, int] | None:
+    def _store_metadata(
+        self, upserts: Sequence[_Upsert], dropped: list[int]
+    ) -> dict[str, int] | None:
         """Write the changes; the keys of the upserted sessions, or None when not written."""
         if not upserts and not dropped:
             return {}
@@ -652,18 +746,16 @@ class MetadataCache:
                 for session_key in dropped:
                     delete_event_text(connection, session_key)
                     connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
-                rows = [
-                    (*_metadata_values(meta), _goal_json(meta.goal), stat_key, digest, checked_ns)
-                    for meta, stat_key, digest, checked_ns in upserts
-                ]
-                try:
-                    connection.executemany(_UPSERT, rows)
-                except (UnicodeEncodeError, OverflowError):
-                    for row in rows:  # one by one: a value sqlite cannot hold skips its row
-                        try:
-                            connection.execute(_UPSERT, row)
-                        except (UnicodeEncodeError, OverflowError):
-                            continue  # listed, and read again next time
+                plain: list[tuple[Any, ...]] = []
+                judged: list[tuple[Any, ...]] = []  # with the verdict on the log, read with it
+                for meta, stat_key, digest, checked_ns, verdict in upserts:
+                    row = (*_metadata_values(meta), _goal_json(meta.goal), stat_key, digest)
+                    if verdict is None:
+                        plain.append((*row, checked_ns))
+                    else:
+                        judged.append((*row, checked_ns, *verdict))
+                _write_rows(connection, _UPSERT, plain)
+                _write_rows(connection, _UPSERT_JUDGED, judged)
                 return self._keys_of(connection, [meta.session_id for meta, *_ in upserts])
         except (sqlite3.Error, Bypassed):
             return None  # a cache that cannot be written is skipped; the listing stays right

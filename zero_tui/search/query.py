@@ -36,9 +36,9 @@ from operator import itemgetter
 from typing import Protocol
 
 from zero_tui.search.catalog import EVENT_BITS, SessionCatalog
-from zero_tui.search.content import go_lower
 from zero_tui.search.database import trigrams_supported
 from zero_tui.store import Metadata
+from zero_tui.store.gotext import go_lower
 from zero_tui.text.labels import parse_rfc3339
 
 DEFAULT_LIMIT = 50

@@ -35,10 +35,16 @@ class ContentVerdicts:
         self._verdicts: dict[str, tuple[object, object, object]] | None = None
         self._pending: list[tuple[int, str, int, str]] = []
         self._asked_one_by_one = 0  # before `_verdicts` is loaded
+        self._just_found: dict[str, bool] = {}  # see `found_with_metadata`
         database.when_replaced(self._forget)
 
     def _forget(self) -> None:
         self._verdicts = None
+
+    def found_with_metadata(self, session_id: str, verdict: bool) -> None:
+        """A verdict found just now on a log read with its session's metadata (and written
+        with them): `find_many` takes it without a second look at the log."""
+        self._just_found[session_id] = verdict
 
     def has_content(self, session_id: str) -> bool:
         """has_resumable_content, remembered until the log changes."""
@@ -54,13 +60,19 @@ class ContentVerdicts:
         return verdict_now
 
     def find_many(self, session_ids: Sequence[str]) -> dict[str, bool]:
-        """`has_content` of many sessions at once: session id -> its verdict, each remembered
-        for its log as it is, or found now (on a cold catalog, every one: shared with a
-        forked child). A session with no log file is left out (`has_content` says)."""
+        """`has_content` of many sessions at once: session id -> its verdict, each found with
+        its metadata just now, remembered for its log as it is, or found now (on a cold
+        catalog, every one: shared with a forked child). A session with no log file is left
+        out (`has_content` says)."""
         verdicts: dict[str, bool] = {}
         missing: list[tuple[str, int, os.stat_result]] = []
-        self._log_stats.look_all(session_ids)
+        just_found, self._just_found = self._just_found, {}
+        to_look_at = [session_id for session_id in session_ids if session_id not in just_found]
+        self._log_stats.look_all(to_look_at)
         for session_id in session_ids:
+            if session_id in just_found:
+                verdicts[session_id] = just_found[session_id]
+                continue
             checked_ns, info = self._log_stats.look(session_id)
             if info is None:
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from zero_tui.store import gojson
@@ -12,8 +13,6 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import decode_utf8, trim_space, trim_space_bytes
 from zero_tui.store.models import Event
-from zero_tui.store.payload_decoder import decode_payload
-from zero_tui.store.payloads import CompactionPayload
 
 # A line exactly as Go writes it, with no escapes in the header strings: the common case,
 # decoded without building the whole object in Python. The payload group holds no whitespace
@@ -246,6 +245,61 @@ def iter_pieces(data: bytes) -> Iterator[LogLine]:
 
 def parse_log(data: bytes, session_id: str) -> list[Event]:
     """Zero's ReadEvents over a whole log's bytes: only a torn last line is forgiven."""
+    return _parse_log(data, session_id, None)
+
+
+def parse_log_of_types(data: bytes, session_id: str, types: Container[str]) -> list[Event]:
+    """`parse_log`'s events of the `types` only, and its errors: every other line is still
+    read with Go's rules, but no event is built for it."""
+    found = _canonical_log_of_types(data, types)
+    return _parse_log(data, session_id, types) if found is None else found
+
+
+# Every line of a log as Go writes it (`_CANONICAL_LINE`, one per line), found in one call;
+# a sequence of at most 18 digits, which any int64 holds.
+_CANONICAL_LOG_LINE = re.compile(
+    rb'^\{"id":"([^"\\\x00-\x1f]*)","sessionId":"([^"\\\x00-\x1f]*)",'
+    rb'"sequence":(-?(?:0|[1-9][0-9]{0,17})),"type":"([^"\\\x00-\x1f]*)",'
+    rb'"createdAt":"([^"\\\x00-\x1f]*)"(?:,"payload":([^ \t\n\r][^\n]*)(?<![ \t\r]))?\}$',
+    re.MULTILINE,
+)
+
+
+def _canonical_log_of_types(data: bytes, types: Container[str]) -> list[Event] | None:
+    """The fast path of `parse_log_of_types`, for a log of lines exactly as Go writes them:
+    every line canonical and ended by a newline, every sequence safely in int64 range, and
+    every payload valid to the C decoder, all checked at once (the payloads as one array).
+    Then each line decodes as `decode_line` would, and no line can fail: the events of the
+    `types` are built from the matched fields. None: the line-by-line reader must decide."""
+    if not data.endswith(b"\n") or len(data) > gojson.HUGE_VALUE:
+        return None
+    rows = _CANONICAL_LOG_LINE.findall(data)
+    if len(rows) != data.count(b"\n"):
+        return None  # a blank, spaced, torn or otherwise written line
+    payloads = list(filter(None, map(_PAYLOAD, rows)))
+    if payloads and not gojson.all_decode(payloads):
+        return None
+    names = {raw: decode_utf8(raw) for raw in set(map(_TYPE, rows))}
+    wanted = {raw for raw, name in names.items() if name in types}
+    return [
+        Event(
+            decode_utf8(event_id),
+            decode_utf8(session_id),
+            int(sequence),
+            names[event_type],
+            decode_utf8(created_at),
+            payload or None,
+        )
+        for event_id, session_id, sequence, event_type, created_at, payload in rows
+        if event_type in wanted
+    ]
+
+
+_TYPE = itemgetter(3)
+_PAYLOAD = itemgetter(5)
+
+
+def _parse_log(data: bytes, session_id: str, types: Container[str] | None) -> list[Event]:
     torn_tail_possible = bool(data) and not data.endswith(b"\n")
     events: list[Event] = []
     pending_error: StoreError | None = None
@@ -253,7 +307,12 @@ def parse_log(data: bytes, session_id: str) -> list[Event]:
         if pending_error is not None:
             raise pending_error
         try:
-            events.append(decode_line(piece.content, session_id, piece.number))
+            if types is None:
+                events.append(decode_line(piece.content, session_id, piece.number))
+            else:
+                event = decode_line_of_types(piece.content, session_id, piece.number, types)
+                if event is not None:
+                    events.append(event)
         except StoreError as error:
             if not torn_tail_possible:
                 raise
@@ -283,6 +342,10 @@ class CompactionPlan:
 def compaction_plan(event: Event) -> CompactionPlan:
     """A session_compaction event's plan, from its payload as Zero decodes it (json.Unmarshal
     into its CompactionPayload); StoreError when it is unusable."""
+    # every payload type: imported when a log holds a compaction, not at every start
+    from zero_tui.store.payload_decoder import decode_payload
+    from zero_tui.store.payloads import CompactionPayload
+
     payload = decode_payload(event)
     if not isinstance(payload, CompactionPayload):
         raise TypeError(f"not a session_compaction event: {event.type!r}")

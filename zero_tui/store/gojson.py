@@ -437,11 +437,18 @@ def _decode(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
 
 
 def _whole(text: str, pairs: bool, depth: int, *, raw_surrogates: bool = True) -> Any:
-    """`_whole_exact`, through the fast path when the value fills the text."""
-    decoded = _decode_fast(text, 0, pairs, raw_surrogates)
-    if decoded is not None and decoded[1] == len(text):
-        return decoded[0]
+    """`_whole_exact`, through the fast path when the value fills the text but for
+    whitespace around it (a metadata file ends with a newline)."""
+    start = 0 if text[:1] not in _JSON_SPACE else _SPACE.match(text).end()  # type: ignore[union-attr]
+    decoded = _decode_fast(text, start, pairs, raw_surrogates)
+    if decoded is not None:
+        end = decoded[1]
+        if end == len(text) or _SPACE.match(text, end).end() == len(text):  # type: ignore[union-attr]
+            return decoded[0]
     return _whole_exact(text, pairs, depth)
+
+
+_JSON_SPACE = frozenset(" \t\n\r")
 
 
 # One token of JSON, after optional whitespace: a string exactly as the grammar allows it, a
@@ -543,6 +550,20 @@ def check_decodes(data: bytes, *, depth: int = 0) -> None:
         end = -1
     if end != len(text):
         _whole_exact(text, False, depth)
+
+
+def all_decode(values: Sequence[bytes]) -> bool:
+    """True when the C decoder takes every one of these JSON texts (each a value as a
+    payload holds it, in no outer value but its line), tried at once as one array; Go's
+    decoder takes all such values too. False: some may still decode with Go's rules (a
+    number past Python's digit limit, nesting past the recursion limit), or not."""
+    text = decode_utf8(b"[" + b",".join(values) + b"]")
+    try:
+        value, end = _plain_scan(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return False
+    # a value with a top-level comma in it (`1,2`) would count as two
+    return end == len(text) and len(value) == len(values)
 
 
 def raw_decode(text: str, index: int, *, depth: int = 0) -> tuple[Any, int]:

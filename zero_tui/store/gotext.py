@@ -9,7 +9,6 @@ from __future__ import annotations
 import codecs
 import math
 import re
-from decimal import Decimal
 
 # unicode.IsSpace: what strings.TrimSpace / bytes.TrimSpace remove (store-format §12.4).
 GO_SPACE = (
@@ -160,6 +159,8 @@ def clean_path(path: str, *, windows: bool = False) -> str:
 def _shortest_digits(value: float) -> tuple[str, str, int]:
     """A nonzero finite float as (sign, its shortest round-trip digits without trailing
     zeros, the exponent of the leading digit in scientific notation)."""
+    from decimal import Decimal  # not at every start: floats are rare in what is read
+
     sign, digits, exponent = Decimal(repr(value)).as_tuple()
     assert isinstance(exponent, int)
     digit_text = "".join(map(str, digits)).rstrip("0") or "0"
@@ -206,3 +207,16 @@ def format_go_sprint_float(value: float) -> str:
     if point < -4 or point >= 6:
         return _exponent_form(prefix, digit_text, point, negative_width=2)
     return format_go_float(value)
+
+
+def go_lower(text: str) -> str:
+    """Go's strings.ToLower, as Zero's search lowers both the text and the query: rune by
+    rune, so U+0130 is "i" and a capital sigma U+03C3 even at a word's end (Python's
+    str.lower gives "i" with a combining dot, and the final sigma U+03C2)."""
+    if text.isascii():
+        return text.lower()
+    if "\u0130" in text:
+        text = text.replace("\u0130", "i")
+    if "\u03a3" in text:
+        text = text.replace("\u03a3", "\u03c3")
+    return text.lower()

@@ -159,10 +159,47 @@ class Metadata:
     @classmethod
     def from_json(cls, data: bytes) -> Metadata:
         """Decode metadata.json exactly as Zero's json.Unmarshal does; raises GoJSONError."""
-        values = gojson.unmarshal(gojson.loads_pairs(data), _METADATA_TYPE)
+        pairs = gojson.loads_pairs(data)
+        plain = _plain_fields(pairs)
+        return cls(**plain) if plain is not None else cls.from_pairs(pairs)
+
+    @classmethod
+    def from_pairs(cls, pairs: object) -> Metadata:
+        """A decoded metadata.json (`gojson.loads_pairs`) through Go's json.Unmarshal rules."""
+        values = gojson.unmarshal(pairs, _METADATA_TYPE)
         goal = values["goal"]
         values["goal"] = None if goal is None else Goal(**goal)
         return cls(**values)
+
+
+# key -> (attribute, kind) of the fields a plain metadata file holds (not the goal)
+_PLAIN_FIELDS = {key: (attribute, kind) for attribute, key, kind in _METADATA_FIELDS if kind != "g"}
+
+
+def _plain_fields(pairs: object) -> dict[str, Any] | None:
+    """The fields of a metadata object that needs none of Go's special rules, as they go
+    into `Metadata`: every key of a field written exactly and once, with a string or an
+    int64 as the field wants, and no goal (other keys are ignored, as Go ignores them).
+    None: `Metadata.from_pairs` must decide."""
+    if not isinstance(pairs, gojson.JSONObject):
+        return None
+    values: dict[str, Any] = {}
+    for key, value in pairs:
+        field = _PLAIN_FIELDS.get(key)
+        if field is None:
+            if key == "goal" or (gojson.fold_key(key) or "") in _METADATA_TYPE.by_fold:
+                return None  # a pointer, or a key Go matches to a field case-insensitively
+            continue
+        attribute, kind = field
+        if attribute in values:
+            return None  # each occurrence of a key is decoded in turn
+        if kind in "sS":
+            if value.__class__ is not str:
+                return None
+        elif value.__class__ is not int or not gojson.INT64_MIN <= value <= gojson.INT64_MAX:
+            return None
+        values[attribute] = value
+    return values
 
 
 def _scalar_json(value: object) -> str:

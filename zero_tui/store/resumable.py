@@ -18,8 +18,6 @@ from zero_tui.store.gotext import (
     trim_space_bytes,
 )
 from zero_tui.store.models import Event, Metadata
-from zero_tui.store.payload_decoder import decode_payload
-from zero_tui.store.payloads import MessagePayload
 from zero_tui.store.store import (
     EVENTS_FILE,
     SessionStore,
@@ -50,6 +48,9 @@ def event_shows_progress(event: Event) -> bool:
         return True  # whatever its payload: it is not even decoded
     if event.type != "message":
         return False
+    from zero_tui.store.payload_decoder import decode_payload  # not at every start
+    from zero_tui.store.payloads import MessagePayload
+
     message = decode_payload(event)
     if not isinstance(message, MessagePayload) or equal_fold(message.role, "user"):
         return False

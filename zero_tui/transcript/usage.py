@@ -55,6 +55,18 @@ class Tokens:
         self.cache_write += other.cache_write
         self.reasoning += other.reasoning
 
+    def figures(self) -> tuple[int, int, int, int, int, int, int]:
+        """The figures in field order: `Tokens(*tokens.figures())` is a copy."""
+        return (
+            self.requests,
+            self.input,
+            self.output,
+            self.total,
+            self.cached,
+            self.cache_write,
+            self.reasoning,
+        )
+
     def to_json(self) -> dict[str, int]:
         return {
             "requests": self.requests,
@@ -118,9 +130,7 @@ def session_usage(store: SessionStore, session_id: str) -> list[UsageEvent]:
     """The usage events of one session's raw log (StoreError: unreadable, or a payload
     Zero's report would fail on)."""
     found: list[UsageEvent] = []
-    for event in store.read_events(session_id):
-        if event.type != USAGE_EVENT:
-            continue
+    for event in store.read_events_of_types(session_id, (USAGE_EVENT,)):
         payload = decode_payload(event)
         assert isinstance(payload, UsagePayload)
         if payload.error:
