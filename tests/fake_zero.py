@@ -83,7 +83,7 @@ SCENARIOS: dict[str, str] = {
     "replace": "a delta, then the session's log replaced by its first line (as a rewind "
     "elsewhere writes it), the answer",
     "stderr-note": "an answer, exit 0, and a notice on stderr (as Zero's for an ignored image)",
-    "reconnect": "Zero's reasoning notices of two reconnects (1/4, 2/4), 0.3 s apart, then "
+    "reconnect": "Zero's reasoning notices of two reconnects (1/4, 2/4), 1 s apart, then "
     "the answer",
     "quiet S": "nothing for S seconds after run_start (a rate limit Zero retries in "
     "silence), then the rate-limit error",
@@ -717,7 +717,7 @@ def scenario(run: Run, workspace: str) -> NoReturn:
     if prompt == "reconnect":
         for attempt in (1, 2):
             run.out.emit("reasoning", delta=f"\n[connection lost — reconnecting {attempt}/4…]\n")
-            run.pause(0.3)
+            run.pause(1.0)  # each notice is on screen long enough to be seen, under load too
         run.stream("connected")
     if head == "quiet" and count:
         run.pause(count)

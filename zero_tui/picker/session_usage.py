@@ -41,8 +41,8 @@ _FIGURES = "requests, input, output, total, cached, cache_write, reasoning"
 
 
 def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[str, Tokens]:
-    """session id -> its tokens (no usage events: zeros); a log that cannot be read is
-    left out (the listing says why elsewhere)."""
+    """session id -> its tokens (no usage events: zeros), in the order asked; a log that
+    cannot be read is left out (the listing says why elsewhere)."""
     wanted = list(dict.fromkeys(session_ids))
     if not wanted:
         return {}
@@ -72,7 +72,7 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
         found[session_id] = tokens
         fresh.append((session_id, stat_key(info), checked_ns, tokens))
     _remember(catalog, fresh)
-    return found
+    return {session_id: found[session_id] for session_id in wanted if session_id in found}
 
 
 def _read_tokens(
