@@ -310,6 +310,28 @@ def found_usage(stages: list[LoadStage]) -> tuple[list[str], dict[str, Tokens]]:
     return order, usage
 
 
+def test_with_a_warm_catalog_the_rows_shown_get_their_tokens_before_the_scan_goes_on(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path
+) -> None:
+    """The tokens column filled seconds after the first rows at 10,000 sessions: tokens
+    came once every scope was filtered. Now the rows shown from the catalog get theirs at
+    once, and the first scope's again as soon as it is final."""
+    builder = varied_store(make_store)
+    builder.store.append_events("here2", [usage_event(2000, 300, 1500)])
+    scan(make_loader(builder, tmp_path / "cache"))  # the catalog remembers every session
+    builder.store.append_events("here1", [usage_event(50, 5)])  # changed since: read again
+    _, stages = scan(make_loader(builder, tmp_path / "cache"))
+    kinds = [type(stage).__name__ for stage in stages]
+    first_tokens = kinds.index("UsageFound")
+    assert first_tokens < kinds.index("UnreadableFound")  # before the catalog is refreshed
+    tokens = stages[first_tokens]
+    assert isinstance(tokens, UsageFound)
+    assert tokens.usage["here2"] == Tokens(1, 2000, 300, 2300, 1500)
+    assert tokens.usage["here1"] == Tokens(1, 50, 5, 55, 0)
+    order, _ = found_usage(stages)
+    assert len(order) == len(set(order))  # each once
+
+
 def test_a_scan_then_says_each_listed_session_s_tokens_this_workspace_s_first(
     make_store: Callable[..., StoreBuilder], tmp_path: Path
 ) -> None:

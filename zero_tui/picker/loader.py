@@ -197,10 +197,32 @@ class PickerLoader:
         verdicts: dict[str, bool] = {}
         content_check = recorded(catalog.has_content, verdicts)
         first = self._first
+        tokens_said: set[str] = set()
+
+        def post_tokens(session_ids: list[str]) -> None:
+            """Each session's tokens once, as soon as its row is known."""
+            wanted = [sid for sid in dict.fromkeys(session_ids) if sid not in tokens_said]
+            tokens_said.update(wanted)
+            self._post_usage(post, cancelled, catalog, wanted)
+
         cached = catalog.cached_sessions()
         if cached and not cancelled():
-            self._post_scope(post, cancelled, first, cached, content_check, now, tz, whole=shown)
+            on_screen: list[str] = []
+            self._post_scope(
+                post,
+                cancelled,
+                first,
+                cached,
+                content_check,
+                now,
+                tz,
+                whole=shown,
+                listed=on_screen,
+            )
             shown = True
+            # the catalog remembers them: the rows shown from it get theirs at once (each
+            # log's stat says whether what is remembered still holds)
+            post_tokens(on_screen[:USAGE_CHUNK])
         elif not shown:
             shown = self._post_first_screen(post, cancelled, content_check, now, tz)
 
@@ -236,8 +258,10 @@ class PickerLoader:
             )
             if key == first:
                 # The first screen is final: remembered now, not once every scope is filtered
-                # (seconds at 50,000 sessions), so that a picker quit meanwhile starts warm.
+                # (seconds at 50,000 sessions), so that a picker quit meanwhile starts warm;
+                # and its rows' tokens now, not once every scope is.
                 self._remember(heads)
+                post_tokens(listed)
         catalog.save()
         self._remember(heads)
         follower = StoreFollower(
@@ -252,8 +276,7 @@ class PickerLoader:
         self._follower = follower
         if not cancelled():
             post(ScanDone(follower.sessions))
-        resumable = (meta.session_id for meta in sessions if meta.is_resumable_kind)
-        self._post_usage(post, cancelled, catalog, [*listed, *resumable])
+        post_tokens([meta.session_id for meta in sessions if meta.is_resumable_kind])
 
     @staticmethod
     def _post_usage(
