@@ -273,7 +273,7 @@ async def test_the_header_shows_the_tokens_and_follows_the_log(
 ) -> None:
     monkeypatch.setattr("zero_tui.ui.widgets.session_tokens.REREAD_SECONDS", 0.05)
     async with TranscriptApp(sessions.store).run_test(size=SIZE) as pilot:
-        log = pilot.app.screen.query_one(TranscriptLog)
+        log = pilot.app.screen.query_one(TranscriptLog).header
         await wait_until(pilot, lambda: log.session_tokens is not None)
         assert log.session_tokens == Tokens(1, 20_000, 500, 20_500, 16_000)
         facts = log.query_one("#transcript-facts", Static)

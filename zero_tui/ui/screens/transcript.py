@@ -199,7 +199,7 @@ class TranscriptScreen(TurnActions):
             # While our own run is live, the agent's appends are its stream's: the log is not
             # followed (its rows are read again when the run ends), so nothing shows twice.
             self.transcript_log.following = not new.run.running
-            self.transcript_log.look_running()  # the header's mark, at once
+            self.transcript_log.header.look_running()  # the header's mark, at once
             self.refresh_bindings()  # Esc: cancel the run, or back
 
     def on_agent_pane_session_started(self, message: AgentPane.SessionStarted) -> None:
@@ -208,7 +208,7 @@ class TranscriptScreen(TurnActions):
 
     async def on_agent_pane_run_ended(self, message: AgentPane.RunEnded) -> None:
         if self.session_id is not None:  # a run killed mid-turn is not someone else's
-            self.transcript_log.quiet_since = self.agent.ended_at(self.session_id)
+            self.transcript_log.header.quiet_since = self.agent.ended_at(self.session_id)
         # refused, or failed before run_start: Zero stored nothing, so the prompt is kept
         saved_nothing = (
             message.refused is not None or not message.started or self.session_id is None
@@ -296,7 +296,7 @@ class TranscriptScreen(TurnActions):
             self.composer.clear_line()
 
     def command_time(self) -> datetime:
-        return self.transcript_log.now()
+        return self.transcript_log.header.now()
 
     # /export and /rename (CommandScreen) act on this session
 

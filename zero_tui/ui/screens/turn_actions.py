@@ -113,7 +113,7 @@ class TurnActions(TranscriptReader):
         if meta is None or not meta.parent_session_id:
             self._error("Parent", "this session has no parent")
             return
-        link = self.transcript_log.parent_link
+        link = self.transcript_log.header.parent_link
         if link is not None and link.missing:
             self._error("Parent", f"{link.parent_id} is no longer in the store")
             return

@@ -1,10 +1,10 @@
-"""The open session's tokens, for the transcript's header: a mixin of the log's widget.
+"""The open session's tokens, for the transcript's header: a mixin of the header widget.
 
-`TranscriptLog` (which draws the header) has `SessionTokensHook` first among its bases,
-passes `tokens=self.session_tokens` to `header_facts`, and redraws the header in
-`session_tokens_changed`. The hook reads the usage events when the transcript has loaded
-and again when the log grew (another process appending), in a worker, at most one read at
-a time and one every `REREAD_SECONDS` while the log keeps growing.
+`TranscriptHeader` has `SessionTokensHook` first among its bases, passes
+`tokens=self.session_tokens` to `header_facts`, and redraws in `session_tokens_changed`.
+The log's widget calls `read_session_tokens` when the transcript has loaded and when the
+log grew (another process appending); the hook reads the usage events in a worker, at most
+one read at a time and one every `REREAD_SECONDS` while the log keeps growing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from textual.worker import get_current_worker
 
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.transcript.usage import Tokens, session_tokens
-from zero_tui.ui.messages import LogPolled, SessionTokensLoaded, TranscriptLoaded
+from zero_tui.ui.messages import SessionTokensLoaded
 
 REREAD_SECONDS = 2.0
 
@@ -47,14 +47,6 @@ class SessionTokensHook(_WidgetMixin):
 
     def session_tokens_changed(self) -> None:
         """The tokens changed: the screen redraws what shows them."""
-
-    # Textual calls the handler of each class in the MRO: the widget's own ones run too
-    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
-        self.read_session_tokens()
-
-    def on_log_polled(self, message: LogPolled) -> None:
-        if message.end.first_changed is not None or message.end.replaced:
-            self.read_session_tokens()
 
     def read_session_tokens(self) -> None:
         """Read them now, or after the read in flight (then at most every REREAD_SECONDS)."""
