@@ -10,15 +10,15 @@ loads, and what happens to keys typed then, is seen every time, not raced for.
 from __future__ import annotations
 
 import shlex
-import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import StoreBuilder, assistant, user
-from test_e2e_tmux import PROMPT, Tmux, isolated_env
+from test_e2e_tmux import PROMPT, Tmux
+from test_e2e_tmux import tmux as tmux  # the fixture
 
 import zero_tui
 from zero_tui.picker.loader import PickerLoader
@@ -52,18 +52,6 @@ class Held:
 
     def release(self) -> None:
         self.gate.touch()
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    server = Tmux(isolated_env(tmp_path))
-    server.start(tmp_path / "home")
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 def warm_store(builder: StoreBuilder, workspace: str, titles: list[str], tmp_path: Path) -> None:

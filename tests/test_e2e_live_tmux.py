@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from conftest import StoreBuilder
-from test_e2e_tmux import PROMPT, Tmux, isolated_env, zero_tui_command
+from test_e2e_tmux import PROMPT, Tmux, zero_tui_command
+from test_e2e_tmux import tmux as tmux  # the fixture
 
 from benchmarks.store_bench import generate_store, session_title
 
@@ -38,18 +39,6 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 def session_id(index: int) -> str:
     """The id generate_store gives session `index`."""
     return f"zero_20260604090000_{1780563600000000000 + index}_{index + 1}"
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    server = Tmux(isolated_env(tmp_path))
-    server.start(tmp_path / "home")
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 @pytest.fixture(scope="module")

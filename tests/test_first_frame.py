@@ -5,7 +5,6 @@ cells."""
 from __future__ import annotations
 
 import fcntl
-import io
 import os
 import re
 import select
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 from conftest import StoreBuilder, fixed_clock
 from rich.color import Color, ColorSystem
-from rich.console import Console
+from test_app_agent import whole_screen
 from textual.pilot import Pilot
 
 from zero_tui.picker import first_frame
@@ -328,19 +327,7 @@ def test_no_frame_and_no_change_when_it_does_not_apply(
 
 
 def screen_lines(pilot: Pilot[Any]) -> list[str]:
-    app = pilot.app
-    width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system=None,
-        record=True,
-        legacy_windows=False,
-    )
-    console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text(styles=False).split("\n")
+    return whole_screen(pilot).split("\n")
 
 
 @pytest.mark.parametrize(
