@@ -910,8 +910,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def first_frame(argv: Sequence[str]) -> FirstFrame | None:
     """The picker's first frame, when `argv` starts the picker on a terminal. A script, a
-    pipe or a subcommand (`zero-tui search …`) does not even import it: 20 ms, a sixth of a
-    search's whole run."""
+    pipe or a subcommand (`zero-tui search …`) does not even import it (20 ms of imports)."""
     if not (os.isatty(0) and os.isatty(1)) or (argv and not argv[0].startswith("-")):
         return None
     from zero_tui.picker.first_frame import show_first_frame
