@@ -6,8 +6,9 @@ needs `zero_tui.agent.settings` does not load the engine and the stream decoders
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from zero_tui.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from zero_tui.agent.engine import (
@@ -87,11 +88,4 @@ __all__ = [
     "terminate_all",
 ]
 
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())

@@ -7,8 +7,9 @@ store and its event decoders (about 30 ms), which the picker's first frame does 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from zero_tui.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from zero_tui.store.errors import SessionBusyError, StoreError
@@ -38,11 +39,4 @@ __all__ = [
     "valid_session_id",
 ]
 
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
