@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.store_bench import generate_store
+from benchmarks.store_bench import generate_store, print_figures
 from zero_tui.agent.running import running_sessions
 from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.store import SessionStore
@@ -173,9 +173,7 @@ def main() -> None:
     parser.add_argument("--idle-seconds", type=float, default=15.0)
     args = parser.parse_args()
     figures = run(args.sessions, args.events, writes=args.writes, idle_seconds=args.idle_seconds)
-    for key, value in figures.items():
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        print(f"{key:32} {shown}")
+    print_figures(figures)
 
 
 if __name__ == "__main__":

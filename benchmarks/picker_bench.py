@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.store_bench import generate_store
+from benchmarks.store_bench import generate_store, print_figures
 from zero_tui.paths import CACHE_DIR_VARIABLE
 
 _PROBE = """
@@ -101,9 +101,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    for key, value in run(args.sessions, args.repeats).items():
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        print(f"{key:28} {shown}")
+    print_figures(run(args.sessions, args.repeats))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,13 @@ def generate_store(
     return paths
 
 
+def wall_time(command: list[str], env: dict[str, str] | None = None) -> float:
+    """Seconds one run of `command` takes, its output dropped (a failed run is an error)."""
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env, timeout=600)
+    return time.perf_counter() - started
+
+
 def _median_wall(
     command: list[str], repeats: int, env: dict[str, str] | None = None, fresh_cache: bool = False
 ) -> float:
@@ -172,10 +180,16 @@ def _median_wall(
     for _ in range(repeats):
         if fresh_cache and env is not None:
             shutil.rmtree(env[CACHE_DIR_VARIABLE], ignore_errors=True)
-        started = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
-        timings.append(time.perf_counter() - started)
+        timings.append(wall_time(command, env))
     return statistics.median(timings)
+
+
+def print_figures(figures: Mapping[str, object]) -> None:
+    """A benchmark's figures run alone: one a line, floats to four places."""
+    width = max((len(key) for key in figures), default=0) + 1
+    for key, value in figures.items():
+        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+        print(f"{key:{width}} {shown}")
 
 
 @functools.cache
@@ -253,9 +267,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    for key, value in run(args.sessions, args.events, args.repeats).items():
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        print(f"{key:34} {shown}")
+    print_figures(run(args.sessions, args.events, args.repeats))
 
 
 if __name__ == "__main__":

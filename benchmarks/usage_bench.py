@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.store_bench import _zero_tui_command, generate_store
+from benchmarks.store_bench import _zero_tui_command, generate_store, print_figures, wall_time
 from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.search.file_identity import RACY_NS
 
@@ -70,12 +70,6 @@ asyncio.run(main())
 """
 
 
-def _wall(command: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env, timeout=600)
-    return time.perf_counter() - started
-
-
 def measure_listing(root: Path, work: Path, repeats: int) -> dict[str, float]:
     """`sessions --all --json` with and without the tokens, warm and cold, interleaved."""
     arguments = ["sessions", "--all", "--json", "--store", str(root)]
@@ -90,8 +84,8 @@ def measure_listing(root: Path, work: Path, repeats: int) -> dict[str, float]:
         for name, command in commands.items():
             cache = work / f"listing-{name}-{index}"
             env = {**os.environ, CACHE_DIR_VARIABLE: str(cache)}
-            timings[f"{name}_cold"].append(_wall(command, env))
-            timings[f"{name}_warm"].append(_wall(command, env))
+            timings[f"{name}_cold"].append(wall_time(command, env))
+            timings[f"{name}_warm"].append(wall_time(command, env))
             shutil.rmtree(cache, ignore_errors=True)
     median = {key: statistics.median(values) for key, values in timings.items()}
     return {
@@ -155,9 +149,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    for key, value in run(args.sessions, args.events, args.repeats).items():
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        print(f"{key:34} {shown}")
+    print_figures(run(args.sessions, args.events, args.repeats))
 
 
 if __name__ == "__main__":
