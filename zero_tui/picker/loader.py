@@ -282,13 +282,13 @@ class PickerLoader:
     def _post_usage(
         post: Post, cancelled: Cancelled, catalog: SessionCatalog, session_ids: list[str]
     ) -> None:
-        """The tokens of `session_ids` (once each, in that order), a chunk at a time: the
-        catalog remembers them, a cold one reads each log."""
-        wanted = list(dict.fromkeys(session_ids))
-        for start in range(0, len(wanted), USAGE_CHUNK):
+        """The tokens of `session_ids` (each once, in that order: `scan`'s `post_tokens`
+        says each once), a chunk at a time: the catalog remembers them, a cold one reads
+        each log."""
+        for start in range(0, len(session_ids), USAGE_CHUNK):
             if cancelled():
                 return
-            found = session_usage(catalog, wanted[start : start + USAGE_CHUNK])
+            found = session_usage(catalog, session_ids[start : start + USAGE_CHUNK])
             if not cancelled():
                 post(UsageFound(found))
 
