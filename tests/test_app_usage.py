@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from zero_tui.store import SessionStore
-from zero_tui.transcript.usage import Tokens
+from zero_tui.store.usage import Tokens
 from zero_tui.ui.app import ZeroApp, css_paths, make_app
 from zero_tui.ui.messages import UsageProgress
 from zero_tui.ui.screens.picker import PickerScreen

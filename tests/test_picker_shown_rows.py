@@ -5,8 +5,8 @@ from __future__ import annotations
 from zero_tui.picker.row_layout import USAGE_WIDTH
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.picker.shown_rows import ShownRows, SnippetLine
+from zero_tui.store.usage import Tokens
 from zero_tui.text.cells import cell_width
-from zero_tui.transcript.usage import Tokens
 
 
 def row(session_id: str) -> PickerRow:

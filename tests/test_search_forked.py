@@ -3,6 +3,7 @@ as reading it all here, and all of it here when the child fails."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -13,8 +14,9 @@ import pytest
 
 from zero_tui.search import forked
 from zero_tui.search.catalog import SessionCatalog
-from zero_tui.store import SessionStore
+from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
+from zero_tui.store.usage import logged_tokens
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the child is forked on Linux only"
@@ -61,10 +63,13 @@ def test_few_items_are_done_here() -> None:
     assert {pid for _, pid in results} == {os.getpid()}
 
 
+@pytest.mark.parametrize("with_tokens", [False, True])
 @pytest.mark.parametrize("halves", [True, False])
 def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, halves: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, halves: bool, with_tokens: bool
 ) -> None:
+    """With the tokens too, each log is read once for both: the same verdicts, and the
+    figures `logged_tokens` finds in it."""
     if halves:
         if not sys.platform.startswith("linux"):
             pytest.skip("the child is forked on Linux only")
@@ -77,10 +82,24 @@ def test_a_cold_catalog_read_in_halves_lists_and_filters_as_the_store(
         events: list[tuple[str, object]] = [("message", {"role": "user", "content": "hi"})]
         if number % 4:
             events.append(("message", {"role": "assistant", "content": "hello"}))
+        if number % 5:
+            events.append(("provider_usage", {"promptTokens": number, "completionTokens": 2}))
         store.append_events(session_id, events)
     (store.root / "s07" / "metadata.json").write_text("{ not json")
+    with (store.root / "s11" / "events.jsonl").open("ab") as log:
+        log.write(b'{"type":"provider_usage","payload":{"promptTokens":"many"}}\n')
     with SessionCatalog(store, tmp_path / "cache") as catalog:
-        sessions = catalog.refresh(with_verdicts=True)
+        sessions = catalog.refresh(with_verdicts=True, with_tokens=with_tokens)
+        tokens = catalog.metadata.take_tokens_read()
+        assert catalog.metadata.take_tokens_read() == {}  # given once
+        counted = {}
+        for sid in (meta.session_id for meta in sessions):
+            with contextlib.suppress(StoreError):
+                counted[sid] = logged_tokens(store.read_log_bytes(sid), sid).figures()
+        assert "s11" not in counted
+        assert {sid: figures for sid, (_, _, figures) in tokens.items()} == (
+            counted if with_tokens else {}
+        )
         assert sessions == store.list()
         assert [item.session_id for item in catalog.unreadable] == ["s07"]
         ids = [meta.session_id for meta in sessions]

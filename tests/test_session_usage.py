@@ -14,7 +14,8 @@ from zero_tui.picker import session_usage as usage_module
 from zero_tui.search import forked
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
-from zero_tui.transcript.usage import Tokens, session_tokens
+from zero_tui.store.usage import Tokens
+from zero_tui.transcript.usage import session_tokens
 
 
 def usage(prompt: int, completion: int, cached: int = 0) -> tuple[str, object]:
@@ -74,6 +75,26 @@ def test_the_figures_are_remembered_until_the_log_changes(
     store.append_events("b", [usage(1000, 1)])
     assert listed(store, capsys)["b"] == Tokens(2, 1007, 4, 1011, 0).to_json()
     assert reads == ["b"]
+
+
+def test_a_cold_listing_counts_the_tokens_in_its_one_read_of_each_log(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verdict on each log and its tokens come from the same read: none is read again
+    for its tokens."""
+    reads: list[str] = []
+    real = session_tokens
+
+    def counted(store: SessionStore, session_id: str) -> Tokens:
+        reads.append(session_id)
+        return real(store, session_id)
+
+    monkeypatch.setattr(usage_module, "session_tokens", counted)
+    assert listed(store, capsys) == {
+        "a": Tokens(1, 100, 10, 110, 40).to_json(),
+        "b": Tokens(1, 7, 3, 10, 0).to_json(),
+    }
+    assert reads == []
 
 
 def test_an_unreadable_log_has_no_figures(

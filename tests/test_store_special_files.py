@@ -185,3 +185,38 @@ def test_a_file_that_grows_while_it_is_read_is_read_to_its_end(
     assert info.st_size == 10
     assert data == b"x" * 10 + b"y" * 100_000
     assert read_regular(path) == data
+
+
+def test_a_read_cut_short_is_read_on_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A network or FUSE file system may give less than asked before the end."""
+    path = tmp_path / "slow"
+    path.write_bytes(b"z" * 5000)
+    real_read = os.read
+    reads: list[int] = []
+
+    def short_read(fd: int, size: int) -> bytes:
+        reads.append(size)
+        return real_read(fd, 1000 if len(reads) == 1 else size)
+
+    monkeypatch.setattr(os, "read", short_read)
+    assert read_regular_stat(str(path))[1] == b"z" * 5000
+
+
+def test_a_file_as_its_stat_says_is_read_in_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold listing reads 10,000 metadata files and logs: no second read for the end."""
+    path = tmp_path / "still"
+    path.write_bytes(b"s" * 3000)
+    real_read = os.read
+    reads: list[int] = []
+
+    def counted_read(fd: int, size: int) -> bytes:
+        reads.append(size)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(os, "read", counted_read)
+    assert read_regular_stat(str(path))[1] == b"s" * 3000
+    assert reads == [3001]

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from zero_tui.search.scoped import ScopedMatches
     from zero_tui.store import SessionStore
     from zero_tui.store.models import Metadata
-    from zero_tui.transcript.usage import Tokens
+    from zero_tui.store.usage import Tokens
 
 PROG = "zero-tui"
 Answer = TypeVar("Answer")
@@ -299,7 +299,8 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = _store(args)
     workspace = _workspace(args)
     with SessionCatalog(store) as catalog:  # closing it writes the verdicts found
-        sessions = catalog.refresh(with_verdicts=not args.include_empty)
+        # a cold catalog counts the tokens of a JSON listing in the same read of each log
+        sessions = catalog.refresh(with_verdicts=not args.include_empty, with_tokens=args.json)
         verdicts: dict[str, bool] = {}
         if not args.include_empty:  # every verdict at once (a cold catalog finds them all)
             verdicts = catalog.find_verdicts(

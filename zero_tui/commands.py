@@ -35,7 +35,7 @@ from zero_tui.transcript.export_formats import (
 if TYPE_CHECKING:  # the first frame does not wait for these
     from zero_tui.agent.running import Running
     from zero_tui.agent.zero_commands import ZeroCost
-    from zero_tui.transcript.usage import Tokens
+    from zero_tui.store.usage import Tokens
 
 TITLE_LIMIT_BYTES = 80
 EXPORT_ARGS = f"[path] [--format {FORMAT_CHOICES}]"

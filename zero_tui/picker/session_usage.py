@@ -23,7 +23,8 @@ from zero_tui.search.database import Bypassed
 from zero_tui.search.file_identity import regular_stat, same_file, stat_key
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.store import EVENTS_FILE
-from zero_tui.transcript.usage import Tokens, session_tokens
+from zero_tui.store.usage import Tokens
+from zero_tui.transcript.usage import session_tokens
 
 _TABLE = """CREATE TABLE IF NOT EXISTS session_usage (
     session_id TEXT PRIMARY KEY,
@@ -49,8 +50,16 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
     remembered = _remembered(catalog, wanted)
     prefix = os.path.join(os.fspath(catalog.store.root), "")
     found: dict[str, Tokens] = {}
+    fresh: list[tuple[str, str, int, Tokens]] = []
     to_read: list[tuple[str, os.stat_result]] = []
+    just_read = catalog.metadata.take_tokens_read()  # with their metadata, by this process
     for session_id in wanted:
+        read_now = just_read.get(session_id)
+        if read_now is not None:
+            log_stat, checked_ns, counted = read_now
+            found[session_id] = tokens = Tokens(*counted)
+            fresh.append((session_id, log_stat, checked_ns, tokens))
+            continue
         info = regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}")
         if info is None:
             found[session_id] = Tokens()  # no log: nothing used
@@ -64,7 +73,6 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
     read = forked.shared(
         partial(_read_tokens, catalog.store), [session_id for session_id, _ in to_read]
     )
-    fresh: list[tuple[str, str, int, Tokens]] = []
     for (session_id, info), (checked_ns, figures) in zip(to_read, read, strict=True):
         if figures is None:
             continue

@@ -37,8 +37,8 @@ from zero_tui.picker.session_rows import (
 )
 from zero_tui.store import Metadata
 from zero_tui.store.store import UnreadableSession
+from zero_tui.store.usage import Tokens
 from zero_tui.text.sanitize import sanitize_line
-from zero_tui.transcript.usage import Tokens
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,10 +113,14 @@ class SessionCatalog:
         return self.metadata.cached_sessions()
 
     def refresh(
-        self, progress: Progress | None = None, *, with_verdicts: bool = False
+        self,
+        progress: Progress | None = None,
+        *,
+        with_verdicts: bool = False,
+        with_tokens: bool = False,
     ) -> list[Metadata]:
         """See `MetadataCache.refresh`: every valid session now in the store."""
-        return self.metadata.refresh(progress, with_verdicts=with_verdicts)
+        return self.metadata.refresh(progress, with_verdicts=with_verdicts, with_tokens=with_tokens)
 
     def revalidate(self) -> None:
         """See `MetadataCache.revalidate`: the directories only, for a text search."""

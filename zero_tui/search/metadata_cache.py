@@ -36,7 +36,7 @@ from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.models import RESUMABLE_KINDS
-from zero_tui.store.resumable import has_resumable_content
+from zero_tui.store.resumable import has_resumable_content, log_has_resumable_content
 from zero_tui.store.store import (
     EVENTS_FILE,
     METADATA_FILE,
@@ -46,6 +46,7 @@ from zero_tui.store.store import (
     read_regular_stat,
     sort_sessions,
 )
+from zero_tui.store.usage import logged_tokens
 from zero_tui.store.workspace import workspace_matches
 
 PROGRESS_EVERY = 256
@@ -199,20 +200,38 @@ _IN_ZERO_ORDER = (
 
 
 _Verdict = tuple[int, str, int]  # has resumable content (0/1), the log's stat key, check time
-_Read = tuple[int, os.stat_result | None, bytes | None, Metadata | None, _Verdict | None]
+_LogTokens = tuple[str, int, tuple[int, ...]]  # the log's stat key, check time, its figures
+_Read = tuple[
+    int,
+    os.stat_result | None,
+    bytes | None,
+    Metadata | None,
+    _Verdict | None,
+    _LogTokens | None,
+]
 """A new session's metadata.json as read: the wall time before its stat, the stat (None: not
 a regular file), the digest of its bytes (None: unreadable), the metadata (None: invalid),
-and the verdict on its log when it was asked for (None: not asked, or no log)."""
+the verdict on its log when it was asked for (None: not asked, or no log), and the log's
+tokens when they were asked for (None: not asked, no log, or not countable)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _LogQuestions:
+    """What a read of new sessions also asks of each one's log: its verdict (`store`), and
+    with `tokens` its tokens, found in one read of the whole log."""
+
+    store: SessionStore
+    tokens: bool = False
 
 
 def _read_metadata(
     prefix: str,
     name: str,
     stat_now: tuple[int, os.stat_result | None] | None = None,
-    store: SessionStore | None = None,
+    questions: _LogQuestions | None = None,
 ) -> _Read:
-    """Read a new session's metadata.json, and with a `store`, the verdict on its log
-    (whether it has resumable content) for a session a listing would ask it of."""
+    """Read a new session's metadata.json, and with `questions`, what they ask of its log,
+    for a session a listing would ask it of."""
     path = f"{prefix}{name}/{METADATA_FILE}"
     info: os.stat_result | None
     if stat_now is None:  # the stat of the file read, from the same open
@@ -220,35 +239,56 @@ def _read_metadata(
         try:
             info, data = read_regular_stat(path)
         except NotRegularFileError:
-            return checked_ns, None, None, None, None
+            return checked_ns, None, None, None, None, None
         except OSError:  # gone, or there but unreadable: what a stat says of it
-            return checked_ns, regular_stat(path), None, None, None
+            return checked_ns, regular_stat(path), None, None, None, None
     else:
         checked_ns, info = stat_now
         if info is None:
-            return checked_ns, None, None, None, None
+            return checked_ns, None, None, None, None, None
         try:
             data = read_regular(path)
         except OSError:
-            return checked_ns, info, None, None, None
+            return checked_ns, info, None, None, None, None
     try:
         meta = Metadata.from_json(data)
     except (GoJSONError, StoreError, ValueError, RecursionError):
         meta = None
-    verdict = None
-    if store is not None and meta is not None and meta.is_resumable_kind and meta.event_count > 0:
-        verdict = _log_verdict(store, prefix, name)
-    return checked_ns, info, file_identity.digest(data), meta, verdict
+    verdict = tokens = None
+    if (
+        questions is not None
+        and meta is not None
+        and meta.is_resumable_kind
+        and meta.event_count > 0
+    ):
+        verdict, tokens = _log_answers(questions, f"{prefix}{name}/{EVENTS_FILE}", name)
+    return checked_ns, info, file_identity.digest(data), meta, verdict, tokens
 
 
-def _log_verdict(store: SessionStore, prefix: str, name: str) -> _Verdict | None:
-    """has_resumable_content of a session's log, dated by the log's stat taken before it
-    was read (as `ContentVerdicts` dates its own); None when there is no log file."""
+def _log_answers(
+    questions: _LogQuestions, path: str, name: str
+) -> tuple[_Verdict | None, _LogTokens | None]:
+    """has_resumable_content of a session's log, and its tokens when asked, each dated by
+    the log's stat taken before it was read (as `ContentVerdicts` dates its own); None
+    when there is no log file (or its tokens cannot be counted)."""
     checked_ns = time.time_ns()
-    info = regular_stat(f"{prefix}{name}/{EVENTS_FILE}")
-    if info is None:
-        return None
-    return int(has_resumable_content(store, name)), file_identity.stat_key(info), checked_ns
+    if questions.tokens:
+        try:
+            info, data = read_regular_stat(path)
+        except OSError:  # not a file, or unreadable: the verdict alone, as without tokens
+            pass
+        else:
+            key = file_identity.stat_key(info)
+            verdict = int(log_has_resumable_content(data, name)), key, checked_ns
+            try:
+                return verdict, (key, checked_ns, logged_tokens(data, name).figures())
+            except StoreError:
+                return verdict, None
+    log_info = regular_stat(path)
+    if log_info is None:
+        return None, None
+    resumable = int(has_resumable_content(questions.store, name))
+    return (resumable, file_identity.stat_key(log_info), checked_ns), None
 
 
 def _scaled(progress: Progress | None, part: int, total: int) -> Progress | None:
@@ -259,8 +299,8 @@ def _scaled(progress: Progress | None, part: int, total: int) -> Progress | None
     return lambda done, _: progress(done * total // part, total)
 
 
-def _read_many(prefix: str, store: SessionStore | None, names: Sequence[str]) -> list[_Read]:
-    return [_read_metadata(prefix, name, store=store) for name in names]
+def _read_many(prefix: str, questions: _LogQuestions | None, names: Sequence[str]) -> list[_Read]:
+    return [_read_metadata(prefix, name, questions=questions) for name in names]
 
 
 _UNSET: Any = object()
@@ -320,6 +360,8 @@ class MetadataCache:
         self._verdict_found = verdict_found
         self._prefix = os.path.join(os.fspath(store.root), "")  # + session id: its directory
         self.unreadable: list[UnreadableSession] = []
+        # session id -> its log's tokens as the last `refresh` read them (`with_tokens`)
+        self._tokens_read: dict[str, _LogTokens] = {}
         # this instance's view of the rows as of the last `refresh`; after `revalidate`,
         # those a text search has looked at
         self._known_cache: dict[str, _Known] | None = None
@@ -387,12 +429,17 @@ class MetadataCache:
     # --- looking at the store again ------------------------------------------------------
 
     def refresh(
-        self, progress: Progress | None = None, *, with_verdicts: bool = False
+        self,
+        progress: Progress | None = None,
+        *,
+        with_verdicts: bool = False,
+        with_tokens: bool = False,
     ) -> list[Metadata]:
         """Every valid session now in the store (Zero's List), re-reading only what changed;
         `progress(done, total)` is told of the sessions looked at, every few hundred.
         `with_verdicts`: a session read anew has its log's verdict found in the same go
-        (a cold listing asks every one), and remembered with it."""
+        (a cold listing asks every one), and remembered with it; `with_tokens` too, and
+        its tokens, from the same read of its log (`take_tokens_read`)."""
         self._log_stats.forget()
         by_directory = self._known_cache
         if by_directory is None:
@@ -407,9 +454,15 @@ class MetadataCache:
         names = list(self.store.iter_session_dirs())
         new_names = [name for name in names if name not in by_directory]
         # a cold catalog reads nearly all of them first: the progress of that, then the rest
-        new = self._read_new(
-            new_names, _scaled(progress, len(new_names), len(names)), with_verdicts
-        )
+        questions = None
+        if with_verdicts or with_tokens:
+            questions = _LogQuestions(self.store, tokens=with_tokens)
+        new = self._read_new(new_names, _scaled(progress, len(new_names), len(names)), questions)
+        self._tokens_read = {
+            name: read[5]
+            for name, read in new.items()
+            if read[5] is not None and read[3] is not None and read[3].session_id == name
+        }
         prefix, metadata_file = self._prefix, f"/{METADATA_FILE}"
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0 and not new:
@@ -495,14 +548,23 @@ class MetadataCache:
             catalogued = known.keys() | keys.keys()
             self._remember_listing(listed_at, [name for name in names if name not in catalogued])
 
+    def take_tokens_read(self) -> dict[str, _LogTokens]:
+        """session id -> (its log's stat key, the time before the read, its figures) of the
+        logs the last `refresh` read whole (`with_tokens`), given once: they are as fresh
+        as the read, not as whatever asks later."""
+        taken, self._tokens_read = self._tokens_read, {}
+        return taken
+
     def _read_new(
-        self, names: list[str], progress: Progress | None = None, with_verdicts: bool = False
+        self,
+        names: list[str],
+        progress: Progress | None = None,
+        questions: _LogQuestions | None = None,
     ) -> dict[str, _Read]:
         """The metadata of sessions the catalog does not know yet, read (a cold catalog:
-        all of them, shared with a forked child), with their verdicts if asked for;
+        all of them, shared with a forked child), with what `questions` asks of their logs;
         `progress` is told how far it is."""
-        store = self.store if with_verdicts else None
-        found = forked.shared(partial(_read_many, self._prefix, store), names, progress)
+        found = forked.shared(partial(_read_many, self._prefix, questions), names, progress)
         return dict(zip(names, found, strict=True))
 
     # --- the root's listing, remembered ----------------------------------------------------
@@ -676,7 +738,7 @@ class MetadataCache:
         verdict: _Verdict | None = None
         if entry is None:
             read = read or _read_metadata(self._prefix, name, stat_now)
-            checked_ns, info, digest, found, verdict = read
+            checked_ns, info, digest, found, verdict, _ = read
             if info is None or digest is None or found is None:
                 return self._cannot_read(name, looked)
             meta = found

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import BinaryIO, Literal, Protocol
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
@@ -73,39 +74,58 @@ def has_resumable_content(store: SessionStore, session_id: str) -> bool:
     except OSError:
         return True
     with handle:
-        undecodable_line = False  # forgiven only as a torn last line
-        line_number = 0
-        ends_with_newline = False
-        carry = b""
-        chunk_size = _FIRST_READ  # the deciding event is usually among the first lines
-        while True:
+        try:
+            return _shows_progress(_chunks(handle), session_id)
+        except OSError:
+            return True
+
+
+def log_has_resumable_content(data: bytes, session_id: str) -> bool:
+    """`has_resumable_content` of a log already read whole (`data`)."""
+    if not valid_session_id(session_id):
+        return True
+    # its first lines alone, as a read of the file would: they usually decide
+    head = (data[:_FIRST_READ], data[_FIRST_READ:]) if len(data) > _FIRST_READ else (data,)
+    return _shows_progress(head, session_id)
+
+
+def _chunks(handle: BinaryIO) -> Iterator[bytes]:
+    """The file's bytes, a small first read (the deciding event is usually among the
+    first lines), then larger ones."""
+    chunk = handle.read(_FIRST_READ)
+    while chunk:
+        yield chunk
+        chunk = handle.read(_READ_CHUNK)
+
+
+def _shows_progress(chunks: Iterable[bytes], session_id: str) -> bool:
+    """`has_resumable_content`'s answer over a log's bytes, given in chunks."""
+    undecodable_line = False  # forgiven only as a torn last line
+    line_number = 0
+    ends_with_newline = False
+    carry = b""
+    for chunk in itertools.chain(chunks, (b"",)):
+        at_end = not chunk
+        if not at_end:
+            ends_with_newline = chunk.endswith(b"\n")
+        lines = (carry + chunk).split(b"\n")
+        carry = b"" if at_end else lines.pop()
+        for line in lines:
+            line_number += 1
+            content = trim_space_bytes(line)
+            if not content:
+                continue
+            if undecodable_line:
+                return True  # a bad line before another line: Zero's read fails
             try:
-                chunk = handle.read(chunk_size)
-                chunk_size = _READ_CHUNK
-            except OSError:
+                event = decode_line(content, session_id, line_number)
+            except StoreError:
+                undecodable_line = True
+                continue
+            if event_shows_progress(event):
                 return True
-            at_end = not chunk
-            if not at_end:
-                ends_with_newline = chunk.endswith(b"\n")
-            lines = (carry + chunk).split(b"\n")
-            carry = b"" if at_end else lines.pop()
-            for line in lines:
-                line_number += 1
-                content = trim_space_bytes(line)
-                if not content:
-                    continue
-                if undecodable_line:
-                    return True  # a bad line before another line: Zero's read fails
-                try:
-                    event = decode_line(content, session_id, line_number)
-                except StoreError:
-                    undecodable_line = True
-                    continue
-                if event_shows_progress(event):
-                    return True
-            if at_end:
-                # a bad last line is a torn tail (dropped) unless the file ends in "\n"
-                return undecodable_line and ends_with_newline
+    # a bad last line is a torn tail (dropped) unless the file ends in "\n"
+    return undecodable_line and ends_with_newline
 
 
 @dataclass(slots=True)

@@ -160,8 +160,9 @@ def read_regular_stat(path: str | os.PathLike[str]) -> tuple[os.stat_result, byt
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFileError(os.fspath(path), info.st_mode)
         data = os.read(fd, info.st_size + 1)  # one more byte: a file that grew shows it
-        more = os.read(fd, _READ_MORE) if data else b""
-        if more:  # it grew (or a read was cut short): on to the end
+        # all of it as stat saw it: done; else it grew, shrank, or the read was cut short
+        more = os.read(fd, _READ_MORE) if data and len(data) != info.st_size else b""
+        if more:  # on to the end
             chunks = [data, more]
             while chunks[-1]:
                 chunks.append(os.read(fd, _READ_MORE))

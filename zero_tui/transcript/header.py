@@ -8,9 +8,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from zero_tui.store import Metadata
+from zero_tui.store.usage import Tokens
 from zero_tui.text.labels import compact_count, event_count_label, time_label
 from zero_tui.text.sanitize import home_relative, sanitize_line
-from zero_tui.transcript.usage import Tokens
 
 FACT_SEPARATOR = "  ·  "
 

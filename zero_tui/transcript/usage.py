@@ -26,76 +26,12 @@ from zero_tui.store.models import Metadata
 from zero_tui.store.payload_decoder import decode_payload
 from zero_tui.store.payloads import UsagePayload
 from zero_tui.store.store import SessionStore, UnreadableSession
+from zero_tui.store.usage import USAGE_EVENT, Tokens, logged_tokens
 from zero_tui.store.workspace import workspace_matches
 from zero_tui.text.labels import parse_rfc3339
 
-USAGE_EVENT = "provider_usage"
 WINDOW_DAYS = 30  # the usage screen's: today (UTC) and the 29 days before
 TOP_SESSIONS = 50
-
-
-@dataclass(slots=True)
-class Tokens:
-    """Sums of usage events: Zero's requests, input, output and total, and the rest."""
-
-    requests: int = 0
-    input: int = 0  # promptTokens: cached tokens included
-    output: int = 0
-    total: int = 0
-    cached: int = 0
-    cache_write: int = 0
-    reasoning: int = 0
-
-    def add(self, other: Tokens) -> None:
-        self.requests += other.requests
-        self.input += other.input
-        self.output += other.output
-        self.total += other.total
-        self.cached += other.cached
-        self.cache_write += other.cache_write
-        self.reasoning += other.reasoning
-
-    def figures(self) -> tuple[int, int, int, int, int, int, int]:
-        """The figures in field order: `Tokens(*tokens.figures())` is a copy."""
-        return (
-            self.requests,
-            self.input,
-            self.output,
-            self.total,
-            self.cached,
-            self.cache_write,
-            self.reasoning,
-        )
-
-    def to_json(self) -> dict[str, int]:
-        return {
-            "requests": self.requests,
-            "inputTokens": self.input,
-            "outputTokens": self.output,
-            "totalTokens": self.total,
-            "cachedInputTokens": self.cached,
-            "cacheWriteTokens": self.cache_write,
-            "reasoningTokens": self.reasoning,
-        }
-
-    def describe(self) -> str:
-        """Every figure `to_json` has, in words: `2 requests · 1,007 input (40 cached) ·
-        4 output · 1,011 total`, the cache writes and reasoning when recorded."""
-        if not self.requests:
-            return "none recorded"
-        noun = "request" if self.requests == 1 else "requests"
-        cached = f" ({self.cached:,} cached)" if self.cached else ""
-        parts = [
-            f"{self.requests:,} {noun}",
-            f"{self.input:,} input{cached}",
-            f"{self.output:,} output",
-            f"{self.total:,} total",
-        ]
-        if self.cache_write:
-            parts.append(f"{self.cache_write:,} cache write")
-        if self.reasoning:
-            parts.append(f"{self.reasoning:,} reasoning")
-        return " · ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,16 +71,9 @@ def session_usage(store: SessionStore, session_id: str) -> list[UsageEvent]:
         assert isinstance(payload, UsagePayload)
         if payload.error:
             raise StoreError(f"usage event {event.sequence} of {session_id}: {payload.error}")
-        tokens = Tokens(
-            1,
-            payload.prompt_tokens,
-            payload.completion_tokens,
-            payload.total_tokens,
-            payload.cached_input_tokens,
-            payload.cache_write_tokens,
-            payload.reasoning_tokens,
+        found.append(
+            UsageEvent(utc_day(event.created_at), payload.model, Tokens.of_request(payload))
         )
-        found.append(UsageEvent(utc_day(event.created_at), payload.model, tokens))
     return found
 
 
@@ -183,12 +112,9 @@ def usage_report(
 
 
 def session_tokens(store: SessionStore, session_id: str) -> Tokens:
-    """The sums of one session's usage events, as `usage --session` counts them (StoreError:
-    unreadable)."""
-    tokens = Tokens()
-    for event in session_usage(store, session_id):
-        tokens.add(event.tokens)
-    return tokens
+    """The sums of one session's usage events (`store.usage.logged_tokens`: StoreError when
+    the log cannot be read, or one of its usage events)."""
+    return logged_tokens(store.read_log_bytes(session_id), session_id)
 
 
 def window_days(today: date, days: int = WINDOW_DAYS) -> list[str]:

@@ -25,9 +25,10 @@ from textual.worker import get_current_worker
 
 from zero_tui.commands import CostEstimate
 from zero_tui.store import SessionStore, StoreError
+from zero_tui.store.usage import Tokens
 from zero_tui.text.labels import WEEKDAYS, cost_label, display_title, one_line
 from zero_tui.text.sanitize import home_relative, sanitize_line
-from zero_tui.transcript.usage import WINDOW_DAYS, Tokens, UsageOverview, UsageOverviews
+from zero_tui.transcript.usage import WINDOW_DAYS, UsageOverview, UsageOverviews
 from zero_tui.ui.messages import OpenSession, UsageCostLoaded, UsageLoaded, UsageProgress
 from zero_tui.ui.widgets.day_chart import DayChart
 from zero_tui.ui.widgets.ranked_table import RankedTable, share_label

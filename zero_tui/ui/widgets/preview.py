@@ -13,8 +13,8 @@ from textual.widgets import Static
 
 from zero_tui.agent.running import Running
 from zero_tui.picker.preview_data import PreviewData, PreviewExchange
+from zero_tui.store.usage import Tokens
 from zero_tui.transcript.header import token_facts
-from zero_tui.transcript.usage import Tokens
 
 MAX_EXCHANGE_LINES = 12
 MAX_EXCHANGE_CHARS = 1200

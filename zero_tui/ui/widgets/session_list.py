@@ -28,7 +28,7 @@ from zero_tui.picker.shown_rows import HighlightLookup, ShownRows, SnippetLine
 from zero_tui.ui.widgets.session_row_painter import message_strip, row_strip, snippet_strip
 
 if TYPE_CHECKING:
-    from zero_tui.transcript.usage import Tokens
+    from zero_tui.store.usage import Tokens
 
 NARROW_WIDTH = 110
 """On a screen narrower than this the list's container gets the class `-narrow`: the

@@ -1,0 +1,156 @@
+"""A session's tokens found in its log's bytes (`store.usage.logged_tokens`), decoding only
+the lines that can be usage events: the figures Zero's own reader gives for every log it
+can read, and for a log it cannot, the usage events that can still be read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zero_tui.store import SessionStore, StoreError
+from zero_tui.store.usage import Tokens, logged_tokens
+from zero_tui.transcript.usage import session_usage
+
+SESSION = "s"
+
+
+def line(event_type: str, payload: object, sequence: int = 1, *, key: str = "type") -> bytes:
+    event = {
+        "id": f"e{sequence}",
+        "sessionId": SESSION,
+        "sequence": sequence,
+        key: event_type,
+        "createdAt": "2026-07-01T10:00:00Z",
+        "payload": payload,
+    }
+    return json.dumps(event, separators=(",", ":")).encode() + b"\n"
+
+
+def usage(prompt: int, completion: int = 0) -> dict[str, int]:
+    return {"promptTokens": prompt, "completionTokens": completion, "totalTokens": prompt}
+
+
+USER = line("message", {"role": "user", "content": "hi"})
+
+
+def strict_tokens(store: SessionStore) -> Tokens:
+    """What Zero's reader (ReadEvents, then each usage payload) adds up."""
+    tokens = Tokens()
+    for event in session_usage(store, SESSION):
+        tokens.add(event.tokens)
+    return tokens
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    store = SessionStore(tmp_path / "sessions")
+    store.create(SESSION, cwd="/w")
+    return store
+
+
+def write_log(store: SessionStore, data: bytes) -> bytes:
+    store.events_path(SESSION).write_bytes(data)
+    return data
+
+
+def test_the_usage_events_are_added_up(store: SessionStore) -> None:
+    data = write_log(store, USER + line("provider_usage", usage(100, 7), 2) + USER)
+    assert logged_tokens(data, SESSION) == Tokens(1, 100, 7, 100) == strict_tokens(store)
+
+
+def test_a_type_spelled_with_an_escape_is_a_usage_event(store: SessionStore) -> None:
+    escaped = line("provider_usage", usage(5), 2).replace(
+        b"provider_usage", b"provider\\u005fusage"
+    )
+    data = write_log(store, USER + escaped)
+    assert b"provider_usage" not in data
+    assert logged_tokens(data, SESSION) == Tokens(1, 5, 0, 5) == strict_tokens(store)
+
+
+def test_a_type_under_a_key_in_another_case_is_a_usage_event(store: SessionStore) -> None:
+    data = write_log(store, USER + line("provider_usage", usage(9), 2, key="TYPE"))
+    assert logged_tokens(data, SESSION) == Tokens(1, 9, 0, 9) == strict_tokens(store)
+
+
+def test_the_name_said_in_a_message_is_no_usage_event(store: SessionStore) -> None:
+    said = line("message", {"role": "user", "content": 'type "provider_usage" \\u0070'})
+    data = write_log(store, said + line("provider_usage", usage(3), 2))
+    assert logged_tokens(data, SESSION) == Tokens(1, 3, 0, 3) == strict_tokens(store)
+
+
+def test_a_torn_last_usage_line_is_dropped_as_zero_drops_it(store: SessionStore) -> None:
+    whole = line("provider_usage", usage(4), 2)
+    data = write_log(store, USER + whole + whole[:-20])
+    assert logged_tokens(data, SESSION) == Tokens(1, 4, 0, 4) == strict_tokens(store)
+
+
+def test_a_damaged_usage_line_before_another_line_leaves_no_figures(
+    store: SessionStore,
+) -> None:
+    whole = line("provider_usage", usage(4), 2)
+    data = write_log(store, whole[:-20] + b"\n" + whole)
+    with pytest.raises(StoreError, match="line 1"):
+        logged_tokens(data, SESSION)
+
+
+def test_a_payload_zero_s_report_fails_on_leaves_no_figures(store: SessionStore) -> None:
+    data = write_log(store, USER + line("provider_usage", {"promptTokens": "lots"}, 2))
+    with pytest.raises(StoreError, match="usage event 2"):
+        logged_tokens(data, SESSION)
+    with pytest.raises(StoreError):
+        strict_tokens(store)
+
+
+def test_a_line_damaged_elsewhere_hides_no_usage_event(store: SessionStore) -> None:
+    """Zero's report leaves such a session out whole (`usage_report` does too); its
+    listing figures still say what it used."""
+    data = write_log(store, USER + b"{ not json\n" + line("provider_usage", usage(11), 3))
+    assert logged_tokens(data, SESSION) == Tokens(1, 11, 0, 11)
+    with pytest.raises(StoreError):
+        strict_tokens(store)
+
+
+_EVENTS = st.lists(
+    st.one_of(
+        st.builds(
+            lambda content, role: ("message", {"role": role, "content": content}),
+            st.text(max_size=30),
+            st.sampled_from(["user", "assistant"]),
+        ),
+        st.builds(
+            lambda prompt, completion: ("provider_usage", usage(prompt, completion)),
+            st.integers(0, 10**6),
+            st.integers(0, 10**6),
+        ),
+        st.builds(lambda name: ("tool_call", {"name": name, "arguments": {}}), st.text(max_size=8)),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(events=_EVENTS, torn=st.integers(0, 40), spaced=st.booleans())
+def test_the_figures_are_zero_s_for_every_log_it_can_read(
+    tmp_path_factory: pytest.TempPathFactory,
+    events: list[tuple[str, object]],
+    torn: int,
+    spaced: bool,
+) -> None:
+    store = SessionStore(tmp_path_factory.mktemp("store"))
+    store.create(SESSION, cwd="/w")
+    lines = [line(kind, payload, number) for number, (kind, payload) in enumerate(events, 1)]
+    if spaced:  # blank and indented lines, which Zero's reader trims
+        lines = [b"  \n" + item.replace(b"{", b" {", 1) for item in lines]
+    data = b"".join(lines)
+    if torn and lines:
+        data = data[: max(0, len(data) - torn)]
+    write_log(store, data)
+    try:
+        expected = strict_tokens(store)
+    except StoreError:
+        return  # a log Zero cannot read: see the tests above
+    assert logged_tokens(data, SESSION) == expected
