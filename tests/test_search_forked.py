@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.search import forked
+from zero_tui.search import database, forked
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
@@ -228,3 +229,73 @@ def test_a_background_check_in_a_child_updates_as_one_in_a_thread(
         [],
     ]
     assert bool(forks) == (child != "thread")
+
+
+def _cold_store(tmp_path: Path, count: int = 12) -> SessionStore:
+    store = SessionStore(tmp_path / "sessions")
+    for number in range(count):
+        session_id = f"s{number:02d}"
+        store.create(session_id, title=f"session {number}", cwd="/w")
+        store.append_events(
+            session_id,
+            [
+                ("message", {"role": "user", "content": "hi"}),
+                ("message", {"role": "assistant", "content": "hello"}),
+                ("provider_usage", {"promptTokens": number, "completionTokens": 1}),
+            ],
+        )
+    return store
+
+
+@linux_only
+def test_a_cold_catalog_is_written_by_a_child_while_this_process_goes_on(
+    tmp_path: Path, shared_always: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its rows, verdicts and tokens are all there at the next use of the database, and
+    the child is reaped by then."""
+    store = _cold_store(tmp_path)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        sessions = catalog.refresh(with_verdicts=True, with_tokens=True)
+        assert len(forks) == 2  # the reading shared, then the writing
+        assert [meta.session_id for meta in sessions] == [meta.session_id for meta in store.list()]
+        assert catalog.session_keys().keys() == {meta.session_id for meta in sessions}
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)  # both children reaped
+        with catalog.lock:
+            tokens = dict(
+                catalog.connection.execute("SELECT session_id, input FROM session_tokens")
+            )
+            verdicts = dict(catalog.connection.execute("SELECT session_id, verdict FROM sessions"))
+    assert tokens == {f"s{number:02d}": number for number in range(12)}
+    assert set(verdicts.values()) == {1}
+    with SessionCatalog(store, tmp_path / "cache") as catalog:  # warm: nothing read again
+        assert catalog.refresh(with_verdicts=True, with_tokens=True) == sessions
+        assert len(forks) == 2
+        assert catalog.metadata.take_tokens_read() == {}
+
+
+@linux_only
+def test_a_writing_child_that_fails_leaves_the_writing_to_this_process(
+    tmp_path: Path, shared_always: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = _cold_store(tmp_path)
+
+    def failing(*_: object) -> object:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(database, "_write_alone", failing)
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        sessions = catalog.refresh(with_verdicts=True, with_tokens=True)
+        assert catalog.session_keys().keys() == {meta.session_id for meta in sessions}
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        assert catalog.refresh() == sessions

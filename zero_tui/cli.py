@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from zero_tui.search.scoped import ScopedMatches
     from zero_tui.store import SessionStore
     from zero_tui.store.models import Metadata
+    from zero_tui.store.resumable import ResumeList
     from zero_tui.store.usage import Tokens
 
 PROG = "zero-tui"
@@ -291,45 +292,68 @@ def _table(
 
 
 def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.agent.running import running_sessions
     from zero_tui.search.catalog import SessionCatalog
-    from zero_tui.store.resumable import filter_resumable
-    from zero_tui.text.labels import display_title, time_label
 
     store = _store(args)
     workspace = _workspace(args)
-    with SessionCatalog(store) as catalog:  # closing it writes the verdicts found
-        # a cold catalog counts the tokens of a JSON listing in the same read of each log
-        sessions = catalog.refresh(with_verdicts=not args.include_empty, with_tokens=args.json)
-        verdicts: dict[str, bool] = {}
-        if not args.include_empty:  # every verdict at once (a cold catalog finds them all)
-            verdicts = catalog.find_verdicts(
-                [
-                    meta.session_id
-                    for meta in sessions
-                    if meta.is_resumable_kind and meta.event_count > 0
-                ]
-            )
+    # closing the catalog writes the verdicts found; a cold one's rows are written by a
+    # forked child meanwhile, so the listing is printed first
+    with SessionCatalog(store) as catalog:
+        listing, usage = _listing(args, store, workspace, catalog)
+        if catalog.unreadable:
+            err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
+        return _print_listing(args, store, workspace, listing, usage, out, err)
 
-        def has_content(session_id: str) -> bool:
-            found = verdicts.get(session_id)
-            return catalog.has_content(session_id) if found is None else found
 
-        listing = filter_resumable(
-            store,
-            workspace,
-            all_workspaces=args.all,
-            include_empty=args.include_empty,
-            sessions=sessions,
-            content_check=has_content,
+def _listing(
+    args: argparse.Namespace, store: SessionStore, workspace: str, catalog: SessionCatalog
+) -> tuple[ResumeList, dict[str, Tokens]]:
+    """The sessions `sessions` lists, and with --json their tokens."""
+    from zero_tui.store.resumable import filter_resumable
+
+    # a cold catalog counts the tokens of a JSON listing in the same read of each log
+    sessions = catalog.refresh(with_verdicts=not args.include_empty, with_tokens=args.json)
+    verdicts: dict[str, bool] = {}
+    if not args.include_empty:  # every verdict at once (a cold catalog finds them all)
+        verdicts = catalog.find_verdicts(
+            [
+                meta.session_id
+                for meta in sessions
+                if meta.is_resumable_kind and meta.event_count > 0
+            ]
         )
-        usage = {}
-        if args.json:
-            from zero_tui.picker.session_usage import session_usage
 
-            usage = session_usage(catalog, [meta.session_id for meta in listing.sessions])
-    if catalog.unreadable:
-        err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
+    def has_content(session_id: str) -> bool:
+        found = verdicts.get(session_id)
+        return catalog.has_content(session_id) if found is None else found
+
+    listing = filter_resumable(
+        store,
+        workspace,
+        all_workspaces=args.all,
+        include_empty=args.include_empty,
+        sessions=sessions,
+        content_check=has_content,
+    )
+    if not args.json:
+        return listing, {}
+    from zero_tui.picker.session_usage import session_usage
+
+    return listing, session_usage(catalog, [meta.session_id for meta in listing.sessions])
+
+
+def _print_listing(
+    args: argparse.Namespace,
+    store: SessionStore,
+    workspace: str,
+    listing: ResumeList,
+    usage: dict[str, Tokens],
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    from zero_tui.agent.running import running_sessions
+    from zero_tui.text.labels import display_title, time_label
+
     running = running_sessions(store, listing.sessions)
     if args.json:
         summaries = []

@@ -11,6 +11,7 @@ the figures are read each time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -21,24 +22,11 @@ from zero_tui.search import forked
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.search.database import Bypassed
 from zero_tui.search.file_identity import regular_stat, same_file, stat_key
+from zero_tui.search.session_tokens import CountedTokens, remembered_tokens, write_tokens
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.store import EVENTS_FILE
 from zero_tui.store.usage import Tokens
 from zero_tui.transcript.usage import session_tokens
-
-_TABLE = """CREATE TABLE IF NOT EXISTS session_usage (
-    session_id TEXT PRIMARY KEY,
-    log_stat TEXT NOT NULL,
-    checked_ns INTEGER NOT NULL,
-    requests INTEGER NOT NULL,
-    input INTEGER NOT NULL,
-    output INTEGER NOT NULL,
-    total INTEGER NOT NULL,
-    cached INTEGER NOT NULL,
-    cache_write INTEGER NOT NULL,
-    reasoning INTEGER NOT NULL
-)"""
-_FIGURES = "requests, input, output, total, cached, cache_write, reasoning"
 
 
 def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[str, Tokens]:
@@ -47,19 +35,17 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
     wanted = list(dict.fromkeys(session_ids))
     if not wanted:
         return {}
-    remembered = _remembered(catalog, wanted)
-    prefix = os.path.join(os.fspath(catalog.store.root), "")
     found: dict[str, Tokens] = {}
-    fresh: list[tuple[str, str, int, Tokens]] = []
+    # counted with their metadata by this process's `refresh`, and remembered with them
+    for session_id, counted in catalog.metadata.take_tokens_read().items():
+        found[session_id] = Tokens(*counted[2])
+    others = [session_id for session_id in wanted if session_id not in found]
+    # the database only for the others: a cold listing's is being written meanwhile
+    remembered = remembered_tokens(catalog.database, others) if others else {}
+    prefix = os.path.join(os.fspath(catalog.store.root), "")
+    fresh: list[CountedTokens] = []
     to_read: list[tuple[str, os.stat_result]] = []
-    just_read = catalog.metadata.take_tokens_read()  # with their metadata, by this process
-    for session_id in wanted:
-        read_now = just_read.get(session_id)
-        if read_now is not None:
-            log_stat, checked_ns, counted = read_now
-            found[session_id] = tokens = Tokens(*counted)
-            fresh.append((session_id, log_stat, checked_ns, tokens))
-            continue
+    for session_id in others:
         info = regular_stat(f"{prefix}{session_id}/{EVENTS_FILE}")
         if info is None:
             found[session_id] = Tokens()  # no log: nothing used
@@ -76,10 +62,11 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
     for (session_id, info), (checked_ns, figures) in zip(to_read, read, strict=True):
         if figures is None:
             continue
-        tokens = Tokens(*figures)
-        found[session_id] = tokens
-        fresh.append((session_id, stat_key(info), checked_ns, tokens))
-    _remember(catalog, fresh)
+        found[session_id] = Tokens(*figures)
+        fresh.append((session_id, stat_key(info), checked_ns, figures))
+    if fresh:
+        with contextlib.suppress(sqlite3.Error, Bypassed), catalog.database.write() as connection:
+            write_tokens(connection, fresh)  # derived data: else counted again next time
     return {session_id: found[session_id] for session_id in wanted if session_id in found}
 
 
@@ -98,60 +85,3 @@ def _read_tokens(
             continue
         found.append((checked_ns, tokens.figures()))
     return found
-
-
-def _remembered(catalog: SessionCatalog, wanted: list[str]) -> dict[str, tuple[str, int, Tokens]]:
-    rows: list[tuple[object, ...]] = []
-    try:
-        with catalog.lock:
-            catalog.connection.execute(_TABLE)
-            for start in range(0, len(wanted), 500):
-                batch = wanted[start : start + 500]
-                marks = ", ".join("?" for _ in batch)
-                rows += catalog.connection.execute(
-                    f"SELECT session_id, log_stat, checked_ns, {_FIGURES} FROM session_usage "
-                    f"WHERE session_id IN ({marks})",
-                    batch,
-                ).fetchall()
-    except sqlite3.Error:
-        return {}
-    remembered: dict[str, tuple[str, int, Tokens]] = {}
-    for session_id, log_stat, checked_ns, *figures in rows:
-        if (
-            isinstance(session_id, str)
-            and isinstance(log_stat, str)
-            and isinstance(checked_ns, int)
-            and all(isinstance(value, int) for value in figures)
-        ):
-            remembered[session_id] = (log_stat, checked_ns, Tokens(*figures))  # type: ignore[arg-type]
-    return remembered
-
-
-def _remember(catalog: SessionCatalog, fresh: list[tuple[str, str, int, Tokens]]) -> None:
-    if not fresh:
-        return
-    rows = [
-        (
-            session_id,
-            log_stat,
-            checked_ns,
-            t.requests,
-            t.input,
-            t.output,
-            t.total,
-            t.cached,
-            t.cache_write,
-            t.reasoning,
-        )
-        for session_id, log_stat, checked_ns, t in fresh
-    ]
-    try:
-        with catalog.database.write() as connection:
-            connection.execute(_TABLE)
-            connection.executemany(
-                f"INSERT OR REPLACE INTO session_usage (session_id, log_stat, checked_ns, "
-                f"{_FIGURES}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-    except (sqlite3.Error, Bypassed):
-        pass  # derived data: read again next time

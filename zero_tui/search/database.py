@@ -24,12 +24,13 @@ import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from zero_tui.paths import default_cache_dir
+from zero_tui.search import forked
 from zero_tui.store import Metadata
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 BUSY_TIMEOUT_MS = 5000
 PAGE_CACHE_KIB = 32 * 1024  # at most, used as pages are touched
 KEYS_PER_QUERY = 20_000
@@ -78,6 +79,18 @@ CREATE VIRTUAL TABLE event_text USING fts5(
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
 );
 CREATE TABLE gram_text (rowid INTEGER PRIMARY KEY, body BLOB NOT NULL);
+CREATE TABLE session_tokens (
+    session_id TEXT PRIMARY KEY,
+    log_stat TEXT NOT NULL,
+    checked_ns INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    cached INTEGER NOT NULL,
+    cache_write INTEGER NOT NULL,
+    reasoning INTEGER NOT NULL
+);
 """
 # Contentless: the text is lower-cased already (`content.go_lower`), and kept in `gram_text`.
 _GRAMS_SCHEMA = """
@@ -96,6 +109,28 @@ def trigrams_supported() -> bool:
     except sqlite3.Error:
         return False
     return True
+
+
+Result = TypeVar("Result")
+
+
+def _write_alone(path: Path, work: Callable[[sqlite3.Connection], Result]) -> Result:
+    """`work` in one write transaction on a connection of its own (a forked child's: the one
+    it was forked with belongs to its parent, which goes on using it)."""
+    with contextlib.closing(
+        sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    ) as connection:
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        connection.execute("PRAGMA synchronous = NORMAL")
+        connection.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            found = work(connection)
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        return found
 
 
 def _schema_version() -> str:
@@ -177,6 +212,7 @@ class CatalogDatabase:
         self._on_replaced: list[Callable[[], None]] = []
         self.persistent = True  # False once bypassed to an in-memory database
         self.busy = False  # a write waited out the busy timeout: another process holds it
+        self._pending: tuple[forked.Pending[Any], Callable[[Any], None]] | None = None
 
     @property
     def lock(self) -> threading.RLock:
@@ -186,6 +222,7 @@ class CatalogDatabase:
     @property
     def connection(self) -> sqlite3.Connection:
         with self._lock:
+            self.settle()
             if self._connection is None:
                 self._connection = self._open()
             return self._connection
@@ -197,6 +234,7 @@ class CatalogDatabase:
 
     def close(self) -> None:
         with self._lock:
+            self.settle()
             if self._connection is not None:
                 with contextlib.suppress(sqlite3.Error):
                     self._connection.close()
@@ -207,6 +245,7 @@ class CatalogDatabase:
     def read(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
         """The rows of one query; a damaged database is rebuilt and asked again."""
         with self._lock:
+            self.settle()
             try:
                 return self.connection.execute(sql, parameters).fetchall()
             except sqlite3.DatabaseError as error:
@@ -218,6 +257,7 @@ class CatalogDatabase:
         """One write transaction. A database that fails for other reasons than being busy
         is given up for an in-memory one (raising `Bypassed` so the caller can start over)."""
         with self._lock:
+            self.settle()
             connection = self.connection
             try:
                 connection.execute("BEGIN IMMEDIATE")
@@ -240,6 +280,34 @@ class CatalogDatabase:
                         self._bypass(error)
                         raise Bypassed(str(error)) from None
                 raise
+
+    def write_in_child(
+        self, work: Callable[[sqlite3.Connection], Result], done: Callable[[Result | None], None]
+    ) -> bool:
+        """Start `work(connection)`, one write transaction, in a forked child with its own
+        connection, where forking pays and the database is a file: this process goes on
+        meanwhile (a cold listing is printed while its 10,000 rows are written). Any later
+        use of the database here first waits for the child, then calls `done` with what
+        `work` returned (None: the child failed, and the caller writes here). False: not
+        started, so the caller writes here now."""
+        with self._lock:
+            self.settle()
+            self.connection  # noqa: B018 (opened, with its schema, before the fork)
+            if not self.persistent:
+                return False
+            pending = forked.in_child(functools.partial(_write_alone, self.path, work))
+            if pending is None:
+                return False
+            self._pending = pending, done
+            return True
+
+    def settle(self) -> None:
+        """Wait for a write `write_in_child` started, and hand on what it found."""
+        with self._lock:
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                child, done = pending
+                done(child.result())
 
     def use_private_index(self) -> None:
         """Go on with an index of this process's own, in memory: for a caller that must not

@@ -33,6 +33,7 @@ from zero_tui.search.database import (
     sql_lists,
 )
 from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
+from zero_tui.search.session_tokens import CountedTokens, write_tokens
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.models import RESUMABLE_KINDS
@@ -111,7 +112,46 @@ def _write_rows(connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, 
                 connection.execute(sql, row)
 
 
+def _write_changes(looked: _Looked, connection: sqlite3.Connection) -> dict[str, int]:
+    """Write what a look found, in the caller's transaction; the keys of the upserted
+    sessions (a forked child's connection, or this process's)."""
+    for session_key in looked.dropped:
+        delete_event_text(connection, session_key)
+        connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
+    plain: list[tuple[Any, ...]] = []
+    judged: list[tuple[Any, ...]] = []  # with the verdict on the log, read with it
+    for meta, stat_key, digest, checked_ns, verdict in looked.upserts:
+        row = (*_metadata_values(meta), _goal_json(meta.goal), stat_key, digest)
+        if verdict is None:
+            plain.append((*row, checked_ns))
+        else:
+            judged.append((*row, checked_ns, *verdict))
+    _write_rows(connection, _UPSERT, plain)
+    _write_rows(connection, _UPSERT_JUDGED, judged)
+    write_tokens(connection, looked.tokens)
+    return _keys_of(connection, [meta.session_id for meta, *_ in looked.upserts])
+
+
 _FEW_KEYS = 256  # upserts whose keys are looked up one by one rather than all read
+
+
+def _keys_of(connection: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
+    """The keys of these sessions, those written."""
+    if len(session_ids) > _FEW_KEYS:
+        wanted = set(session_ids)
+        found = connection.execute("SELECT session_id, key FROM sessions").fetchall()
+        return {session_id: key for session_id, key in found if session_id in wanted}
+    keys: dict[str, int] = {}
+    for session_id in session_ids:
+        try:
+            row = connection.execute(
+                "SELECT key FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        except UnicodeEncodeError:
+            continue
+        if row is not None:
+            keys[session_id] = row[0]
+    return keys
 
 
 def _metadata_of(columns: tuple[Any, ...]) -> Metadata | None:
@@ -203,14 +243,15 @@ _Verdict = tuple[int, str, int]  # has resumable content (0/1), the log's stat k
 _LogTokens = tuple[str, int, tuple[int, ...]]  # the log's stat key, check time, its figures
 _Read = tuple[
     int,
-    os.stat_result | None,
+    str | None,
     bytes | None,
     Metadata | None,
     _Verdict | None,
     _LogTokens | None,
 ]
-"""A new session's metadata.json as read: the wall time before its stat, the stat (None: not
-a regular file), the digest of its bytes (None: unreadable), the metadata (None: invalid),
+"""A new session's metadata.json as read: the wall time before its stat, the stat's key (None:
+not a regular file; a key, not the stat, as a forked child sends 5,000 back), the digest of
+its bytes (None: unreadable), the metadata (None: invalid),
 the verdict on its log when it was asked for (None: not asked, or no log), and the log's
 tokens when they were asked for (None: not asked, no log, or not countable)."""
 
@@ -241,7 +282,7 @@ def _read_metadata(
         except NotRegularFileError:
             return checked_ns, None, None, None, None, None
         except OSError:  # gone, or there but unreadable: what a stat says of it
-            return checked_ns, regular_stat(path), None, None, None, None
+            return checked_ns, _key_of(regular_stat(path)), None, None, None, None
     else:
         checked_ns, info = stat_now
         if info is None:
@@ -249,7 +290,7 @@ def _read_metadata(
         try:
             data = read_regular(path)
         except OSError:
-            return checked_ns, info, None, None, None, None
+            return checked_ns, file_identity.stat_key(info), None, None, None, None
     try:
         meta = Metadata.from_json(data)
     except (GoJSONError, StoreError, ValueError, RecursionError):
@@ -262,7 +303,12 @@ def _read_metadata(
         and meta.event_count > 0
     ):
         verdict, tokens = _log_answers(questions, f"{prefix}{name}/{EVENTS_FILE}", name)
-    return checked_ns, info, file_identity.digest(data), meta, verdict, tokens
+    key = file_identity.stat_key(info)
+    return checked_ns, key, file_identity.digest(data), meta, verdict, tokens
+
+
+def _key_of(info: os.stat_result | None) -> str | None:
+    return None if info is None else file_identity.stat_key(info)
 
 
 def _log_answers(
@@ -337,6 +383,7 @@ class _Looked:
     upserts: list[_Upsert] = dataclasses.field(default_factory=list)
     dropped: list[int] = dataclasses.field(default_factory=list)
     unreadable: list[UnreadableSession] = dataclasses.field(default_factory=list)
+    tokens: list[CountedTokens] = dataclasses.field(default_factory=list)
 
 
 class MetadataCache:
@@ -458,11 +505,6 @@ class MetadataCache:
         if with_verdicts or with_tokens:
             questions = _LogQuestions(self.store, tokens=with_tokens)
         new = self._read_new(new_names, _scaled(progress, len(new_names), len(names)), questions)
-        self._tokens_read = {
-            name: read[5]
-            for name, read in new.items()
-            if read[5] is not None and read[3] is not None and read[3].session_id == name
-        }
         prefix, metadata_file = self._prefix, f"/{METADATA_FILE}"
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0 and not new:
@@ -488,12 +530,49 @@ class MetadataCache:
         if progress is not None:
             progress(len(names), len(names))
         looked.dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
+        looked.tokens = [
+            (name, *read[5])
+            for name, read in new.items()
+            if read[5] is not None and read[3] is not None and read[3].session_id == name
+        ]
+        self._tokens_read = {item[0]: item[1:] for item in looked.tokens}
         self.unreadable = []
-        keys = self._remember(looked)
-        if keys is not None:
-            self._known_cache = self._cache_after(by_directory, seen, looked.upserts, keys)
-            self._remember_listing(listed_at, [name for name in names if name not in seen])
+        self._note_unreadable(looked)
+        written = partial(self._after_refresh, by_directory, seen, looked, listed_at, names)
+        # a cold catalog's rows are written by a forked child while the caller goes on (to
+        # print a listing): the next use of the database waits for it (`_written_behind`)
+        if len(new) >= forked.MIN_SHARED and self._database.write_in_child(
+            partial(_write_changes, looked), partial(self._written_behind, looked, written)
+        ):
+            self._known_cache = self._ids_by_key = None  # read again, once it is written
+            return sort_sessions(sessions)
+        written(self._store_metadata(looked))
         return sort_sessions(sessions)
+
+    def _written_behind(
+        self,
+        looked: _Looked,
+        written: Callable[[dict[str, int] | None], None],
+        keys: dict[str, int] | None,
+    ) -> None:
+        """A forked child wrote what `refresh` found (its keys), or failed (None): then it
+        is written here."""
+        written(self._store_metadata(looked) if keys is None else keys)
+
+    def _after_refresh(
+        self,
+        before: dict[str, _Known],
+        seen: set[str],
+        looked: _Looked,
+        listed_at: tuple[int, os.stat_result | None],
+        names: list[str],
+        keys: dict[str, int] | None,
+    ) -> None:
+        """What `refresh` keeps once its changes are written (`keys`; None: not written)."""
+        self._forget_views(looked, keys)
+        if keys is not None:
+            self._known_cache = self._cache_after(before, seen, looked.upserts, keys)
+            self._remember_listing(listed_at, [name for name in names if name not in seen])
 
     @staticmethod
     def _cache_after(
@@ -738,8 +817,8 @@ class MetadataCache:
         verdict: _Verdict | None = None
         if entry is None:
             read = read or _read_metadata(self._prefix, name, stat_now)
-            checked_ns, info, digest, found, verdict, _ = read
-            if info is None or digest is None or found is None:
+            checked_ns, key, digest, found, verdict, _ = read
+            if key is None or digest is None or found is None:
                 return self._cannot_read(name, looked)
             meta = found
         else:
@@ -760,6 +839,7 @@ class MetadataCache:
                     meta = Metadata.from_json(data)
                 except (GoJSONError, StoreError, ValueError, RecursionError):
                     return self._cannot_read(name, looked)
+            key = file_identity.stat_key(info)
         if meta.session_id != name:
             # the catalog is keyed by directory: such a session is listed, not kept
             return meta, None, False
@@ -767,7 +847,7 @@ class MetadataCache:
         self._metadata_changed(name)
         if verdict is not None:
             self._verdict_found(name, bool(verdict[0]))
-        return meta, (meta, file_identity.stat_key(info), digest, checked_ns, verdict), True
+        return meta, (meta, key, digest, checked_ns, verdict), True
 
     def _cannot_read(self, name: str, looked: _Looked) -> tuple[None, None, bool]:
         """`_check_metadata`'s answer for a session it cannot read, noted in `looked`."""
@@ -782,10 +862,18 @@ class MetadataCache:
         """Write what changed (`_store_metadata`), note the unreadable, and forget the views
         of the rows it makes stale; the keys of the upserted sessions, or None when not
         written."""
+        self._note_unreadable(looked)
+        keys = self._store_metadata(looked)
+        self._forget_views(looked, keys)
+        return keys
+
+    def _note_unreadable(self, looked: _Looked) -> None:
         if looked.unreadable:
             by_id = {item.session_id: item for item in [*self.unreadable, *looked.unreadable]}
             self.unreadable = sorted(by_id.values(), key=lambda item: item.session_id)
-        keys = self._store_metadata(looked.upserts, looked.dropped)
+
+    def _forget_views(self, looked: _Looked, keys: dict[str, int] | None) -> None:
+        """Forget the views of the rows that writing `looked` (its `keys`) made stale."""
         if keys is None or keys or looked.dropped:
             self._known_cache = None
         known_ids = self._ids_by_key
@@ -795,48 +883,13 @@ class MetadataCache:
             or (known_ids is not None and not known_ids.keys() >= set(keys.values()))
         ):
             self._ids_by_key = None  # a key came or went (an update keeps its session's key)
-        return keys
 
-    def _store_metadata(
-        self, upserts: Sequence[_Upsert], dropped: list[int]
-    ) -> dict[str, int] | None:
+    def _store_metadata(self, looked: _Looked) -> dict[str, int] | None:
         """Write the changes; the keys of the upserted sessions, or None when not written."""
-        if not upserts and not dropped:
+        if not looked.upserts and not looked.dropped and not looked.tokens:
             return {}
         try:
             with self._database.write() as connection:
-                for session_key in dropped:
-                    delete_event_text(connection, session_key)
-                    connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
-                plain: list[tuple[Any, ...]] = []
-                judged: list[tuple[Any, ...]] = []  # with the verdict on the log, read with it
-                for meta, stat_key, digest, checked_ns, verdict in upserts:
-                    row = (*_metadata_values(meta), _goal_json(meta.goal), stat_key, digest)
-                    if verdict is None:
-                        plain.append((*row, checked_ns))
-                    else:
-                        judged.append((*row, checked_ns, *verdict))
-                _write_rows(connection, _UPSERT, plain)
-                _write_rows(connection, _UPSERT_JUDGED, judged)
-                return self._keys_of(connection, [meta.session_id for meta, *_ in upserts])
+                return _write_changes(looked, connection)
         except (sqlite3.Error, Bypassed):
             return None  # a cache that cannot be written is skipped; the listing stays right
-
-    @staticmethod
-    def _keys_of(connection: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
-        """The keys of these sessions, those written."""
-        if len(session_ids) > _FEW_KEYS:
-            wanted = set(session_ids)
-            found = connection.execute("SELECT session_id, key FROM sessions").fetchall()
-            return {session_id: key for session_id, key in found if session_id in wanted}
-        keys: dict[str, int] = {}
-        for session_id in session_ids:
-            try:
-                row = connection.execute(
-                    "SELECT key FROM sessions WHERE session_id = ?", (session_id,)
-                ).fetchone()
-            except UnicodeEncodeError:
-                continue
-            if row is not None:
-                keys[session_id] = row[0]
-        return keys
