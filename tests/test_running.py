@@ -3,6 +3,7 @@ across zero-tui processes (item 4): `zero_tui.agent.running`."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -24,6 +25,7 @@ from zero_tui.agent.running import (
     session_named_by,
 )
 from zero_tui.store import SessionStore
+from zero_tui.text import labels
 
 ANSWERED = [
     ("message", {"role": "user", "content": "hi"}),
@@ -266,3 +268,36 @@ def test_a_fork_or_a_rewind_just_written_is_not_a_run(store: SessionStore) -> No
     assert kinds(store) == {"busy": "recent"}
     store.append_events("busy", [("session_rewind", {"targetSequence": 2})])
     assert kinds(store) == {}
+
+
+@pytest.mark.parametrize("offset", ["+14:00", "-12:00", "Z"])
+def test_a_listed_session_written_just_now_is_found_whatever_its_zone(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch, offset: str
+) -> None:
+    """A listing asks of each session's `updatedAt`; the days long before the window are
+    passed over without a parse, a time just now in any zone is not."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    now = time.time()
+    store.append_events("busy", [("message", {"role": "user", "content": "again"})])
+    age(store, "quiet", 3600)
+    zone = UTC if offset == "Z" else timezone(timedelta(hours=int(offset[:3])))
+    just_now = datetime.fromtimestamp(now - 1, zone).strftime("%Y-%m-%dT%H:%M:%S")
+    busy = store.get("busy")
+    quiet = store.get("quiet")
+    assert busy is not None
+    assert quiet is not None
+    busy = dataclasses.replace(busy, updated_at=just_now + offset)
+    long_ago = dataclasses.replace(quiet, updated_at="2020-01-01T00:00:00Z")
+    parsed: list[str] = []
+    real = labels.parse_rfc3339
+
+    def counted(text: str) -> object:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(running_module, "parse_rfc3339", counted)
+    running_module._process_scan = None
+    found = running_sessions(store, [busy, long_ago], now=now)
+    assert {sid: item.kind for sid, item in found.items()} == {"busy": "recent"}
+    assert parsed == [busy.updated_at]

@@ -34,8 +34,9 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from zero_tui.paths import default_cache_dir
@@ -479,12 +480,12 @@ def running_sessions(
     for peer_session, pid in zero_tui_peers().items():
         if peer_session not in found and _log_ends_a_run(store, peer_session) is False:
             add(Running(peer_session, "zero-ui", pid))
-    if recent is not None:
-        candidates = [meta.session_id for meta in recent if _updated_since(meta, wall)]
-    elif listed is None:
+    looked_at = recent if recent is not None else listed
+    if looked_at is None:
         candidates = _recently_written(store, wall)
     else:
-        candidates = [meta.session_id for meta in listed if _updated_since(meta, wall)]
+        updated_since = _updater_since(wall)
+        candidates = [meta.session_id for meta in looked_at if updated_since(meta)]
     for candidate in candidates:
         if candidate in found or not _written_recently(store, candidate, wall):
             continue
@@ -493,9 +494,21 @@ def running_sessions(
     return found
 
 
-def _updated_since(meta: Metadata, now: float) -> bool:
-    updated = parse_rfc3339(meta.updated_at)
-    return updated is not None and now - updated.timestamp() < RECENT_SECONDS + 2
+def _updater_since(now: float) -> Callable[[Metadata], bool]:
+    """Whether a session's `updatedAt` falls in the last `RECENT_SECONDS` (and 2 more).
+
+    A listing asks it of 10,000 sessions: one whose date (written in whatever zone) comes
+    two days or more before the window's UTC date cannot, and is passed over unparsed."""
+    window = now - RECENT_SECONDS - 2
+    earliest_day = (datetime.fromtimestamp(window, UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
+
+    def updated_since(meta: Metadata) -> bool:
+        if meta.updated_at[:10] < earliest_day:
+            return False
+        updated = parse_rfc3339(meta.updated_at)
+        return updated is not None and updated.timestamp() > window
+
+    return updated_since
 
 
 def _recently_written(store: SessionStore, now: float) -> list[str]:
