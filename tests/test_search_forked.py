@@ -1,4 +1,4 @@
-"""A cold catalog's reading shared with a forked child (`search.forked`): the same answers
+"""A cold catalog's reading shared with a forked child (`zero_tui.forked`): the same answers
 as reading it all here, and all of it here when the child fails."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.search import forked
+from zero_tui import forked
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
