@@ -26,6 +26,7 @@ from itertools import repeat
 from operator import add
 from pathlib import Path
 
+from zero_tui import forked
 from zero_tui.store import Event, StoreError
 from zero_tui.store.events import decode_line, decode_line_of_types, rehydrate
 from zero_tui.store.gotext import trim_space_bytes
@@ -49,6 +50,12 @@ _HEADER_WINDOW = 4096
 _OPENING_BYTES = frozenset(b"{n")  # a piece starting so is not blank
 _NEWLINE = re.compile(b"\n")
 _SHORT_LINE = 200  # bytes: below this on average, `finditer` finds newlines faster than `find`
+ASIDE_MIN_BYTES = 8 * 1024 * 1024
+"""From this log size on, `iter_decoded` with types has the lines of other types validated
+by a forked child (where that pays); a smaller log is not worth the fork."""
+_TELL_EVERY = 512  # positions between the child's counts
+_TYPE_KEY = b',"type":"'
+_TYPE_KEY_WITHIN = 512  # bytes from a line's start: where Go writes its type
 
 
 class LogChange(enum.Enum):
@@ -77,6 +84,26 @@ def _content(piece: bytes) -> bytes:
     if piece and piece[0] in b"{n" and piece[-1] in b"}l":
         return piece
     return trim_space_bytes(piece)
+
+
+class _OtherTypes:
+    """Whether the head of a line names a type not in `types`: a cheap guess from its raw
+    bytes, which the child of `_iter_decoded_of_types` confirms by decoding the line."""
+
+    def __init__(self, types: Container[str]) -> None:
+        self._types = types
+        self._known: dict[bytes, bool] = {}
+
+    def __call__(self, buffer: bytes, start: int, end: int) -> bool:
+        key = buffer.find(_TYPE_KEY, start, min(end, start + _TYPE_KEY_WITHIN))
+        if key < 0:
+            return False
+        key += len(_TYPE_KEY)
+        raw = buffer[key : buffer.find(b'"', key, end)]
+        other = self._known.get(raw)
+        if other is None:
+            other = self._known[raw] = raw.decode("utf-8", "replace") not in self._types
+        return other
 
 
 def _newline_offsets(data: mmap.mmap, start: int, end: int) -> array[int]:
@@ -318,21 +345,84 @@ class LogIndex:
         raises StoreError naming its line, as `read_events` does. With `types`, only events
         of those types are given; the other lines are still read, and raise alike.
         """
+        if types is not None:
+            yield from self._iter_decoded_of_types(order, types)
+            return
+        for buffer, start, end, number in self._spans(order):
+            yield decode_line(_content(buffer[start:end]), self.session_id, number)
+
+    def _spans(self, order: Sequence[int]) -> Iterator[tuple[bytes, int, int, int]]:
+        """Each line at `order` as a span of a window of the file read at once: (window,
+        start, end, line number)."""
         buffer = b""
         base = 0
+        starts, ends, numbers = self._starts, self._ends, self._line_numbers
         for line in order:
-            start, end = self._starts[line], self._ends[line]
+            start, end = starts[line], ends[line]
             if start < base or end > base + len(buffer):
                 base = start
                 buffer = self._read(base, max(_SCAN_CHUNK, end - start))
-            piece = _content(buffer[start - base : end - base])
-            number = self._line_numbers[line]
-            if types is None:
-                yield decode_line(piece, self.session_id, number)
-                continue
-            event = decode_line_of_types(piece, self.session_id, number, types)
-            if event is not None:
-                yield event
+            yield buffer, start - base, end - base, numbers[line]
+
+    def _iter_decoded_of_types(
+        self, order: Sequence[int], types: Container[str]
+    ) -> Iterator[Event]:
+        """`iter_decoded` with `types`. In a big log, the lines whose head names another
+        type are read by a forked child where that pays (`forked`), as `decode_line_of_types`
+        reads them; it tells how far it has found them all valid and of another type. Such
+        a line is passed over here only once the child has got past it; from the first line
+        the child did not pass (or once it has failed), every line is decoded here. The
+        events and errors are those of a pass here alone."""
+        session_id = self.session_id
+        checked = None
+        if self._size >= ASIDE_MIN_BYTES:
+            checked = forked.counting_in_child(
+                lambda tell: self._check_other_types(order, types, tell)
+            )
+        if checked is None:
+            for buffer, start, end, number in self._spans(order):
+                piece = _content(buffer[start:end])
+                event = decode_line_of_types(piece, session_id, number, types)
+                if event is not None:
+                    yield event
+            return
+        with checked:
+            is_other = _OtherTypes(types)
+            passed_before = 0  # the child has found every line before this position passable
+            for position, (buffer, start, end, number) in enumerate(self._spans(order)):
+                if is_other(buffer, start, end) and (
+                    position < passed_before or position < (passed_before := checked.past(position))
+                ):
+                    continue
+                piece = _content(buffer[start:end])
+                event = decode_line_of_types(piece, session_id, number, types)
+                if event is not None:
+                    yield event
+
+    def _check_other_types(
+        self, order: Sequence[int], types: Container[str], tell: Callable[[int], None]
+    ) -> None:
+        """In the child of `_iter_decoded_of_types`: tell, every few hundred lines, how many
+        positions of `order` from the start hold no line that the parent passes over but
+        `decode_line_of_types` does not (a corrupt one, or one of the `types` after all);
+        stop at the first that does."""
+        is_other = _OtherTypes(types)
+        session_id = self.session_id
+        for position, (buffer, start, end, number) in enumerate(self._spans(order)):
+            if is_other(buffer, start, end):
+                try:
+                    event = decode_line_of_types(
+                        _content(buffer[start:end]), session_id, number, types
+                    )
+                except StoreError:
+                    tell(position)
+                    return
+                if event is not None:
+                    tell(position)
+                    return
+            if position % _TELL_EVERY == _TELL_EVERY - 1:
+                tell(position + 1)
+        tell(len(order))
 
     def line_at_offset(self, offset: int) -> int | None:
         """The accepted line holding byte `offset`, if any."""
