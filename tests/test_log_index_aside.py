@@ -10,7 +10,7 @@ import os
 import shutil
 import sys
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -86,15 +86,15 @@ def aside(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(forked, "_cpus", lambda: 2)
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     pids: list[int] = []
-    counting = forked.counting_in_child
+    telling = forked.telling_in_child
 
-    def recorded(work: Callable[[Callable[[int], None]], object]) -> forked.Count | None:
-        count = counting(work)
-        assert count is not None
-        pids.append(count._child or 0)
-        return count
+    def recorded(work: Callable[[Callable[[Sequence[int]], None]], object]) -> forked.Told | None:
+        told = telling(work)
+        assert told is not None
+        pids.append(told._child or 0)
+        return told
 
-    monkeypatch.setattr(forked, "counting_in_child", recorded)
+    monkeypatch.setattr(forked, "telling_in_child", recorded)
     return pids
 
 
@@ -268,7 +268,7 @@ def test_what_a_child_did_not_check_is_validated_here(
     pieces.insert(50, BAD_TOOL)
     data = b"".join(pieces)
     path = write(tmp_path, data)
-    monkeypatch.setattr(LogIndex, "_check_other_types", check)
+    monkeypatch.setattr(LogIndex, "_tell_lines_to_decode", check)
     with_child = read(path)
     assert_reaped(aside)
     here_alone(monkeypatch)

@@ -233,13 +233,13 @@ def test_a_background_check_in_a_child_updates_as_one_in_a_thread(
 # --- a child that tells how far it has got, and children given up on ------------------------
 
 
-def count_to_ten(tell: Callable[[int], None]) -> None:
-    for count in range(1, 11):
-        tell(count)
+def count_to_ten(tell: Callable[[Sequence[int]], None]) -> None:
+    tell([1, 2, -3])
+    tell(range(4, 11))
 
 
-def count_then_hang(tell: Callable[[int], None]) -> None:
-    tell(3)
+def tell_then_hang(tell: Callable[[Sequence[int]], None]) -> None:
+    tell([3])
     threading.Event().wait()
 
 
@@ -249,27 +249,27 @@ def assert_reaped(pid: int) -> None:
 
 
 @linux_only
-def test_a_counting_child_is_read_as_it_counts(shared_always: None) -> None:
-    count = forked.counting_in_child(count_to_ten)
-    assert count is not None
-    pid = count._child
-    with count:
-        assert count.past(4) > 4
-        assert count.past(100) == 10  # the child ended at ten
+def test_a_telling_child_is_read_as_it_tells(shared_always: None) -> None:
+    told = forked.telling_in_child(count_to_ten)
+    assert told is not None
+    pid = told._child
+    with told:
+        assert list(told) == [1, 2, -3, *range(4, 11)]
     assert pid is not None
     assert_reaped(pid)
 
 
 @linux_only
 def test_a_child_given_up_on_is_ended_and_reaped(shared_always: None) -> None:
-    count = forked.counting_in_child(count_then_hang)
-    assert count is not None
-    assert count.past(0) == 3
-    pid = count._child
-    count.close()
-    count.close()  # twice is harmless
+    told = forked.telling_in_child(tell_then_hang)
+    assert told is not None
+    assert next(iter(told)) == 3
+    pid = told._child
+    told.close()
+    told.close()  # twice is harmless
     assert pid is not None
     assert_reaped(pid)
+    assert list(told) == []
     pending = forked.in_child(lambda: threading.Event().wait())
     assert pending is not None
     pid = pending._child
@@ -279,6 +279,6 @@ def test_a_child_given_up_on_is_ended_and_reaped(shared_always: None) -> None:
     assert pending.result() is None
 
 
-def test_no_counting_child_where_forking_does_not_pay(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_telling_child_where_forking_does_not_pay(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "_cpus", lambda: 1)
-    assert forked.counting_in_child(count_to_ten) is None
+    assert forked.telling_in_child(count_to_ten) is None

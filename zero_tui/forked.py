@@ -16,7 +16,8 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, Self, TypeVar
 
 Item = TypeVar("Item")
@@ -160,48 +161,49 @@ def in_child(work: Callable[[], Result]) -> Pending[Result] | None:
     return Pending(child, reader)
 
 
-_COUNT_BYTES = 8
+class Told(_Child):
+    """The numbers a forked child tells as it works, read as they come (iterate: each
+    waits for the child; the iteration ends when the child has ended, done or not).
 
-
-class Count(_Child):
-    """A count a forked child raises as it works (how far it has got), read as it comes.
-
-    What the child counted stays true if it fails later: a reader trusts the count it
-    has reached and does the rest itself.
+    What the child told stays true if it fails later: a reader trusts what it has read
+    and does the rest itself.
     """
 
-    def __init__(self, child: int, reader: int) -> None:
-        super().__init__(child, reader)
-        self.value = 0
-        self._unread = b""
-
-    def past(self, at: int) -> int:
-        """Wait until the count is above `at` or the child has ended; the count then."""
-        while self.value <= at and self._reader is not None:
-            data = os.read(self._reader, 64 * 1024)
+    def __iter__(self) -> Iterator[int]:
+        unread = b""
+        while self._reader is not None:
+            try:
+                data = os.read(self._reader, 64 * 1024)
+            except OSError:
+                data = b""
             if not data:  # the child is done, or gone
-                self._reap()
-                break
-            self._unread += data
-            whole = len(self._unread) - len(self._unread) % _COUNT_BYTES
+                self.close()
+                return
+            unread += data
+            whole = len(unread) - len(unread) % _NUMBER.itemsize
             if whole:
-                self.value = int.from_bytes(self._unread[whole - _COUNT_BYTES : whole], "little")
-                self._unread = self._unread[whole:]
-        return self.value
+                yield from array(_NUMBER.typecode, unread[:whole])
+                unread = unread[whole:]
 
 
-def counting_in_child(work: Callable[[Callable[[int], None]], object]) -> Count | None:
+_NUMBER = array("q")  # how the numbers go down the pipe: native 64-bit integers
+
+
+def telling_in_child(work: Callable[[Callable[[Sequence[int]], None]], object]) -> Told | None:
     """`work(tell)` started in a forked child, where forking pays (as for `shared`); it
-    calls `tell(count)` with a rising count as it goes. None when forking does not pay.
-    The child must only read files and open what it uses itself."""
+    calls `tell(numbers)` as it goes, and they are read in order from the `Told`. None
+    when forking does not pay. The child must only read files and open what it uses
+    itself."""
     started = _fork()
     if started is None:
         return None
     child, reader, writer = started
-    if child == 0:  # the child: counts down the pipe, and gone
+    if child == 0:  # the child: numbers down the pipe, and gone
 
-        def tell(count: int) -> None:
-            os.write(writer, count.to_bytes(_COUNT_BYTES, "little"))
+        def tell(numbers: Sequence[int]) -> None:
+            data = memoryview(array(_NUMBER.typecode, numbers).tobytes())
+            while data:
+                data = data[os.write(writer, data) :]
 
         status = 1
         try:
@@ -209,7 +211,7 @@ def counting_in_child(work: Callable[[Callable[[int], None]], object]) -> Count 
             status = 0
         finally:
             os._exit(status)
-    return Count(child, reader)
+    return Told(child, reader)
 
 
 def _fork() -> tuple[int, int, int] | None:

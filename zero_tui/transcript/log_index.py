@@ -106,6 +106,14 @@ class _OtherTypes:
         return other
 
 
+def _of_other_type(line: bytes, session_id: str, line_number: int, types: Container[str]) -> bool:
+    """Whether `decode_line_of_types` passes over the line: valid, of another type."""
+    try:
+        return decode_line_of_types(line, session_id, line_number, types) is None
+    except StoreError:
+        return False
+
+
 def _newline_offsets(data: mmap.mmap, start: int, end: int) -> array[int]:
     """The offsets of the newlines in data[start:end]."""
     offsets = array("q")
@@ -351,9 +359,9 @@ class LogIndex:
         for buffer, start, end, number in self._spans(order):
             yield decode_line(_content(buffer[start:end]), self.session_id, number)
 
-    def _spans(self, order: Sequence[int]) -> Iterator[tuple[bytes, int, int, int]]:
+    def _spans(self, order: Iterable[int]) -> Iterator[tuple[bytes, int, int, int]]:
         """Each line at `order` as a span of a window of the file read at once: (window,
-        start, end, line number)."""
+        start, end, line number). Lines in the order of the file are read fastest."""
         buffer = b""
         base = 0
         starts, ends, numbers = self._starts, self._ends, self._line_numbers
@@ -367,62 +375,68 @@ class LogIndex:
     def _iter_decoded_of_types(
         self, order: Sequence[int], types: Container[str]
     ) -> Iterator[Event]:
-        """`iter_decoded` with `types`. In a big log, the lines whose head names another
-        type are read by a forked child where that pays (`forked`), as `decode_line_of_types`
-        reads them; it tells how far it has found them all valid and of another type. Such
-        a line is passed over here only once the child has got past it; from the first line
-        the child did not pass (or once it has failed), every line is decoded here. The
-        events and errors are those of a pass here alone."""
-        session_id = self.session_id
-        checked = None
+        """`iter_decoded` with `types`. In a big log, where that pays (`forked`), a forked
+        child reads every line whose head names another type as `decode_line_of_types`
+        does, and tells, in order, the positions of the lines this process must decode
+        (the others; and any that it finds corrupt or of the `types` after all) and how far
+        it has got. This process decodes only those, then (if the child ended early) every
+        line after the last it was told about. The events and errors are those of a pass
+        here alone: a line is decoded here only once every line before it was told about."""
+        told = None
         if self._size >= ASIDE_MIN_BYTES:
-            checked = forked.counting_in_child(
-                lambda tell: self._check_other_types(order, types, tell)
+            told = forked.telling_in_child(
+                lambda tell: self._tell_lines_to_decode(order, types, tell)
             )
-        if checked is None:
-            for buffer, start, end, number in self._spans(order):
-                piece = _content(buffer[start:end])
-                event = decode_line_of_types(piece, session_id, number, types)
-                if event is not None:
-                    yield event
+        if told is None:
+            yield from self._decoded_of_types(order, types)
             return
-        with checked:
-            is_other = _OtherTypes(types)
-            passed_before = 0  # the child has found every line before this position passable
-            for position, (buffer, start, end, number) in enumerate(self._spans(order)):
-                if is_other(buffer, start, end) and (
-                    position < passed_before or position < (passed_before := checked.past(position))
-                ):
-                    continue
-                piece = _content(buffer[start:end])
-                event = decode_line_of_types(piece, session_id, number, types)
-                if event is not None:
-                    yield event
+        told_before = [0]  # every position before this one was told about
+        with told:
+            yield from self._decoded_of_types(self._lines_told(order, told, told_before), types)
+        # what the child did not get to (it failed): all of it here
+        yield from self._decoded_of_types(order[told_before[0] :], types)
 
-    def _check_other_types(
-        self, order: Sequence[int], types: Container[str], tell: Callable[[int], None]
+    def _decoded_of_types(self, lines: Iterable[int], types: Container[str]) -> Iterator[Event]:
+        session_id = self.session_id
+        for buffer, start, end, number in self._spans(lines):
+            piece = _content(buffer[start:end])
+            event = decode_line_of_types(piece, session_id, number, types)
+            if event is not None:
+                yield event
+
+    @staticmethod
+    def _lines_told(
+        order: Sequence[int], told: Iterable[int], told_before: list[int]
+    ) -> Iterator[int]:
+        """The lines at the positions the child of `_iter_decoded_of_types` tells; keeps in
+        `told_before[0]` the position up to which it has told about every line."""
+        for number in told:
+            if number < 0:  # ~n: every position before n was told about
+                told_before[0] = ~number
+                continue
+            told_before[0] = number + 1
+            yield order[number]
+
+    def _tell_lines_to_decode(
+        self, order: Sequence[int], types: Container[str], tell: Callable[[Sequence[int]], None]
     ) -> None:
-        """In the child of `_iter_decoded_of_types`: tell, every few hundred lines, how many
-        positions of `order` from the start hold no line that the parent passes over but
-        `decode_line_of_types` does not (a corrupt one, or one of the `types` after all);
-        stop at the first that does."""
+        """In the child of `_iter_decoded_of_types`: tell, in order and every few hundred
+        lines, the positions of `order` whose lines the parent must decode, then `~n` for
+        every position before n told about."""
         is_other = _OtherTypes(types)
         session_id = self.session_id
+        batch = array("q")
         for position, (buffer, start, end, number) in enumerate(self._spans(order)):
-            if is_other(buffer, start, end):
-                try:
-                    event = decode_line_of_types(
-                        _content(buffer[start:end]), session_id, number, types
-                    )
-                except StoreError:
-                    tell(position)
-                    return
-                if event is not None:
-                    tell(position)
-                    return
+            if not is_other(buffer, start, end) or not _of_other_type(
+                _content(buffer[start:end]), session_id, number, types
+            ):
+                batch.append(position)
             if position % _TELL_EVERY == _TELL_EVERY - 1:
-                tell(position + 1)
-        tell(len(order))
+                batch.append(~(position + 1))
+                tell(batch)
+                batch = array("q")
+        batch.append(~len(order))
+        tell(batch)
 
     def line_at_offset(self, offset: int) -> int | None:
         """The accepted line holding byte `offset`, if any."""
