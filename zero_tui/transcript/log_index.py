@@ -388,21 +388,40 @@ class LogIndex:
                 lambda tell: self._tell_lines_to_decode(order, types, tell)
             )
         if told is None:
-            yield from self._decoded_of_types(order, types)
+            yield from self._decoded_of_types(self._pieces(order), types)
             return
         told_before = [0]  # every position before this one was told about
         with told:
-            yield from self._decoded_of_types(self._lines_told(order, told, told_before), types)
+            lines = self._lines_told(order, told, told_before)
+            yield from self._decoded_of_types(self._mapped_pieces(lines), types)
         # what the child did not get to (it failed): all of it here
-        yield from self._decoded_of_types(order[told_before[0] :], types)
+        yield from self._decoded_of_types(self._pieces(order[told_before[0] :]), types)
 
-    def _decoded_of_types(self, lines: Iterable[int], types: Container[str]) -> Iterator[Event]:
+    def _decoded_of_types(
+        self, pieces: Iterable[tuple[bytes, int]], types: Container[str]
+    ) -> Iterator[Event]:
         session_id = self.session_id
-        for buffer, start, end, number in self._spans(lines):
-            piece = _content(buffer[start:end])
+        for piece, number in pieces:
             event = decode_line_of_types(piece, session_id, number, types)
             if event is not None:
                 yield event
+
+    def _pieces(self, lines: Iterable[int]) -> Iterator[tuple[bytes, int]]:
+        """Each of the lines, trimmed, with its line number."""
+        for buffer, start, end, number in self._spans(lines):
+            yield _content(buffer[start:end]), number
+
+    def _mapped_pieces(self, lines: Iterable[int]) -> Iterator[tuple[bytes, int]]:
+        """`_pieces`, read from the file mapped: for a few lines spread over a big log,
+        copying the whole log a window at a time costs more than the lines."""
+        mapped = self._mapped()
+        if mapped is None:
+            yield from self._pieces(lines)
+            return
+        starts, ends, numbers = self._starts, self._ends, self._line_numbers
+        with mapped:
+            for line in lines:
+                yield _content(mapped[starts[line] : ends[line]]), numbers[line]
 
     @staticmethod
     def _lines_told(
