@@ -342,3 +342,25 @@ def test_a_generated_session_exports_the_same_bytes_with_the_child(
     store.events_path("big").write_bytes(b"".join([*pieces[:150], BAD_TOOL, *pieces[150:]]))
     with pytest.raises(StoreError, match=r"at line 151:"):
         export_txt(store, "big")
+
+
+def test_a_compacted_session_exports_the_same_bytes_with_the_child(
+    tmp_path: Path, aside: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the rehydrated order puts the summary first: positions are not the file's lines
+    store = SessionStore(tmp_path / "sessions")
+    store.create("s", title="compacted", cwd="/w")
+    pieces = turns(40)
+    summary = {
+        "summary": "what came before",
+        "preserveLast": 0,
+        "compactableEvents": [{"id": f"s:{n}", "sequence": n} for n in range(1, 81)],
+    }
+    pieces.append(line(161, "session_compaction", summary))
+    pieces += [piece for number in range(10) for piece in turn(201 + number * 4)]
+    store.events_path("s").write_bytes(b"".join(pieces))
+    alone, with_child = every_export(store, monkeypatch)
+    assert with_child == alone
+    assert b"what came before" in alone
+    assert b"question 1\n" not in alone
+    assert_reaped(aside)

@@ -351,7 +351,8 @@ class LogIndex:
         For streaming a whole session (show, exports): nothing but the current window and
         event is held, so memory stays flat whatever the log's length. A corrupt line
         raises StoreError naming its line, as `read_events` does. With `types`, only events
-        of those types are given; the other lines are still read, and raise alike.
+        of those types are given; the other lines are still read, and raise alike (in a
+        big log, by a forked child where that pays: `_iter_decoded_of_types`).
         """
         if types is not None:
             yield from self._iter_decoded_of_types(order, types)
