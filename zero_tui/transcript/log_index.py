@@ -94,7 +94,7 @@ class _OtherTypes:
         self._types = types
         self._known: dict[bytes, bool] = {}
 
-    def __call__(self, buffer: bytes, start: int, end: int) -> bool:
+    def __call__(self, buffer: bytes | mmap.mmap, start: int, end: int) -> bool:
         key = buffer.find(_TYPE_KEY, start, min(end, start + _TYPE_KEY_WITHIN))
         if key < 0:
             return False
@@ -413,16 +413,23 @@ class LogIndex:
             yield _content(buffer[start:end]), number
 
     def _mapped_pieces(self, lines: Iterable[int]) -> Iterator[tuple[bytes, int]]:
-        """`_pieces`, read from the file mapped: for a few lines spread over a big log,
-        copying the whole log a window at a time costs more than the lines."""
+        """`_pieces`, read from the file mapped (`_mapped_spans`)."""
+        for buffer, start, end, number in self._mapped_spans(lines):
+            yield _content(buffer[start:end]), number
+
+    def _mapped_spans(
+        self, lines: Iterable[int]
+    ) -> Iterator[tuple[bytes | mmap.mmap, int, int, int]]:
+        """`_spans` of the file mapped: where only some lines of a big log, or only their
+        heads, are read, copying the whole log a window at a time costs more than they do."""
         mapped = self._mapped()
         if mapped is None:
-            yield from self._pieces(lines)
+            yield from self._spans(lines)
             return
         starts, ends, numbers = self._starts, self._ends, self._line_numbers
         with mapped:
             for line in lines:
-                yield _content(mapped[starts[line] : ends[line]]), numbers[line]
+                yield mapped, starts[line], ends[line], numbers[line]
 
     @staticmethod
     def _lines_told(
@@ -446,7 +453,7 @@ class LogIndex:
         is_other = _OtherTypes(types)
         session_id = self.session_id
         batch = array("q")
-        for position, (buffer, start, end, number) in enumerate(self._spans(order)):
+        for position, (buffer, start, end, number) in enumerate(self._mapped_spans(order)):
             if not is_other(buffer, start, end) or not _of_other_type(
                 _content(buffer[start:end]), session_id, number, types
             ):
