@@ -83,6 +83,7 @@ def aside(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     lines; the children's pids, as they are forked."""
     monkeypatch.setattr(log_index, "ASIDE_MIN_BYTES", 0)
     monkeypatch.setattr(log_index, "_TELL_EVERY", 3)
+    monkeypatch.setattr(log_index, "_RELEASE_EVERY", 4096)  # pages let go of, read again
     monkeypatch.setattr(forked, "_cpus", lambda: 2)
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     pids: list[int] = []

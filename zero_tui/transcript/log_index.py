@@ -55,6 +55,10 @@ ASIDE_MIN_BYTES = 8 * 1024 * 1024
 by a forked child (where that pays); a smaller log is not worth the fork."""
 _TELL_EVERY = 512  # positions between the child's counts
 _TYPE_KEY = b',"type":"'
+# Pages of a mapped log already read are let go of (they stay in the page cache): the process
+# holds a window of the log, not all of it (an early one is simply read again if needed).
+_RELEASE_EVERY = 16 * 1024 * 1024
+_DONT_NEED: int | None = getattr(mmap, "MADV_DONTNEED", None)
 _TYPE_KEY_WITHIN = 512  # bytes from a line's start: where Go writes its type
 
 
@@ -427,9 +431,15 @@ class LogIndex:
             yield from self._spans(lines)
             return
         starts, ends, numbers = self._starts, self._ends, self._line_numbers
+        released = 0  # the pages before this offset are let go of as the reading passes them
         with mapped:
             for line in lines:
-                yield mapped, starts[line], ends[line], numbers[line]
+                start = starts[line]
+                if start - released >= _RELEASE_EVERY and _DONT_NEED is not None:
+                    passed = start - start % mmap.PAGESIZE
+                    mapped.madvise(_DONT_NEED, released, passed - released)
+                    released = passed
+                yield mapped, start, ends[line], numbers[line]
 
     @staticmethod
     def _lines_told(
