@@ -53,13 +53,13 @@ _SHORT_LINE = 200  # bytes: below this on average, `finditer` finds newlines fas
 ASIDE_MIN_BYTES = 8 * 1024 * 1024
 """From this log size on, `iter_decoded` with types has the lines of other types validated
 by a forked child (where that pays); a smaller log is not worth the fork."""
-_TELL_EVERY = 512  # positions between the child's counts
+_TELL_EVERY = 512  # positions the child reads between two tellings
 _TYPE_KEY = b',"type":"'
+_TYPE_KEY_WITHIN = 512  # bytes from a line's start: where Go writes its type
 # Pages of a mapped log already read are let go of (they stay in the page cache): the process
 # holds a window of the log, not all of it (an early one is simply read again if needed).
 _RELEASE_EVERY = 16 * 1024 * 1024
 _DONT_NEED: int | None = getattr(mmap, "MADV_DONTNEED", None)
-_TYPE_KEY_WITHIN = 512  # bytes from a line's start: where Go writes its type
 
 
 class LogChange(enum.Enum):
