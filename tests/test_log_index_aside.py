@@ -61,6 +61,7 @@ def turns(count: int) -> list[bytes]:
 
 BAD_TOOL = b'{"id":"s:b","sessionId":"s","sequence":7,"type":"tool_result","createdAt":"t","payload":{"output":}}\n'  # noqa: E501
 BAD_MESSAGE = b'{"id":"s:m","sessionId":"s","sequence":8,"type":"message","createdAt":"t","payload":{"role":}}\n'  # noqa: E501
+UNCLOSED = b'{"id":"s:u","sessionId":"s","sequence":15,"type":"tool_call\n'  # no end quote
 SHADOWED = (  # a tool line by its head, a message by Go's rules: the last "type" wins
     b'{"id":"s:x","sessionId":"s","sequence":9,"type":"tool_call","createdAt":"t",'
     b'"payload":{"x":1},"type":"message","payload":{"role":"assistant","content":"late"}}\n'
@@ -150,7 +151,9 @@ def test_a_log_as_go_writes_it_gives_the_same_events_with_the_child(
 
 
 @pytest.mark.parametrize("where", ["first", "early", "middle", "last but one"])
-@pytest.mark.parametrize("bad", [BAD_TOOL, BAD_MESSAGE], ids=["tool", "message"])
+@pytest.mark.parametrize(
+    "bad", [BAD_TOOL, BAD_MESSAGE, UNCLOSED], ids=["tool", "message", "unclosed"]
+)
 def test_a_corrupt_line_anywhere_fails_with_todays_error(
     tmp_path: Path, aside: list[int], monkeypatch: pytest.MonkeyPatch, where: str, bad: bytes
 ) -> None:
@@ -212,7 +215,7 @@ def test_lines_of_any_spelling_give_the_same_events_with_the_child(
 
 
 _LINES = st.sampled_from(
-    [*turn(1), *turn(5), BAD_TOOL, BAD_MESSAGE, SHADOWED, *ODD_SPELLINGS, b"not json\n"]
+    [*turn(1), *turn(5), BAD_TOOL, BAD_MESSAGE, UNCLOSED, SHADOWED, *ODD_SPELLINGS, b"not json\n"]
 )
 
 

@@ -103,7 +103,10 @@ class _OtherTypes:
         if key < 0:
             return False
         key += len(_TYPE_KEY)
-        raw = buffer[key : buffer.find(b'"', key, end)]
+        close = buffer.find(b'"', key, end)
+        if close < 0:
+            return False
+        raw = buffer[key:close]
         other = self._known.get(raw)
         if other is None:
             other = self._known[raw] = raw.decode("utf-8", "replace") not in self._types
