@@ -309,6 +309,29 @@ def test_an_id_prefix_or_latest_works_wherever_an_id_does(
     assert "ambiguous session id" in err
 
 
+def test_a_session_named_by_id_is_read_without_the_catalog(
+    store: SessionStore, workspace: str
+) -> None:
+    # the catalog's imports cost ~20 ms; only `latest` needs it
+    add_session(store, "zero_20260704_alpha", cwd=workspace, title="Alpha", answer="first")
+    probe = (
+        "import sys; from zero_tui.cli import _main; "
+        "code, _ = _main(sys.argv[1:]); "
+        "sys.stdout.write(f'|{code} {\"zero_tui.search.catalog\" in sys.modules}')"
+    )
+    base = ["--store", str(store.root), "--cwd", workspace]
+    for name, loaded in (("zero_20260704_a", False), ("latest", True)):
+        result = subprocess.run(
+            [sys.executable, "-c", probe, "export", name, "-o", "-", *base],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert "zero: first" in result.stdout, result.stderr
+        assert result.stdout.rsplit("|", 1)[1] == f"0 {loaded}"
+
+
 def test_usage_errors_exit_2_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["show"], capsys)
     assert (code, out) == (2, "")

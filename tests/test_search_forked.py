@@ -1,4 +1,4 @@
-"""A cold catalog's reading shared with a forked child (`search.forked`): the same answers
+"""A cold catalog's reading shared with a forked child (`zero_tui.forked`): the same answers
 as reading it all here, and all of it here when the child fails."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.search import database, forked
+from zero_tui import forked
+from zero_tui.search import database
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
@@ -299,3 +300,57 @@ def test_a_writing_child_that_fails_leaves_the_writing_to_this_process(
         assert catalog.session_keys().keys() == {meta.session_id for meta in sessions}
     with SessionCatalog(store, tmp_path / "cache") as catalog:
         assert catalog.refresh() == sessions
+
+
+# --- a child that tells how far it has got, and children given up on ------------------------
+
+
+def count_to_ten(tell: Callable[[Sequence[int]], None]) -> None:
+    tell([1, 2, -3])
+    tell(range(4, 11))
+
+
+def tell_then_hang(tell: Callable[[Sequence[int]], None]) -> None:
+    tell([3])
+    threading.Event().wait()
+
+
+def assert_reaped(pid: int) -> None:
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+@linux_only
+def test_a_telling_child_is_read_as_it_tells(shared_always: None) -> None:
+    told = forked.telling_in_child(count_to_ten)
+    assert told is not None
+    pid = told._child
+    with told:
+        assert list(told) == [1, 2, -3, *range(4, 11)]
+    assert pid is not None
+    assert_reaped(pid)
+
+
+@linux_only
+def test_a_child_given_up_on_is_ended_and_reaped(shared_always: None) -> None:
+    told = forked.telling_in_child(tell_then_hang)
+    assert told is not None
+    assert next(iter(told)) == 3
+    pid = told._child
+    told.close()
+    told.close()  # twice is harmless
+    assert pid is not None
+    assert_reaped(pid)
+    assert list(told) == []
+    pending = forked.in_child(lambda: threading.Event().wait())
+    assert pending is not None
+    pid = pending._child
+    pending.close()
+    assert pid is not None
+    assert_reaped(pid)
+    assert pending.result() is None
+
+
+def test_no_telling_child_where_forking_does_not_pay(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "_cpus", lambda: 1)
+    assert forked.telling_in_child(count_to_ten) is None

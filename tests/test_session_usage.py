@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from zero_tui import forked
 from zero_tui.cli import main
 from zero_tui.picker import session_usage as usage_module
-from zero_tui.search import forked
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
 from zero_tui.store.usage import Tokens

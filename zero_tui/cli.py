@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 from zero_tui import __version__
 from zero_tui.short_lived import exit_at_once, gc_paused
 from zero_tui.store.errors import StoreError
+from zero_tui.store.gotext import equal_fold, trim_space
 from zero_tui.store.workspace import resolve_workspace
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
@@ -405,10 +406,13 @@ def _print_listing(
 def _named_session(store: SessionStore, args: argparse.Namespace) -> str:
     """The id of the session ID names: an id, a unique prefix of one, or `latest` (the
     catalog's first row for the workspace, as the picker lists it)."""
-    from zero_tui.search.catalog import SessionCatalog
     from zero_tui.store.resumable import resolve_session
 
-    with SessionCatalog(store) as catalog:  # opened only for `latest`
+    if not equal_fold(trim_space(args.session_id), "latest"):
+        return resolve_session(store, args.session_id, _workspace(args))[0]
+    from zero_tui.search.catalog import SessionCatalog  # (its imports take ~20 ms)
+
+    with SessionCatalog(store) as catalog:
         session_id, _meta = resolve_session(store, args.session_id, _workspace(args), catalog)
     return session_id
 

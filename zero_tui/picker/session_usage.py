@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterable, Sequence
 from functools import partial
 
-from zero_tui.search import forked
+from zero_tui import forked
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.search.database import Bypassed
 from zero_tui.search.file_identity import regular_stat, same_file, stat_key

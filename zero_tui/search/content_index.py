@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from zero_tui.search import file_identity, forked
+from zero_tui import forked
+from zero_tui.search import file_identity
 from zero_tui.search.database import (
     BUSY_TIMEOUT_MS,
     EVENT_BITS,

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from zero_tui import forked
 from zero_tui.paths import default_cache_dir
-from zero_tui.search import forked
 from zero_tui.store import Metadata
 
 SCHEMA_VERSION = 6

@@ -24,7 +24,8 @@ from itertools import starmap
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from zero_tui.search import file_identity, forked
+from zero_tui import forked
+from zero_tui.search import file_identity
 from zero_tui.search.database import (
     METADATA_COLUMNS,
     Bypassed,

@@ -7,7 +7,8 @@ import sqlite3
 from collections.abc import Sequence
 from functools import partial
 
-from zero_tui.search import file_identity, forked
+from zero_tui import forked
+from zero_tui.search import file_identity
 from zero_tui.search.database import Bypassed, CatalogDatabase
 from zero_tui.search.file_identity import LogStats
 from zero_tui.store import SessionStore

@@ -1,4 +1,4 @@
-"""Work on many files shared with a forked copy of the process, for a cold catalog.
+"""Work shared with a forked copy of the process: a cold catalog, a log only validated.
 
 Reading and decoding 10,000 metadata files or log heads is Python work, which threads do
 not share; a forked child does, at the cost of a fork (copy-on-write: a few milliseconds)
@@ -10,12 +10,15 @@ else, or when the child fails, all of it is done here.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from typing import Generic, Self, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -88,19 +91,49 @@ def shared(
     return first + second
 
 
-class Pending(Generic[Result]):
-    """Work a forked child is doing: `result()` waits for it."""
+class _Child:
+    """A forked child and the reading end of its pipe; `close()` ends it (if it still
+    runs) and reaps it, so that no child outlives the one who gave up on its work."""
 
     def __init__(self, child: int, reader: int) -> None:
-        self._child = child
-        self._reader = reader
+        self._child: int | None = child
+        self._reader: int | None = reader
+
+    def _reap(self) -> int:
+        """The child's exit status, once it has exited (-1 when it was reaped before)."""
+        if self._reader is not None:
+            os.close(self._reader)
+            self._reader = None
+        if self._child is None:
+            return -1
+        child, self._child = self._child, None
+        _, status = os.waitpid(child, 0)
+        return status
+
+    def close(self) -> None:
+        """End the child if it still runs, and reap it (no zombie). Safe to call twice."""
+        if self._child is not None:
+            with contextlib.suppress(ProcessLookupError):  # exited: only to be reaped
+                os.kill(self._child, signal.SIGKILL)
+        self._reap()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class Pending(_Child, Generic[Result]):
+    """Work a forked child is doing: `result()` waits for it, `close()` gives it up."""
 
     def result(self) -> Result | None:
         """What the child found; None when it failed (the caller then does the work)."""
-        with os.fdopen(self._reader, "rb") as pipe:
+        if self._reader is None:
+            return None
+        with os.fdopen(self._reader, "rb", closefd=False) as pipe:
             data = pipe.read()
-        _, status = os.waitpid(self._child, 0)
-        if status != 0:
+        if self._reap() != 0:
             return None
         try:
             found: Result = pickle.loads(data)  # our own child's
@@ -112,15 +145,11 @@ class Pending(Generic[Result]):
 def in_child(work: Callable[[], Result]) -> Pending[Result] | None:
     """`work()` started in a forked child, where forking pays (as for `shared`); None when
     not, to be done here. The child must only read files and open what it uses itself."""
-    if not _forking_pays():
+    started = _fork()
+    if started is None:
         return None
-    try:
-        reader, writer = os.pipe()
-        child = os.fork()
-    except OSError:
-        return None
+    child, reader, writer = started
     if child == 0:  # the child: its answer, pickled down the pipe, and gone
-        os.close(reader)
         status = 1
         try:
             data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
@@ -129,8 +158,82 @@ def in_child(work: Callable[[], Result]) -> Pending[Result] | None:
             status = 0
         finally:
             os._exit(status)
-    os.close(writer)
     return Pending(child, reader)
+
+
+class Told(_Child):
+    """The numbers a forked child tells as it works, read as they come (iterate: each
+    waits for the child; the iteration ends when the child has ended, done or not).
+
+    What the child told stays true if it fails later: a reader trusts what it has read
+    and does the rest itself.
+    """
+
+    def __iter__(self) -> Iterator[int]:
+        unread = b""
+        while self._reader is not None:
+            try:
+                data = os.read(self._reader, 64 * 1024)
+            except OSError:
+                data = b""
+            if not data:  # the child is done, or gone
+                self.close()
+                return
+            unread += data
+            whole = len(unread) - len(unread) % _NUMBER.itemsize
+            if whole:
+                yield from array(_NUMBER.typecode, unread[:whole])
+                unread = unread[whole:]
+
+
+_NUMBER = array("q")  # how the numbers go down the pipe: native 64-bit integers
+
+
+def telling_in_child(work: Callable[[Callable[[Sequence[int]], None]], object]) -> Told | None:
+    """`work(tell)` started in a forked child, where forking pays (as for `shared`); it
+    calls `tell(numbers)` as it goes, and they are read in order from the `Told`. None
+    when forking does not pay. The child must only read files and open what it uses
+    itself."""
+    started = _fork()
+    if started is None:
+        return None
+    child, reader, writer = started
+    if child == 0:  # the child: numbers down the pipe, and gone
+
+        def tell(numbers: Sequence[int]) -> None:
+            data = memoryview(array(_NUMBER.typecode, numbers).tobytes())
+            while data:
+                data = data[os.write(writer, data) :]
+
+        status = 1
+        try:
+            work(tell)
+            status = 0
+        finally:
+            os._exit(status)
+    return Told(child, reader)
+
+
+def _fork() -> tuple[int, int, int] | None:
+    """(child pid or 0 in the child, pipe reader, pipe writer), each side holding only its
+    own end; None where forking does not pay or fails."""
+    if not _forking_pays():
+        return None
+    try:
+        reader, writer = os.pipe()
+    except OSError:
+        return None
+    try:
+        child = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        return None
+    if child == 0:
+        os.close(reader)
+    else:
+        os.close(writer)
+    return child, reader, writer
 
 
 def _in_steps(
