@@ -995,7 +995,12 @@ _PLAIN_ALPHABET = list("abcXYZ019 \n.,;:'\"?()/%$@^{}é✓\u00a0\u2028\u3000")
 
 @given(
     st.text(st.sampled_from(_PLAIN_ALPHABET), max_size=80)
-    | st.text(st.sampled_from(_PLAIN_ALPHABET) | st.characters(), max_size=80)
+    # no lone surrogate: session text never holds one (a `\ud800` escape decodes to U+FFFD,
+    # as in Go), and markdown-it.rs cannot take one
+    | st.text(
+        st.sampled_from(_PLAIN_ALPHABET) | st.characters(blacklist_categories=("Cs",)),
+        max_size=80,
+    )
 )
 def test_plain_paragraphs_render_as_markdown_it_does(text: str) -> None:
     from zero_tui.transcript.export_html import markdown_renderer, plain_paragraphs
