@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -12,9 +13,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from zero_tui import cli
 from zero_tui.cli import main
 from zero_tui.store import SessionStore
+from zero_tui.text.sanitize import escape_json_controls
 
 
 def ticking_clock(start: datetime) -> Iterator[datetime]:
@@ -374,3 +379,24 @@ def test_default_cwd_is_the_shell_spelling(
     code, out, _ = run_cli(["sessions", "--json", "--store", str(store.root)], capsys)
     assert code == 0
     assert [item["cwd"] for item in json.loads(out)] == [str(link)]
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(_JSON_VALUES, max_size=6))
+def test_a_json_listing_is_json_dumps_of_each_item_on_its_own_line(items: list[object]) -> None:
+    """The compact encoder made once gives json.dumps' text, control characters escaped."""
+    out = io.StringIO()
+    cli._write_json_array(items, out)
+    lines = out.getvalue().split("\n")
+    assert lines[0] == "["
+    assert lines[-2:] == ["]", ""]
+    body = [line.removesuffix(",") for line in lines[1:-2]]
+    assert body == [escape_json_controls(json.dumps(item, ensure_ascii=False)) for item in items]
+    assert json.loads(out.getvalue()) == items

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from zero_tui import forked
-from zero_tui.search import database
+from zero_tui.search import database, metadata_cache
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
@@ -38,12 +38,14 @@ def squares_with_pids(items: Sequence[int]) -> list[tuple[int, int]]:
 
 @linux_only
 def test_the_second_half_is_done_by_a_child_in_order(shared_always: None) -> None:
-    results = forked.shared(squares_with_pids, list(range(9)))
-    assert [square for square, _ in results] == [n * n for n in range(9)]
+    """The child's share a little smaller (it also pickles what it found)."""
+    results = forked.shared(squares_with_pids, list(range(100)))
+    assert [square for square, _ in results] == [n * n for n in range(100)]
     pids = [pid for _, pid in results]
-    assert pids[:4] == [os.getpid()] * 4
-    assert len(set(pids[4:])) == 1
-    assert pids[4] != os.getpid()
+    assert pids[:52] == [os.getpid()] * 52
+    assert len(set(pids[52:])) == 1
+    assert pids[52] != os.getpid()
+    assert forked.their_half(list(range(100))) == list(range(52, 100))
 
 
 def failing_in_a_child(items: Sequence[int]) -> list[int]:
@@ -267,7 +269,7 @@ def test_a_cold_catalog_is_written_by_a_child_while_this_process_goes_on(
     monkeypatch.setattr(os, "fork", counted_fork)
     with SessionCatalog(store, tmp_path / "cache") as catalog:
         sessions = catalog.refresh(with_verdicts=True, with_tokens=True)
-        assert len(forks) == 2  # the reading shared, then the writing
+        assert len(forks) == 2  # the reading shared (that child writes its half), the rest
         assert [meta.session_id for meta in sessions] == [meta.session_id for meta in store.list()]
         assert catalog.session_keys().keys() == {meta.session_id for meta in sessions}
         with pytest.raises(ChildProcessError):
@@ -294,7 +296,8 @@ def test_a_writing_child_that_fails_leaves_the_writing_to_this_process(
     def failing(*_: object) -> object:
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr(database, "_write_alone", failing)
+    monkeypatch.setattr(database, "write_alone", failing)
+    monkeypatch.setattr(metadata_cache, "write_alone", failing)
     with SessionCatalog(store, tmp_path / "cache") as catalog:
         sessions = catalog.refresh(with_verdicts=True, with_tokens=True)
         assert catalog.session_keys().keys() == {meta.session_id for meta in sessions}

@@ -114,7 +114,7 @@ def trigrams_supported() -> bool:
 Result = TypeVar("Result")
 
 
-def _write_alone(path: Path, work: Callable[[sqlite3.Connection], Result]) -> Result:
+def write_alone(path: Path, work: Callable[[sqlite3.Connection], Result]) -> Result:
     """`work` in one write transaction on a connection of its own (a forked child's: the one
     it was forked with belongs to its parent, which goes on using it)."""
     with contextlib.closing(
@@ -212,7 +212,8 @@ class CatalogDatabase:
         self._on_replaced: list[Callable[[], None]] = []
         self.persistent = True  # False once bypassed to an in-memory database
         self.busy = False  # a write waited out the busy timeout: another process holds it
-        self._pending: tuple[forked.Pending[Any], Callable[[Any], None]] | None = None
+        # writes forked children are doing: what to wait for, and what to do with it then
+        self._pending: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
 
     @property
     def lock(self) -> threading.RLock:
@@ -291,23 +292,29 @@ class CatalogDatabase:
         `work` returned (None: the child failed, and the caller writes here). False: not
         started, so the caller writes here now."""
         with self._lock:
-            self.settle()
-            self.connection  # noqa: B018 (opened, with its schema, before the fork)
+            if self._connection is None:  # opened, with its schema, before the fork
+                self._connection = self._open()
             if not self.persistent:
                 return False
-            pending = forked.in_child(functools.partial(_write_alone, self.path, work))
+            pending = forked.in_child(functools.partial(write_alone, self.path, work))
             if pending is None:
                 return False
-            self._pending = pending, done
+            self.wait_for(pending.result, done)
             return True
 
-    def settle(self) -> None:
-        """Wait for a write `write_in_child` started, and hand on what it found."""
+    def wait_for(self, finish: Callable[[], Result], done: Callable[[Result], None]) -> None:
+        """Have the next use of the database wait for a write another process does first:
+        `done(finish())` (`finish` waits for it, and says how it went)."""
         with self._lock:
-            pending, self._pending = self._pending, None
-            if pending is not None:
-                child, done = pending
-                done(child.result())
+            self._pending.append((finish, done))
+
+    def settle(self) -> None:
+        """Wait for the writes other processes were doing (`wait_for`), in order, and hand
+        on what they found."""
+        with self._lock:
+            while self._pending:
+                finish, done = self._pending.pop(0)
+                done(finish())
 
     def use_private_index(self) -> None:
         """Go on with an index of this process's own, in memory: for a caller that must not

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import starmap
 from operator import attrgetter
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from zero_tui import forked
@@ -32,6 +33,7 @@ from zero_tui.search.database import (
     CatalogDatabase,
     delete_event_text,
     sql_lists,
+    write_alone,
 )
 from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
 from zero_tui.search.session_tokens import CountedTokens, write_tokens
@@ -113,9 +115,11 @@ def _write_rows(connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, 
                 connection.execute(sql, row)
 
 
-def _write_changes(looked: _Looked, connection: sqlite3.Connection) -> dict[str, int]:
-    """Write what a look found, in the caller's transaction; the keys of the upserted
-    sessions (a forked child's connection, or this process's)."""
+def _write_changes(
+    looked: _Looked, connection: sqlite3.Connection, *, keys: bool = True
+) -> dict[str, int]:
+    """Write what a look found, in the caller's transaction (a forked child's connection,
+    or this process's); the keys of the upserted sessions, with `keys`."""
     for session_key in looked.dropped:
         delete_event_text(connection, session_key)
         connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
@@ -130,7 +134,32 @@ def _write_changes(looked: _Looked, connection: sqlite3.Connection) -> dict[str,
     _write_rows(connection, _UPSERT, plain)
     _write_rows(connection, _UPSERT_JUDGED, judged)
     write_tokens(connection, looked.tokens)
-    return _keys_of(connection, [meta.session_id for meta, *_ in looked.upserts])
+    return _keys_of(connection, [meta.session_id for meta, *_ in looked.upserts]) if keys else {}
+
+
+def _new_upsert(name: str, read: _Read) -> _Upsert | None:
+    """What the catalog remembers of a new session as read (`_check_metadata`'s), if
+    anything: not of one unreadable, nor of one whose id is not its directory's."""
+    checked_ns, key, digest, meta, verdict, _ = read
+    if key is None or digest is None or meta is None or meta.session_id != name:
+        return None
+    return meta, key, digest, checked_ns, verdict
+
+
+def _counted_tokens(names: Iterable[str], reads: Iterable[_Read]) -> list[CountedTokens]:
+    """The tokens counted in these new sessions' logs, of those the catalog keeps."""
+    return [
+        (name, *read[5])
+        for name, read in zip(names, reads, strict=True)
+        if read[5] is not None and _new_upsert(name, read) is not None
+    ]
+
+
+def _write_reads_alone(path: Path, names: Sequence[str], reads: list[_Read]) -> None:
+    """A forked child's follow-up: what it read of new sessions, written by itself."""
+    upserts = [found for found in map(_new_upsert, names, reads) if found is not None]
+    looked = _Looked(upserts=upserts, tokens=_counted_tokens(names, reads))
+    write_alone(path, partial(_write_changes, looked, keys=False))
 
 
 _FEW_KEYS = 256  # upserts whose keys are looked up one by one rather than all read
@@ -505,7 +534,11 @@ class MetadataCache:
         questions = None
         if with_verdicts or with_tokens:
             questions = _LogQuestions(self.store, tokens=with_tokens)
-        new = self._read_new(new_names, _scaled(progress, len(new_names), len(names)), questions)
+        # a cold catalog's reading is shared with a forked child, which then writes what it
+        # read while this process goes on (to print a listing, say)
+        new, reader = self._read_new(
+            new_names, _scaled(progress, len(new_names), len(names)), questions, write=True
+        )
         prefix, metadata_file = self._prefix, f"/{METADATA_FILE}"
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0 and not new:
@@ -519,61 +552,71 @@ class MetadataCache:
                     sessions.append(entry.metadata)
                     seen.add(name)  # as `_check_metadata` keeps it: its id is its directory
                     continue
-            meta, upsert, kept = self._check_metadata(
-                name, entry, looked, stat_now, read=new.get(name)
-            )
+            read = new.get(name)
+            meta, upsert, kept = self._check_metadata(name, entry, looked, stat_now, read=read)
             if meta is not None:
                 sessions.append(meta)
             if upsert is not None:
                 looked.upserts.append(upsert)
+                if read is not None and read[5] is not None:  # counted in the same read
+                    looked.tokens.append((name, *read[5]))
             if kept:
                 seen.add(name)
         if progress is not None:
             progress(len(names), len(names))
         looked.dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
-        looked.tokens = [
-            (name, *read[5])
-            for name, read in new.items()
-            if read[5] is not None and read[3] is not None and read[3].session_id == name
-        ]
         self._tokens_read = {item[0]: item[1:] for item in looked.tokens}
         self.unreadable = []
         self._note_unreadable(looked)
-        written = partial(self._after_refresh, by_directory, seen, looked, listed_at, names)
-        # a cold catalog's rows are written by a forked child while the caller goes on (to
-        # print a listing): the next use of the database waits for it (`_written_behind`)
-        if len(new) >= forked.MIN_SHARED and self._database.write_in_child(
-            partial(_write_changes, looked), partial(self._written_behind, looked, written)
-        ):
-            self._known_cache = self._ids_by_key = None  # read again, once it is written
-            return sort_sessions(sessions)
-        written(self._store_metadata(looked))
+        unlisted = [name for name in names if name not in seen]
+        if reader is None:
+            keys = self._store_metadata(looked)
+            self._forget_views(looked, keys)
+            if keys is not None:
+                self._known_cache = self._cache_after(by_directory, seen, looked.upserts, keys)
+                self._remember_listing(listed_at, unlisted)
+        else:
+            self._write_behind(
+                looked,
+                reader,
+                frozenset(forked.their_half(new_names)),
+                partial(self._remember_listing, listed_at, unlisted),
+            )
         return sort_sessions(sessions)
 
-    def _written_behind(
+    def _write_behind(
         self,
         looked: _Looked,
-        written: Callable[[dict[str, int] | None], None],
-        keys: dict[str, int] | None,
+        reader: forked.Answering[list[_Read]],
+        theirs: frozenset[str],
+        then: Callable[[], None],
     ) -> None:
-        """A forked child wrote what `refresh` found (its keys), or failed (None): then it
-        is written here."""
-        written(self._store_metadata(looked) if keys is None else keys)
+        """Have what `refresh` found written while the caller goes on: the reading child's
+        sessions (`theirs`) by that child, the rest by another (here, where none can be
+        forked). The next use of the database waits for them, writes here what either
+        failed to, and does `then`."""
+        rest = _Looked(dropped=looked.dropped)
+        by_reader = _Looked()
+        for upsert in looked.upserts:
+            (by_reader if upsert[0].session_id in theirs else rest).upserts.append(upsert)
+        for counted in looked.tokens:
+            (by_reader if counted[0] in theirs else rest).tokens.append(counted)
+        self._known_cache = self._ids_by_key = None  # read again, once written
 
-    def _after_refresh(
-        self,
-        before: dict[str, _Known],
-        seen: set[str],
-        looked: _Looked,
-        listed_at: tuple[int, os.stat_result | None],
-        names: list[str],
-        keys: dict[str, int] | None,
-    ) -> None:
-        """What `refresh` keeps once its changes are written (`keys`; None: not written)."""
-        self._forget_views(looked, keys)
-        if keys is not None:
-            self._known_cache = self._cache_after(before, seen, looked.upserts, keys)
-            self._remember_listing(listed_at, [name for name in names if name not in seen])
+        def reader_done(followed_up: bool) -> None:
+            if not followed_up:
+                self._remember(by_reader)
+
+        def writer_done(keys: dict[str, int] | None) -> None:
+            if keys is None:
+                self._remember(rest)
+            then()
+
+        self._database.wait_for(reader.followed_up, reader_done)
+        if not self._database.write_in_child(
+            partial(_write_changes, rest, keys=False), writer_done
+        ):
+            writer_done(None)
 
     @staticmethod
     def _cache_after(
@@ -613,7 +656,7 @@ class MetadataCache:
         known: dict[str, int] = dict(rows)  # an ill-typed row is re-read when it is loaded
         names = list(self.store.iter_session_dirs())
         looked = _Looked()
-        new = self._read_new([name for name in names if name not in known])
+        new, _ = self._read_new([name for name in names if name not in known])
         for name, read in new.items():
             _, upsert, _ = self._check_metadata(name, None, looked, read=read)
             if upsert is not None:
@@ -640,12 +683,24 @@ class MetadataCache:
         names: list[str],
         progress: Progress | None = None,
         questions: _LogQuestions | None = None,
-    ) -> dict[str, _Read]:
+        *,
+        write: bool = False,
+    ) -> tuple[dict[str, _Read], forked.Answering[list[_Read]] | None]:
         """The metadata of sessions the catalog does not know yet, read (a cold catalog:
         all of them, shared with a forked child), with what `questions` asks of their logs;
-        `progress` is told how far it is."""
-        found = forked.shared(partial(_read_many, self._prefix, questions), names, progress)
-        return dict(zip(names, found, strict=True))
+        `progress` is told how far it is. With `write`, the child goes on to write what it
+        read (`forked.their_half` of them), and is given back to be waited for."""
+        follow_up = None
+        if write and self._database.persistent:
+            self._database.connection  # noqa: B018 (opened, with its schema, before the fork)
+            follow_up = partial(_write_reads_alone, self._database.path)
+        found, reader = forked.shared_answering(
+            partial(_read_many, self._prefix, questions), names, progress, follow_up
+        )
+        if reader is not None and follow_up is None:
+            reader.followed_up()  # reaped: it had nothing to follow up with
+            reader = None
+        return dict(zip(names, found, strict=True)), reader
 
     # --- the root's listing, remembered ----------------------------------------------------
 
