@@ -112,11 +112,13 @@ def logged_tokens(data: bytes, session_id: str) -> Tokens:
     for a damaged usage line that is not the torn last one, or a payload Zero's report
     would fail on)."""
     tokens = Tokens()
+    number, counted_to = 1, 0  # the line number at `counted_to`, counted as the lines come
     for start, end in _candidate_lines(data):
         line = trim_space_bytes(data[start:end])
         if not line:
             continue
-        number = data.count(b"\n", 0, start) + 1
+        number += data.count(b"\n", counted_to, start)
+        counted_to = start
         try:
             event = decode_line_of_types(line, session_id, number, _USAGE_TYPES)
         except StoreError:
