@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -687,3 +688,34 @@ def test_a_value_sqlite_cannot_hold_skips_only_its_session(
             "SELECT verdict, verdict_stat, verdict_checked_ns FROM sessions"
         ).fetchall()
     assert remembered == [(1, "5:6:7:8", 9)]
+
+
+def test_two_queries_side_by_side_run_on_two_connections_and_say_their_errors(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """A search's word and substring queries run at once, each on its own connection (sqlite
+    lets go of the GIL); a failure in either is raised once both are done; a database in
+    memory runs them one after the other."""
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    seen: list[tuple[int, str]] = []
+    threads_before = threading.active_count()
+
+    def asking(connection: sqlite3.Connection) -> int:
+        seen.append((id(connection), threading.current_thread().name))
+        return int(connection.execute("SELECT count(*) FROM sessions").fetchone()[0])
+
+    assert catalog.database.side_by_side(asking, asking) == (0, 0)
+    assert len({connection for connection, _ in seen}) == 2
+    assert len({thread for _, thread in seen}) == 2
+
+    def failing(connection: sqlite3.Connection) -> int:
+        raise sqlite3.OperationalError("no such table: nowhere")
+
+    with pytest.raises(sqlite3.OperationalError, match="nowhere"):
+        catalog.database.side_by_side(asking, failing)
+    assert threading.active_count() == threads_before  # joined: forking still pays
+    catalog.database.use_private_index()  # in memory
+    seen.clear()
+    assert catalog.database.side_by_side(asking, asking) == (0, 0)
+    assert len({connection for connection, _ in seen}) == 1
+    catalog.close()

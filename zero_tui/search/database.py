@@ -32,7 +32,10 @@ from zero_tui.store import Metadata
 
 SCHEMA_VERSION = 6
 BUSY_TIMEOUT_MS = 5000
-PAGE_CACHE_KIB = 32 * 1024  # at most, used as pages are touched
+PAGE_CACHE_KIB = 32 * 1024
+"""A forked writer's page cache (at most, used as pages are touched): a cold catalog's
+10,000 rows and their indexes, written in one transaction, spill the default 2 MB (a
+tenth slower); a short query pays for the larger one."""
 KEYS_PER_QUERY = 20_000
 EVENT_BITS = 32  # an indexed event's rowid: session key << EVENT_BITS | its number
 GRAM_TEXT_LEVEL = 1  # zlib: the kept texts are read back only to take them out
@@ -112,6 +115,7 @@ def trigrams_supported() -> bool:
 
 
 Result = TypeVar("Result")
+Other = TypeVar("Other")
 
 
 def write_alone(path: Path, work: Callable[[sqlite3.Connection], Result]) -> Result:
@@ -214,6 +218,7 @@ class CatalogDatabase:
         self.busy = False  # a write waited out the busy timeout: another process holds it
         # writes forked children are doing: what to wait for, and what to do with it then
         self._pending: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
+        self._second: sqlite3.Connection | None = None  # `side_by_side`'s, opened on first use
 
     @property
     def lock(self) -> threading.RLock:
@@ -236,10 +241,59 @@ class CatalogDatabase:
     def close(self) -> None:
         with self._lock:
             self.settle()
-            if self._connection is not None:
-                with contextlib.suppress(sqlite3.Error):
-                    self._connection.close()
-                self._connection = None
+            for connection in (self._connection, self._second):
+                if connection is not None:
+                    with contextlib.suppress(sqlite3.Error):
+                        connection.close()
+            self._connection = self._second = None
+
+    def side_by_side(
+        self,
+        here: Callable[[sqlite3.Connection], Result],
+        beside: Callable[[sqlite3.Connection], Other],
+    ) -> tuple[Result, Other]:
+        """`here(connection)` and `beside(a second connection)` at the same time: sqlite lets
+        go of the GIL while a query runs, so two full-text queries take the time of the
+        longer one on two CPUs (a search's word and substring queries). One after the other
+        where the database is in memory (no second connection sees it)."""
+        with self._lock:
+            connection = self.connection
+            second = self._second_connection()
+            if second is None:
+                return here(connection), beside(connection)
+            found: list[Other] = []
+            failed: list[BaseException] = []
+
+            def run_beside() -> None:
+                try:
+                    found.append(beside(second))
+                except BaseException as error:  # raised here, once both are done
+                    failed.append(error)
+
+            thread = threading.Thread(target=run_beside, name="catalog-side-by-side")
+            thread.start()
+            try:
+                first = here(connection)
+            finally:
+                thread.join()
+            if failed:
+                raise failed[0]
+            return first, found[0]
+
+    def _second_connection(self) -> sqlite3.Connection | None:
+        if self._second is None and self.persistent:
+            try:
+                second = sqlite3.connect(
+                    self.path,
+                    timeout=BUSY_TIMEOUT_MS / 1000,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                second.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            except sqlite3.Error:
+                return None
+            self._second = second
+        return self._second
 
     # --- reading and writing -------------------------------------------------------------
 
@@ -376,9 +430,6 @@ class CatalogDatabase:
             if mode is None or str(mode[0]).lower() != "wal":
                 raise Bypassed("no WAL")
             connection.execute("PRAGMA synchronous = NORMAL")
-            # a cold listing writes 10,000 rows with their indexes in one transaction: in the
-            # default 2 MB of page cache, pages are spilled and read back (a tenth slower)
-            connection.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
             self._ensure_schema(connection)
         except BaseException:
             connection.close()

@@ -414,34 +414,22 @@ class TextMatches:
 
 def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
     """What the index says of the query's words; None when it has none (filters or
-    exclusions alone do not narrow the sessions)."""
+    exclusions alone do not narrow the sessions). The words are asked of the word index
+    and, side by side on a second connection, as substrings of the trigram index."""
     if not parsed.terms:
         return None
-    grams = trigrams_supported()
-    with catalog.lock:
-        connection = catalog.connection
-        if len(parsed.terms) <= MATCH_TERMS:
-            together = " AND ".join(term.fts() for term in parsed.terms)
-            one_event = _sessions_with(connection, together)
-        else:
-            events: set[int] | None = None
-            for batch in _batched(parsed.terms):
-                found = _events_with(connection, " AND ".join(term.fts() for term in batch))
-                events = found if events is None else events & found
-                if not events:
-                    break
-            one_event = {rowid >> EVENT_BITS for rowid in events or ()}
-        words: set[int] | None = None
-        every: set[int] | None = None
-        for term in parsed.terms:
-            as_words = (
-                one_event if len(parsed.terms) == 1 else _sessions_with(connection, term.fts())
-            )
-            anywhere = as_words | (_sessions_with_grams(connection, [term]) if grams else set())
-            words = as_words if words is None else words & as_words
-            every = anywhere if every is None else every & anywhere
-            if not every:
-                break  # `words` lies within it
+    terms = parsed.terms
+    substrings = _substring_sessions if trigrams_supported() else _no_substrings
+    (one_event, as_words), anywhere = catalog.database.side_by_side(
+        lambda connection: _word_sessions(connection, terms),
+        lambda connection: substrings(connection, terms),
+    )
+    words: set[int] | None = None
+    every: set[int] | None = None
+    for found_as_words, found_anywhere in zip(as_words, anywhere, strict=True):
+        words = found_as_words if words is None else words & found_as_words
+        found = found_as_words | found_anywhere
+        every = found if every is None else every & found
     every = every or set()
     words = (words or set()) & every
     if parsed.excluded and every:
@@ -449,6 +437,36 @@ def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
         every -= left_out
         words -= left_out
     return TextMatches(frozenset(one_event & words), frozenset(words), frozenset(every))
+
+
+def _word_sessions(
+    connection: sqlite3.Connection, terms: Sequence[Term]
+) -> tuple[set[int], list[set[int]]]:
+    """(The sessions one event of which holds every term as words, those holding each term
+    as words somewhere.)"""
+    if len(terms) <= MATCH_TERMS:
+        one_event = _sessions_with(connection, " AND ".join(term.fts() for term in terms))
+    else:
+        events: set[int] | None = None
+        for batch in _batched(terms):
+            found = _events_with(connection, " AND ".join(term.fts() for term in batch))
+            events = found if events is None else events & found
+            if not events:
+                break
+        one_event = {rowid >> EVENT_BITS for rowid in events or ()}
+    if len(terms) == 1:
+        return one_event, [one_event]
+    return one_event, [_sessions_with(connection, term.fts()) for term in terms]
+
+
+def _substring_sessions(connection: sqlite3.Connection, terms: Sequence[Term]) -> list[set[int]]:
+    """The sessions holding each term as a substring of some value."""
+    return [_sessions_with_grams(connection, [term]) for term in terms]
+
+
+def _no_substrings(connection: sqlite3.Connection, terms: Sequence[Term]) -> list[set[int]]:
+    """An sqlite without trigrams: the words alone."""
+    return [set() for _ in terms]
 
 
 MATCH_TERMS = 64
