@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -400,3 +401,14 @@ def test_a_json_listing_is_json_dumps_of_each_item_on_its_own_line(items: list[o
     body = [line.removesuffix(",") for line in lines[1:-2]]
     assert body == [escape_json_controls(json.dumps(item, ensure_ascii=False)) for item in items]
     assert json.loads(out.getvalue()) == items
+
+
+@pytest.mark.parametrize("columns", ["60", "123", ""])
+def test_the_help_is_wrapped_as_argparse_wraps_it(
+    monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    """The width comes without importing shutil, and is the one shutil gives argparse."""
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = cli.build_parser().format_help()
+    monkeypatch.setattr(cli, "_Formatter", argparse.HelpFormatter)
+    assert ours == cli.build_parser().format_help()

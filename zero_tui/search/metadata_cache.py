@@ -23,7 +23,7 @@ from functools import partial
 from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zero_tui import forked
 from zero_tui.search import file_identity
@@ -36,7 +36,6 @@ from zero_tui.search.database import (
     write_alone,
 )
 from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
-from zero_tui.search.session_tokens import CountedTokens, write_tokens
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.models import RESUMABLE_KINDS
@@ -50,8 +49,10 @@ from zero_tui.store.store import (
     read_regular_stat,
     sort_sessions,
 )
-from zero_tui.store.usage import logged_tokens
 from zero_tui.store.workspace import workspace_matches
+
+if TYPE_CHECKING:
+    from zero_tui.search.session_tokens import CountedTokens
 
 PROGRESS_EVERY = 256
 _ROOT_LISTING = "root_listing"  # the info row: the root's stat when it was last listed
@@ -133,6 +134,8 @@ def _write_changes(
             judged.append((*row, checked_ns, *verdict))
     _write_rows(connection, _UPSERT, plain)
     _write_rows(connection, _UPSERT_JUDGED, judged)
+    from zero_tui.search.session_tokens import write_tokens  # not for a search's start
+
     write_tokens(connection, looked.tokens)
     return _keys_of(connection, [meta.session_id for meta, *_ in looked.upserts]) if keys else {}
 
@@ -357,7 +360,7 @@ def _log_answers(
             key = file_identity.stat_key(info)
             verdict = int(log_has_resumable_content(data, name)), key, checked_ns
             try:
-                return verdict, (key, checked_ns, logged_tokens(data, name).figures())
+                return verdict, (key, checked_ns, _logged_figures(data, name))
             except StoreError:
                 return verdict, None
     log_info = regular_stat(path)
@@ -365,6 +368,12 @@ def _log_answers(
         return None, None
     resumable = int(has_resumable_content(questions.store, name))
     return (resumable, file_identity.stat_key(log_info), checked_ns), None
+
+
+def _logged_figures(data: bytes, name: str) -> tuple[int, ...]:
+    from zero_tui.store.usage import logged_tokens  # not for a search's start
+
+    return logged_tokens(data, name).figures()
 
 
 def _scaled(progress: Progress | None, part: int, total: int) -> Progress | None:
