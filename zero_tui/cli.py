@@ -918,13 +918,13 @@ def _answer_from_fresh_text(
     rewrites it after every append): as recent as the files; None when the index cannot
     say which sessions match.
 
-    Every log is compared with the index in a forked child while the matches are
-    answered as the index stands: when no log changed (most runs), that answer stands."""
+    Every log is compared with the index in a forked child while the index is asked, and
+    answered, as it stands: when no log changed (most runs), that answer stands."""
     from zero_tui.search.query import matching_sessions
 
     catalog.revalidate()
-    matches = matching_sessions(catalog, query)  # its two kinds of queries on two CPUs
-    catalog.check_logs_in_background()  # on the second CPU while the matches are answered
+    catalog.check_logs_in_background()
+    matches = matching_sessions(catalog, query)
     answered = None if matches is None else answer(matches)
     report = catalog.update_content(progress=_IndexProgress(err))
     if catalog.busy:

@@ -23,6 +23,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from zero_tui.search.content_index import ContentIndex, IndexReplaced, Progress, UpdateReport
 from zero_tui.search.database import EVENT_BITS, SCHEMA_VERSION, CatalogDatabase
@@ -31,6 +32,9 @@ from zero_tui.search.metadata_cache import MetadataCache
 from zero_tui.search.verdicts import ContentVerdicts
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.store import EVENTS_FILE, UnreadableSession
+
+Result = TypeVar("Result")
+Other = TypeVar("Other")
 
 __all__ = ["EVENT_BITS", "RACY_NS", "SCHEMA_VERSION", "SessionCatalog", "UpdateReport"]
 
@@ -147,6 +151,17 @@ class SessionCatalog:
         return self.verdicts.has_content(session_id)
 
     # --- the text ------------------------------------------------------------------------
+
+    def side_by_side(
+        self,
+        here: Callable[[sqlite3.Connection], Result],
+        beside: Callable[[sqlite3.Connection], Other],
+    ) -> tuple[Result, Other]:
+        """See `CatalogDatabase.side_by_side`: two queries at once, but one after the other
+        while the logs are checked in the background (that child has the second CPU)."""
+        return self.database.side_by_side(
+            here, beside, at_once=not self.content.checking_in_background
+        )
 
     def check_logs_in_background(self) -> None:
         """See `ContentIndex.check_in_background`: every log compared with the index in a

@@ -205,6 +205,11 @@ class ContentIndex:
             self._all_logs_checked_at = started
         return UpdateReport(looked_at, len(changed), events, complete, frozenset(changed))
 
+    @property
+    def checking_in_background(self) -> bool:
+        """Whether a `check_in_background` is under way (its answer not yet taken)."""
+        return self._background is not None
+
     def check_in_background(self) -> None:
         """Start comparing every catalogued log with the index, over a read-only connection
         of its own, while the caller asks the index as it stands: the next full `update`

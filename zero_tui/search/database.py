@@ -251,14 +251,17 @@ class CatalogDatabase:
         self,
         here: Callable[[sqlite3.Connection], Result],
         beside: Callable[[sqlite3.Connection], Other],
+        *,
+        at_once: bool = True,
     ) -> tuple[Result, Other]:
         """`here(connection)` and `beside(a second connection)` at the same time: sqlite lets
         go of the GIL while a query runs, so two full-text queries take the time of the
         longer one on two CPUs (a search's word and substring queries). One after the other
-        where the database is in memory (no second connection sees it)."""
+        when not `at_once`, or where the database is in memory (no second connection sees
+        it)."""
         with self._lock:
             connection = self.connection
-            second = self._second_connection()
+            second = self._second_connection() if at_once else None
             if second is None:
                 return here(connection), beside(connection)
             found: list[Other] = []

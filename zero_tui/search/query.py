@@ -420,7 +420,7 @@ def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
         return None
     terms = parsed.terms
     substrings = _substring_sessions if trigrams_supported() else _no_substrings
-    (one_event, as_words), anywhere = catalog.database.side_by_side(
+    (one_event, as_words), anywhere = catalog.side_by_side(
         lambda connection: _word_sessions(connection, terms),
         lambda connection: substrings(connection, terms),
     )
