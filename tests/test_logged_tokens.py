@@ -178,3 +178,52 @@ def test_the_line_numbers_are_counted_in_one_pass() -> None:
     _ScanCountingBytes.scanned = 0
     assert logged_tokens(data, SESSION) == Tokens(1000, 1000, 0, 1000)
     assert _ScanCountingBytes.scanned <= len(data)
+
+
+_FIGURE_VALUES = st.one_of(
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(2**63, 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.none(),
+    st.booleans(),
+    st.text(max_size=3),
+)
+_PAYLOADS: st.SearchStrategy[object] = st.dictionaries(
+    st.sampled_from(
+        [
+            "promptTokens",
+            "completionTokens",
+            "totalTokens",
+            "cachedInputTokens",
+            "cacheWriteTokens",
+            "reasoningTokens",
+            "model",
+            "PromptTokens",
+            "MODEL",
+            "other",
+        ]
+    ),
+    _FIGURE_VALUES,
+    max_size=8,
+) | st.sampled_from([None, [], "x", 5])
+
+
+@settings(max_examples=300, deadline=None)
+@given(payload=_PAYLOADS)
+def test_a_payload_read_straight_gives_what_go_s_rules_give(
+    tmp_path_factory: pytest.TempPathFactory, payload: object
+) -> None:
+    """The figures of a plain payload are read without Go's decoder: the same as Zero's
+    report gives, or the same failure, for every shape of payload."""
+    store = SessionStore(tmp_path_factory.mktemp("store"))
+    store.create(SESSION, cwd="/w")
+    data = write_log(store, USER + line("provider_usage", payload, 2))
+    try:
+        expected: Tokens | str = strict_tokens(store)
+    except StoreError as error:
+        expected = str(error)
+    try:
+        found: Tokens | str = logged_tokens(data, SESSION)
+    except StoreError as error:
+        found = str(error)
+    assert found == expected

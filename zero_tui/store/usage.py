@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line_of_types
+from zero_tui.store.gojson import INT64_MAX, INT64_MIN
 from zero_tui.store.gotext import trim_space_bytes
 
 if TYPE_CHECKING:
+    from zero_tui.store.models import Event
     from zero_tui.store.payloads import UsagePayload
 
 USAGE_EVENT = "provider_usage"
@@ -127,15 +129,49 @@ def logged_tokens(data: bytes, session_id: str) -> Tokens:
             raise
         if event is None:
             continue
-        from zero_tui.store.payload_decoder import decode_payload  # not at every start
-        from zero_tui.store.payloads import UsagePayload
-
-        payload = decode_payload(event)
-        assert isinstance(payload, UsagePayload)
-        if payload.error:
-            raise StoreError(f"usage event {event.sequence} of {session_id}: {payload.error}")
-        tokens.add(Tokens.of_request(payload))
+        request = _plain_request(event.payload)
+        if request is None:
+            request = _request(event, session_id)
+        tokens.add(request)
     return tokens
+
+
+def _request(event: Event, session_id: str) -> Tokens:
+    """One usage event's figures, through Go's rules (StoreError where Zero's report fails)."""
+    from zero_tui.store.payload_decoder import decode_payload  # not at every start
+    from zero_tui.store.payloads import UsagePayload
+
+    payload = decode_payload(event)
+    assert isinstance(payload, UsagePayload)
+    if payload.error:
+        raise StoreError(f"usage event {event.sequence} of {session_id}: {payload.error}")
+    return Tokens.of_request(payload)
+
+
+_FIGURE_KEYS = (
+    "promptTokens",
+    "completionTokens",
+    "totalTokens",
+    "cachedInputTokens",
+    "cacheWriteTokens",
+    "reasoningTokens",
+)  # Zero's usageEventPayload, in `Tokens`' order after the request
+_USAGE_KEYS = frozenset((*_FIGURE_KEYS, "model"))
+
+
+def _plain_request(payload: object) -> Tokens | None:
+    """A usage payload's figures where Go's rules cannot read it otherwise: an object whose
+    every key is one of the struct's, spelled as Go writes it, each figure an int64 and the
+    model a string. None: only Go's rules can say (`_request`)."""
+    if type(payload) is not dict or not _USAGE_KEYS.issuperset(payload):
+        return None
+    figures = [payload.get(key, 0) for key in _FIGURE_KEYS]
+    for value in figures:
+        if type(value) is not int or not INT64_MIN <= value <= INT64_MAX:
+            return None
+    if type(payload.get("model", "")) is not str:
+        return None
+    return Tokens(1, *figures)
 
 
 def _candidate_lines(data: bytes) -> list[tuple[int, int]]:
