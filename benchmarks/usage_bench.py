@@ -3,9 +3,10 @@
 On a store whose answers are each followed by a `provider_usage` event (as Zero writes
 them), measured in one run:
 
-- `zero-tui sessions --all --json`, with its `usage` (the catalog's, read from the logs on
-  a cold cache), against the same command with the tokens left out (the same process, its
-  `session_usage` replaced by one that finds none), warm and cold;
+- `zero-tui sessions --all --json`, with its `usage` (the catalog's, counted in the read
+  of each log on a cold cache), against the same command with the tokens left out (the
+  same process, its catalog counting none and its `session_usage` finding none), warm and
+  cold;
 - the picker at 120 columns: the time to its first rows with the tokens column filled,
   against the time to its first rows (which never wait for the tokens), warm cache.
 
@@ -33,7 +34,12 @@ _LIST = """
 import sys
 if sys.argv[1] == "without":
     from zero_tui.picker import session_usage
+    from zero_tui.search.catalog import SessionCatalog
     session_usage.session_usage = lambda catalog, session_ids: {}
+    refresh = SessionCatalog.refresh
+    SessionCatalog.refresh = lambda self, progress=None, *, with_verdicts=False, with_tokens=False: (
+        refresh(self, progress, with_verdicts=with_verdicts)
+    )
 from zero_tui.cli import run
 sys.argv = ["zero-tui", *sys.argv[2:]]
 run()
