@@ -37,9 +37,11 @@ if sys.argv[1] == "without":
     from zero_tui.search.catalog import SessionCatalog
     session_usage.session_usage = lambda catalog, session_ids: {}
     refresh = SessionCatalog.refresh
-    SessionCatalog.refresh = lambda self, progress=None, *, with_verdicts=False, with_tokens=False: (
-        refresh(self, progress, with_verdicts=with_verdicts)
-    )
+
+    def without_tokens(self, progress=None, *, with_verdicts=False, with_tokens=False):
+        return refresh(self, progress, with_verdicts=with_verdicts)
+
+    SessionCatalog.refresh = without_tokens
 from zero_tui.cli import run
 sys.argv = ["zero-tui", *sys.argv[2:]]
 run()
