@@ -100,11 +100,15 @@ def _chunks(handle: BinaryIO) -> Iterator[bytes]:
 
 def _shows_progress(chunks: Iterable[bytes], session_id: str) -> bool:
     """`has_resumable_content`'s answer over a log's bytes, given in chunks."""
+    pending = iter(chunks)
+    first = next(pending, b"")
+    if _progress_after_the_prompts(first, session_id):
+        return True
     undecodable_line = False  # forgiven only as a torn last line
     line_number = 0
     ends_with_newline = False
     carry = b""
-    for chunk in itertools.chain(chunks, (b"",)):
+    for chunk in itertools.chain((first,), pending, (b"",)):
         at_end = not chunk
         if not at_end:
             ends_with_newline = chunk.endswith(b"\n")
@@ -126,6 +130,28 @@ def _shows_progress(chunks: Iterable[bytes], session_id: str) -> bool:
                 return True
     # a bad last line is a torn tail (dropped) unless the file ends in "\n"
     return undecodable_line and ends_with_newline
+
+
+_USER_ROLE = b'"role":"user"'
+
+
+def _progress_after_the_prompts(chunk: bytes, session_id: str) -> bool:
+    """Whether a whole line of the log's first chunk shows progress, its lines that name the
+    user's role passed over undecoded: a cheap first look, as a log usually opens with the
+    user's prompt and then the answer. Such a line settles it whatever the lines before it
+    (one that does not decode, followed by another, fails Zero's read: the session is kept
+    then too). False: not settled, `_shows_progress` reads the lines in order."""
+    for number, line in enumerate(chunk.split(b"\n")[:-1], 1):  # not a cut-off last line
+        content = trim_space_bytes(line)
+        if not content or _USER_ROLE in content:
+            continue
+        try:
+            event = decode_line(content, session_id, number)
+        except StoreError:
+            continue
+        if event_shows_progress(event):
+            return True
+    return False
 
 
 @dataclass(slots=True)
