@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -19,7 +20,8 @@ from hypothesis import strategies as st
 
 from zero_tui import cli
 from zero_tui.cli import main
-from zero_tui.store import SessionStore
+from zero_tui.store import Metadata, SessionStore
+from zero_tui.store.usage import Tokens
 from zero_tui.text.sanitize import escape_json_controls
 
 
@@ -412,3 +414,53 @@ def test_the_help_is_wrapped_as_argparse_wraps_it(
     ours = cli.build_parser().format_help()
     monkeypatch.setattr(cli, "_Formatter", argparse.HelpFormatter)
     assert ours == cli.build_parser().format_help()
+
+
+_TEXTS = st.text(max_size=12)
+_METADATA = st.builds(
+    Metadata,
+    session_id=_TEXTS,
+    title=_TEXTS,
+    cwd=_TEXTS,
+    created_at=_TEXTS,
+    updated_at=_TEXTS,
+    event_count=st.integers(-(2**63), 2**63 - 1),
+    last_event_type=_TEXTS,
+    model_id=_TEXTS,
+    provider=_TEXTS,
+    session_kind=_TEXTS,
+    parent_session_id=_TEXTS,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sessions=st.lists(_METADATA, max_size=5),
+    figures=st.lists(st.integers(0, 10**12), min_size=7, max_size=7),
+    running=st.booleans(),
+)
+def test_a_listing_s_lines_are_its_summaries_encoded(
+    sessions: list[Metadata], figures: list[int], running: bool
+) -> None:
+    """The keys written once and only the values encoded: the text json gives the summary."""
+    tokens = Tokens(*figures)
+    usage = {meta.session_id: tokens for meta in sessions[::2]}
+    running_ids = {meta.session_id for meta in sessions} if running else set()
+    lines = cli._summary_lines(sessions, running_ids, usage)
+    expected = []
+    for meta in sessions:
+        counted = usage.get(meta.session_id)
+        summary = cli.session_summary(
+            meta,
+            running=meta.session_id in running_ids,
+            usage=None if counted is None else counted.to_json(),
+        )
+        expected.append(json.dumps(summary, ensure_ascii=False))
+    assert lines == expected
+
+
+def test_a_listing_line_of_an_odd_value_is_encoded_whole() -> None:
+    odd = dataclasses.replace(Metadata(session_id="odd"), event_count=True)  # not from Go
+    assert cli._summary_lines([odd], set(), {}) == [
+        json.dumps(cli.session_summary(odd), ensure_ascii=False)
+    ]
