@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zero_tui.store import SessionStore, StoreError
+from zero_tui.store import usage as usage_module
 from zero_tui.store.usage import Tokens, logged_tokens
 from zero_tui.transcript.usage import session_usage
 
@@ -189,20 +190,7 @@ _FIGURE_VALUES = st.one_of(
     st.text(max_size=3),
 )
 _PAYLOADS: st.SearchStrategy[object] = st.dictionaries(
-    st.sampled_from(
-        [
-            "promptTokens",
-            "completionTokens",
-            "totalTokens",
-            "cachedInputTokens",
-            "cacheWriteTokens",
-            "reasoningTokens",
-            "model",
-            "PromptTokens",
-            "MODEL",
-            "other",
-        ]
-    ),
+    st.sampled_from([*usage_module._FIGURE_KEYS, "model", "PromptTokens", "MODEL", "other"]),
     _FIGURE_VALUES,
     max_size=8,
 ) | st.sampled_from([None, [], "x", 5])

@@ -47,6 +47,19 @@ def listed(store: SessionStore, capsys: pytest.CaptureFixture[str]) -> dict[str,
     return {item["sessionId"]: item["usage"] for item in json.loads(capsys.readouterr().out)}
 
 
+def logs_read_for_tokens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sessions whose log the listing reads again for its tokens, from now on."""
+    reads: list[str] = []
+    real = session_tokens
+
+    def counted(store: SessionStore, session_id: str) -> Tokens:
+        reads.append(session_id)
+        return real(store, session_id)
+
+    monkeypatch.setattr(usage_module, "session_tokens", counted)
+    return reads
+
+
 def test_sessions_json_carries_each_session_s_tokens(
     store: SessionStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -62,14 +75,7 @@ def test_the_figures_are_remembered_until_the_log_changes(
     # a log changed within seconds of being read is always read again: not so here
     monkeypatch.setattr("zero_tui.search.file_identity.RACY_NS", 0)
     listed(store, capsys)  # remembers both
-    reads: list[str] = []
-    real = session_tokens
-
-    def counted(store: SessionStore, session_id: str) -> Tokens:
-        reads.append(session_id)
-        return real(store, session_id)
-
-    monkeypatch.setattr(usage_module, "session_tokens", counted)
+    reads = logs_read_for_tokens(monkeypatch)
     listed(store, capsys)
     assert reads == []
     store.append_events("b", [usage(1000, 1)])
@@ -82,14 +88,7 @@ def test_a_cold_listing_counts_the_tokens_in_its_one_read_of_each_log(
 ) -> None:
     """The verdict on each log and its tokens come from the same read: none is read again
     for its tokens."""
-    reads: list[str] = []
-    real = session_tokens
-
-    def counted(store: SessionStore, session_id: str) -> Tokens:
-        reads.append(session_id)
-        return real(store, session_id)
-
-    monkeypatch.setattr(usage_module, "session_tokens", counted)
+    reads = logs_read_for_tokens(monkeypatch)
     assert listed(store, capsys) == {
         "a": Tokens(1, 100, 10, 110, 40).to_json(),
         "b": Tokens(1, 7, 3, 10, 0).to_json(),
