@@ -7,13 +7,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from example_store import copy_example_store
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +30,6 @@ pytestmark = pytest.mark.skipif(
 
 SID = "s"
 TXT_TYPES = export._TXT_EVENT_TYPES
-EXAMPLES = Path(__file__).parent.parent / "../shared/examples/store-basic-chat"
 
 
 def line(sequence: int, event_type: str, payload: object = None) -> bytes:
@@ -322,8 +321,7 @@ def every_export(store: SessionStore, monkeypatch: pytest.MonkeyPatch) -> Iterat
 def test_the_examples_export_the_same_bytes_with_the_child(
     tmp_path: Path, aside: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "sessions"
-    shutil.copytree(EXAMPLES, root)
+    root = copy_example_store(tmp_path)  # skips where ../shared is not beside the repo
     exports = list(every_export(SessionStore(root), monkeypatch))
     assert exports[0::2] == exports[1::2]
     assert all(exports)
