@@ -149,19 +149,13 @@ def _new_upsert(name: str, read: _Read) -> _Upsert | None:
     return meta, key, digest, checked_ns, verdict
 
 
-def _counted_tokens(names: Iterable[str], reads: Iterable[_Read]) -> list[CountedTokens]:
-    """The tokens counted in these new sessions' logs, of those the catalog keeps."""
-    return [
-        (name, *read[5])
-        for name, read in zip(names, reads, strict=True)
-        if read[5] is not None and _new_upsert(name, read) is not None
-    ]
-
-
 def _write_reads_alone(path: Path, names: Sequence[str], reads: list[_Read]) -> None:
     """A forked child's follow-up: what it read of new sessions, written by itself."""
-    upserts = [found for found in map(_new_upsert, names, reads) if found is not None]
-    looked = _Looked(upserts=upserts, tokens=_counted_tokens(names, reads))
+    looked = _Looked()
+    for name, read in zip(names, reads, strict=True):
+        upsert = _new_upsert(name, read)
+        if upsert is not None:
+            looked.keep(upsert, read)
     write_alone(path, partial(_write_changes, looked, keys=False))
 
 
@@ -424,6 +418,13 @@ class _Looked:
     unreadable: list[UnreadableSession] = dataclasses.field(default_factory=list)
     tokens: list[CountedTokens] = dataclasses.field(default_factory=list)
 
+    def keep(self, upsert: _Upsert, read: _Read | None) -> None:
+        """Remember `upsert`, with the tokens counted in the same read of its log (`read`,
+        when it was read new), if they were."""
+        self.upserts.append(upsert)
+        if read is not None and read[5] is not None:
+            self.tokens.append((upsert[0].session_id, *read[5]))
+
 
 class MetadataCache:
     """The sessions' metadata as the database remembers it, each entry revalidated against
@@ -566,9 +567,7 @@ class MetadataCache:
             if meta is not None:
                 sessions.append(meta)
             if upsert is not None:
-                looked.upserts.append(upsert)
-                if read is not None and read[5] is not None:  # counted in the same read
-                    looked.tokens.append((name, *read[5]))
+                looked.keep(upsert, read)
             if kept:
                 seen.add(name)
         if progress is not None:
