@@ -187,21 +187,30 @@ def test_a_file_that_grows_while_it_is_read_is_read_to_its_end(
     assert read_regular(path) == data
 
 
+def recorded_reads(monkeypatch: pytest.MonkeyPatch, *, first_size: int | None = None) -> list[int]:
+    """The sizes `os.read` is asked for from now on; with `first_size`, the first read gives
+    at most that many bytes (a read cut short)."""
+    real_read = os.read
+    reads: list[int] = []
+
+    def recording_read(fd: int, size: int) -> bytes:
+        reads.append(size)
+        cut = first_size if first_size is not None and len(reads) == 1 else size
+        return real_read(fd, min(size, cut))
+
+    monkeypatch.setattr(os, "read", recording_read)
+    return reads
+
+
 def test_a_read_cut_short_is_read_on_to_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A network or FUSE file system may give less than asked before the end."""
     path = tmp_path / "slow"
     path.write_bytes(b"z" * 5000)
-    real_read = os.read
-    reads: list[int] = []
-
-    def short_read(fd: int, size: int) -> bytes:
-        reads.append(size)
-        return real_read(fd, 1000 if len(reads) == 1 else size)
-
-    monkeypatch.setattr(os, "read", short_read)
+    reads = recorded_reads(monkeypatch, first_size=1000)
     assert read_regular_stat(str(path))[1] == b"z" * 5000
+    assert reads[0] == 5001
 
 
 def test_a_file_as_its_stat_says_is_read_in_one_read(
@@ -210,13 +219,6 @@ def test_a_file_as_its_stat_says_is_read_in_one_read(
     """A cold listing reads 10,000 metadata files and logs: no second read for the end."""
     path = tmp_path / "still"
     path.write_bytes(b"s" * 3000)
-    real_read = os.read
-    reads: list[int] = []
-
-    def counted_read(fd: int, size: int) -> bytes:
-        reads.append(size)
-        return real_read(fd, size)
-
-    monkeypatch.setattr(os, "read", counted_read)
+    reads = recorded_reads(monkeypatch)
     assert read_regular_stat(str(path))[1] == b"s" * 3000
     assert reads == [3001]
