@@ -192,6 +192,43 @@ def test_a_text_search_looks_again_only_at_what_it_orders_or_loads(
         assert ids(catalog.refresh()) == ids(store.list())
 
 
+def test_the_sessions_a_listing_may_leave_out_are_read_through_their_own_index(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    """A search sorts its matches out from the few rows a listing may leave out: a partial
+    index keeps exactly those (as a scan of every row finds them), whatever changes."""
+    make_session(store, "answered")
+    make_session(store, "unanswered", answered=False)
+    store.create("no-events", title="empty", cwd="/w")
+    store.create("subagent", title="other kind", cwd="/w", session_kind="subagent")
+    store.append_events("subagent", [("message", {"role": "user", "content": "hi"})])
+    scan = metadata_cache._EXCEPTIONS.replace("FROM sessions", "FROM sessions NOT INDEXED")
+
+    def left_out(catalog: SessionCatalog) -> list[str]:
+        exceptions, ill_typed = catalog.metadata.listing_exceptions()
+        assert not ill_typed
+        with catalog.lock:
+            plan = catalog.connection.execute(f"EXPLAIN QUERY PLAN {metadata_cache._EXCEPTIONS}")
+            assert "sessions_listing_exceptions" in str(plan.fetchall())
+            scanned = catalog.connection.execute(scan).fetchall()
+        assert sorted(row[0] for row in scanned) == sorted(exceptions)
+        return sorted(row.session_id for row in exceptions.values())
+
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        everyone = ids(catalog.refresh())
+        catalog.update_content()
+        assert left_out(catalog) == sorted(everyone)  # no verdict yet
+        catalog.find_verdicts(everyone)
+        catalog.save()
+        assert left_out(catalog) == ["no-events", "subagent", "unanswered"]
+        store.append_events("unanswered", [("message", {"role": "assistant", "content": "hi"})])
+        catalog.refresh()
+        catalog.update_content()
+        catalog.find_verdicts(["unanswered"])
+        catalog.save()
+        assert left_out(catalog) == ["no-events", "subagent"]
+
+
 # --- a damaged, foreign, read-only or locked database ------------------------------------
 
 

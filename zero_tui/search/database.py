@@ -29,8 +29,9 @@ from typing import Any, TypeVar
 from zero_tui import forked
 from zero_tui.paths import default_cache_dir
 from zero_tui.store import Metadata
+from zero_tui.store.models import RESUMABLE_KINDS
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 BUSY_TIMEOUT_MS = 5000
 PAGE_CACHE_KIB = 32 * 1024
 """A forked writer's page cache (at most, used as pages are touched): a cold catalog's
@@ -49,6 +50,28 @@ def _column(name: str) -> str:
     # No declared type, so no affinity: a value of the wrong type stays so (sqlite would
     # turn 5 into '5' in a TEXT column), and the metadata cache sees it and re-reads the file.
     return f"{name} NOT NULL"
+
+
+RANKED_COLUMNS = ("key", "session_id", "updated_at", "cwd", "session_kind", "event_count")
+INDEXED_VERDICT = "CASE WHEN verdict IN (0, 1) AND verdict_stat = log_stat THEN verdict END"
+
+
+def typed(columns: Iterable[str]) -> str:
+    """SQL: these columns hold values of the types Metadata gives them."""
+    return " AND ".join(
+        f"typeof({name}) = '{'integer' if name in ('key', 'event_count') else 'text'}'"
+        for name in columns
+    )
+
+
+LISTING_EXCEPTION = (
+    f"NOT ({typed(RANKED_COLUMNS)}) "
+    f"OR session_kind NOT IN ({', '.join(repr(kind) for kind in sorted(RESUMABLE_KINDS))}) "
+    f"OR event_count <= 0 OR {INDEXED_VERDICT} IS NOT 1"
+)
+"""SQL: a row a listing may leave out whatever its workspace (another kind, no events, no
+resumable content in its log as last indexed, or no verdict yet), or an ill-typed one. A
+partial index keeps these few, so that a search reads them alone, not every row."""
 
 
 _SCHEMA = f"""
@@ -77,6 +100,7 @@ CREATE INDEX sessions_log_check ON sessions (session_id, log_check, log_offset, 
 CREATE INDEX sessions_recency ON sessions (updated_at DESC, session_id);
 CREATE INDEX sessions_by_cwd ON sessions (cwd);
 CREATE INDEX sessions_verdicts ON sessions (session_id, verdict, verdict_stat, verdict_checked_ns);
+CREATE INDEX sessions_listing_exceptions ON sessions (key) WHERE {LISTING_EXCEPTION};
 CREATE VIRTUAL TABLE event_text USING fts5(
     body, sequence UNINDEXED, role UNINDEXED, event_id UNINDEXED,
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'

@@ -28,17 +28,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from zero_tui import forked
 from zero_tui.search import file_identity
 from zero_tui.search.database import (
+    INDEXED_VERDICT,
+    LISTING_EXCEPTION,
     METADATA_COLUMNS,
+    RANKED_COLUMNS,
     Bypassed,
     CatalogDatabase,
     delete_event_text,
     sql_lists,
+    typed,
     write_alone,
 )
 from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
-from zero_tui.store.models import RESUMABLE_KINDS
 from zero_tui.store.resumable import has_resumable_content, log_has_resumable_content
 from zero_tui.store.store import (
     EVENTS_FILE,
@@ -230,35 +233,24 @@ class RankingRow(NamedTuple):
     log_seen: int | None = None  # 1: the log was a file at its last check (exceptions only)
 
 
-_RANKED_COLUMNS = ("key", "session_id", "updated_at", "cwd", "session_kind", "event_count")
 _FILTERED_COLUMNS = ("title", "model_id", "provider")
-_INDEXED_VERDICT = "CASE WHEN verdict IN (0, 1) AND verdict_stat = log_stat THEN verdict END"
-
-
-def _typed(columns: Iterable[str]) -> str:
-    return " AND ".join(
-        f"typeof({name}) = '{'integer' if name in ('key', 'event_count') else 'text'}'"
-        for name in columns
-    )
 
 
 def _ranking_rows_sql(filtered: bool) -> str:
     extra = _FILTERED_COLUMNS if filtered else ()
     return (
-        f"SELECT {', '.join(_RANKED_COLUMNS)}, {_INDEXED_VERDICT}"
+        f"SELECT {', '.join(RANKED_COLUMNS)}, {INDEXED_VERDICT}"
         f"{''.join(', ' + name for name in extra)} FROM sessions "
-        f"WHERE {_typed((*_RANKED_COLUMNS, *extra))}"
+        f"WHERE {typed((*RANKED_COLUMNS, *extra))}"
     )
 
 
 _RANKING_ROWS = {filtered: _ranking_rows_sql(filtered) for filtered in (False, True)}
 # the sessions a listing may leave out whatever their workspace, and the ill-typed ones
 _EXCEPTIONS = (
-    f"SELECT {', '.join(_RANKED_COLUMNS)}, {_INDEXED_VERDICT}, '', '', '', "
-    f"length(log_check) > 0, {_typed(_RANKED_COLUMNS)} "
-    f"FROM sessions WHERE NOT ({_typed(_RANKED_COLUMNS)}) "
-    f"OR session_kind NOT IN ({', '.join(repr(kind) for kind in sorted(RESUMABLE_KINDS))}) "
-    f"OR event_count <= 0 OR {_INDEXED_VERDICT} IS NOT 1"
+    f"SELECT {', '.join(RANKED_COLUMNS)}, {INDEXED_VERDICT}, '', '', '', "
+    f"length(log_check) > 0, {typed(RANKED_COLUMNS)} "
+    f"FROM sessions WHERE {LISTING_EXCEPTION}"  # as the partial index has it, to use it
 )
 _IN_ZERO_ORDER = (
     "SELECT group_concat(key) FROM (SELECT key FROM sessions WHERE typeof(updated_at) = 'text' "
