@@ -4,6 +4,7 @@ as reading it all here, and all of it here when the child fails."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 import sys
@@ -16,6 +17,7 @@ import pytest
 from zero_tui import forked
 from zero_tui.search import database, metadata_cache
 from zero_tui.search.catalog import SessionCatalog
+from zero_tui.search.query import matching_sessions, parse_query, substring_question
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
 from zero_tui.store.usage import logged_tokens
@@ -177,13 +179,65 @@ def test_no_child_where_forking_does_not_pay(monkeypatch: pytest.MonkeyPatch) ->
     assert forked.in_child(pid_in_a_child) is None
 
 
-def _update_after_a_background_check(store: SessionStore, cache: Path) -> tuple[object, ...]:
-    """A search process's steps: the logs compared in the background, then the update."""
+def count_sessions(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("SELECT count(*) FROM sessions").fetchone()[0])
+
+
+def _update_after_a_background_check(
+    store: SessionStore, cache: Path, asked_first: list[int | None]
+) -> tuple[object, ...]:
+    """A search process's steps: the logs compared in the background (the child asked a
+    question of the index first), then the update."""
     with SessionCatalog(store, cache) as catalog:
         catalog.revalidate()
-        catalog.check_logs_in_background()
+        first = catalog.check_logs_in_background(count_sessions)
+        asked_first.append(first())
         report = catalog.update_content()
         return report.sessions, report.events, sorted(report.changed), report.complete
+
+
+@linux_only
+def test_several_words_match_alike_whether_their_substrings_are_asked_here_or_elsewhere(
+    shared_always: None, tmp_path: Path
+) -> None:
+    """A search of several words has the log check's child ask the substring index for
+    them first: what it finds is what asking here finds, and a child that failed to ask
+    leaves it to this process."""
+    store = SessionStore(tmp_path / "sessions")
+    texts = {
+        "words": "the parser timed out",
+        "inside": "a reparsering subtimeouts",
+        "one": "only the parser",
+        "none": "nothing to see",
+    }
+    for name, text in texts.items():
+        store.create(name, cwd="/w")
+        store.append_events(name, [("message", {"role": "user", "content": text})])
+    with SessionCatalog(store, tmp_path / "cache") as catalog:
+        catalog.refresh()
+        catalog.update_content()
+        keys = {key: name for name, key in catalog.session_keys().items()}
+        expected = {
+            "parser time": ["inside", "words"],
+            "pars tim": ["inside", "words"],
+            "parser": ["inside", "one", "words"],
+            '"the parser" out': ["words"],
+        }
+        for text, sessions in expected.items():
+            query = parse_query(text)
+            here = matching_sessions(catalog, query)
+            assert here is not None
+            assert sorted(keys[key] for key in here.keys) == sessions, text
+            told = catalog.check_logs_in_background(substring_question(query))()
+            assert told is not None  # the child asked
+            elsewhere = matching_sessions(catalog, query, functools.partial(list, told))
+            catalog.update_content()
+            failed = matching_sessions(catalog, query, lambda: None)
+            assert elsewhere == failed == here, text
+
+
+def failing_check(tell: Callable[[int], None]) -> int:
+    raise RuntimeError("the check fails")
 
 
 @linux_only
@@ -198,7 +252,8 @@ def test_a_background_check_in_a_child_updates_as_one_in_a_thread(
     cache = {"thread": tmp_path / "thread", "other": tmp_path / "other"}
     answers: dict[str, list[tuple[object, ...]]] = {"thread": [], "other": []}
     forks: list[int] = []
-    real_in_child = forked.in_child
+    asked_first: dict[str, list[int | None]] = {"thread": [], "other": []}
+    real_in_child = forked.in_child_answering_first
 
     def in_child(work: object) -> object:
         if child == "thread":
@@ -206,7 +261,7 @@ def test_a_background_check_in_a_child_updates_as_one_in_a_thread(
         forks.append(1)
         monkeypatch.setattr(threading, "active_count", lambda: 1)
         if child == "failed":
-            return real_in_child(failing_child)
+            return real_in_child(failing_check)
         return real_in_child(work)  # type: ignore[arg-type]
 
     changes: list[Callable[[], object]] = [
@@ -218,12 +273,21 @@ def test_a_background_check_in_a_child_updates_as_one_in_a_thread(
     ]
     for change in changes:
         change()
-        answers["thread"].append(_update_after_a_background_check(store, cache["thread"]))
+        with monkeypatch.context() as patched:
+            patched.setattr(forked, "_cpus", lambda: 1)  # no child: a thread
+            answers["thread"].append(
+                _update_after_a_background_check(store, cache["thread"], asked_first["thread"])
+            )
         with monkeypatch.context() as patched:
             patched.setattr(forked, "_cpus", lambda: 2)
-            patched.setattr(forked, "in_child", in_child)
-            answers["other"].append(_update_after_a_background_check(store, cache["other"]))
+            patched.setattr(forked, "in_child_answering_first", in_child)
+            answers["other"].append(
+                _update_after_a_background_check(store, cache["other"], asked_first["other"])
+            )
     assert answers["other"] == answers["thread"]
+    # the question asked first is answered by a forked child only (else the caller asks it)
+    assert asked_first["thread"] == [None] * len(changes)
+    assert asked_first["other"] == [4 if child == "forked" else None] * len(changes)
     assert [answer[2] for answer in answers["thread"]] == [
         ["a", "b", "c", "d"],
         ["b"],
@@ -354,6 +418,64 @@ def test_a_child_given_up_on_is_ended_and_reaped(shared_always: None) -> None:
     assert pending.result() is None
 
 
+def answer_early_then_wait_for(release: Path) -> Callable[[Callable[[bytes], None]], int]:
+    def work(tell: Callable[[bytes], None]) -> int:
+        tell(b"x" * 300_000)  # more than a pipe holds by default
+        (release.parent / "told").touch()
+        while not release.exists():
+            threading.Event().wait(0.01)
+        return os.getpid()
+
+    return work
+
+
+@linux_only
+def test_a_child_answering_first_is_read_before_it_has_done(
+    shared_always: None, tmp_path: Path
+) -> None:
+    """The first answer is read while the child still works (it went on at once, even with
+    an answer longer than a pipe holds); the result, once it is done."""
+    release = tmp_path / "release"
+    child = forked.in_child_answering_first(answer_early_then_wait_for(release))
+    assert child is not None
+    with child:
+        assert child.first() == b"x" * 300_000
+        assert (tmp_path / "told").exists()
+        assert child.first() is None  # told once
+        release.touch()
+        assert child.result() not in (None, os.getpid())
+
+
+def answer_nothing_first(tell: Callable[[int], None]) -> int:
+    return 7
+
+
+def answer_then_fail(tell: Callable[[int], None]) -> int:
+    tell(3)
+    raise RuntimeError("the child fails after its first answer")
+
+
+@linux_only
+def test_a_child_that_answers_nothing_first_or_fails_says_so(shared_always: None) -> None:
+    quiet = forked.in_child_answering_first(answer_nothing_first)
+    assert quiet is not None
+    assert (quiet.first(), quiet.result()) == (None, 7)
+    failing = forked.in_child_answering_first(answer_then_fail)
+    assert failing is not None
+    assert (failing.first(), failing.result()) == (3, None)
+    unread = forked.in_child_answering_first(answer_then_fail)
+    assert unread is not None
+    assert unread.result() is None  # the first answer is read past
+    hanging = forked.in_child_answering_first(answer_early_then_wait_for(Path("/nonexistent")))
+    assert hanging is not None
+    pid = hanging._child
+    hanging.close()
+    assert pid is not None
+    assert_reaped(pid)
+    assert (hanging.first(), hanging.result()) == (None, None)
+
+
 def test_no_telling_child_where_forking_does_not_pay(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "_cpus", lambda: 1)
     assert forked.telling_in_child(count_to_ten) is None
+    assert forked.in_child_answering_first(answer_nothing_first) is None

@@ -976,12 +976,18 @@ def _answer_from_fresh_text(
     say which sessions match.
 
     Every log is compared with the index in a forked child while the index is asked, and
-    answered, as it stands: when no log changed (most runs), that answer stands."""
-    from zero_tui.search.query import matching_sessions
+    answered, as it stands (for several words, the child asks it for them as substrings
+    first, while this process asks for them as words): when no log changed (most runs),
+    that answer stands."""
+    from zero_tui.search.query import matching_sessions, substring_question
 
     catalog.revalidate()
-    catalog.check_logs_in_background()
-    matches = matching_sessions(catalog, query)
+    # Where this process has more to ask meanwhile: two words or more are asked of the word
+    # index once each and once together. One word's substring query would only hold the
+    # check up, which then ends after this process's work.
+    first = substring_question(query) if len(query.terms) > 1 else None
+    substrings = catalog.check_logs_in_background(first)
+    matches = matching_sessions(catalog, query, substrings if first else None)
     answered = None if matches is None else answer(matches)
     report = catalog.update_content(progress=_IndexProgress(err))
     if catalog.busy:

@@ -22,6 +22,7 @@ from typing import Generic, Self, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+First = TypeVar("First")
 
 MIN_SHARED = 1024  # fewer items are not worth a fork
 
@@ -175,6 +176,98 @@ def in_child(work: Callable[[], Result]) -> Pending[Result] | None:
     return Pending(child, reader)
 
 
+class TwoAnswers(_Child, Generic[First, Result]):
+    """Work a forked child is doing, which answers twice: `first()` waits for its first
+    answer only, `result()` for the whole work; `close()` gives it up."""
+
+    def __init__(self, child: int, reader: int) -> None:
+        super().__init__(child, reader)
+        self._pipe = os.fdopen(reader, "rb", closefd=False)
+        self._first_read = False
+
+    def first(self) -> First | None:
+        """What the child told first; None when it told nothing, or failed before."""
+        if self._first_read or self._reader is None:
+            return None
+        self._first_read = True
+        header = self._pipe.read(_LENGTH.itemsize)
+        if len(header) < _LENGTH.itemsize:
+            return None
+        data = self._pipe.read(array(_LENGTH.typecode, header)[0])
+        try:
+            found: First | None = pickle.loads(data)  # our own child's
+        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
+            return None
+        return found
+
+    def result(self) -> Result | None:
+        """What the work came to; None when the child failed (the caller then does it)."""
+        if self._reader is None:
+            return None
+        self.first()  # read past, if the caller did not ask for it
+        data = self._pipe.read()
+        if self._reap() != 0:
+            return None
+        try:
+            found: Result = pickle.loads(data)  # our own child's
+        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
+            return None
+        return found
+
+
+_LENGTH = array("q")  # a first answer's length, before it
+
+
+def in_child_answering_first(
+    work: Callable[[Callable[[First], None]], Result],
+) -> TwoAnswers[First, Result] | None:
+    """`work(tell)` started in a forked child, where forking pays (as for `shared`), which
+    may call `tell(answer)` once, early, for the caller to have that answer while the rest
+    goes on; None when forking does not pay. The child must only read files and open what
+    it uses itself."""
+    started = _fork()
+    if started is None:
+        return None
+    child, reader, writer = started
+    if child == 0:  # the child: its first answer, its result, and gone
+        told: list[bool] = []
+
+        def tell(answer: First | None) -> None:
+            if told:
+                return
+            told.append(True)
+            data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+            frame = array(_LENGTH.typecode, [len(data)]).tobytes() + data
+            _make_room(writer, len(frame))
+            _write_all(writer, frame)
+
+        status = 1
+        try:
+            found = work(tell)
+            tell(None)  # told nothing: the caller does it
+            _write_all(writer, pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+            status = 0
+        finally:
+            os._exit(status)
+    return TwoAnswers(child, reader)
+
+
+def _make_room(writer: int, size: int) -> None:
+    """A pipe that holds `size` bytes where the system allows it (Linux: up to 1 MiB), so
+    that a child goes on with its work while its answer waits to be read."""
+    import fcntl
+
+    with contextlib.suppress(OSError, AttributeError):
+        if fcntl.fcntl(writer, fcntl.F_GETPIPE_SZ) < size:
+            fcntl.fcntl(writer, fcntl.F_SETPIPE_SZ, size)
+
+
+def _write_all(writer: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(writer, view) :]
+
+
 class Answering(_Child, Generic[Result]):
     """A forked child that sends its answer, then goes on with a follow-up of its own:
     `answer()` waits for the answer only, `followed_up()` for the rest."""
@@ -266,9 +359,7 @@ def telling_in_child(work: Callable[[Callable[[Sequence[int]], None]], object]) 
     if child == 0:  # the child: numbers down the pipe, and gone
 
         def tell(numbers: Sequence[int]) -> None:
-            data = memoryview(array(_NUMBER.typecode, numbers).tobytes())
-            while data:
-                data = data[os.write(writer, data) :]
+            _write_all(writer, array(_NUMBER.typecode, numbers).tobytes())
 
         status = 1
         try:
