@@ -7,11 +7,10 @@ from pathlib import Path
 
 from zero_tui.picker.preview_data import build_preview
 from zero_tui.store import SessionStore
-from zero_tui.store.usage import Tokens
+from zero_tui.store.usage import Tokens, session_tokens
 from zero_tui.text.labels import event_count_label
 from zero_tui.transcript.export import load_export_events, render_export
 from zero_tui.transcript.header import header_facts, token_facts
-from zero_tui.transcript.usage import session_tokens
 from zero_tui.ui.widgets.preview import preview_content
 
 NOW = datetime(2026, 7, 4, 12, 0, 0, tzinfo=UTC)

@@ -14,8 +14,7 @@ from zero_tui.cli import main
 from zero_tui.picker import session_usage as usage_module
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
-from zero_tui.store.usage import Tokens
-from zero_tui.transcript.usage import session_tokens
+from zero_tui.store.usage import Tokens, session_tokens
 
 
 def usage(prompt: int, completion: int, cached: int = 0) -> tuple[str, object]:

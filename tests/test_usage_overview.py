@@ -13,11 +13,10 @@ import pytest
 
 from zero_tui.commands import estimate_cost
 from zero_tui.store import SessionStore
-from zero_tui.store.usage import Tokens
+from zero_tui.store.usage import Tokens, session_tokens
 from zero_tui.text.labels import compact_count, cost_label
 from zero_tui.transcript.usage import (
     UsageCancelled,
-    session_tokens,
     usage_overviews,
     usage_report,
     window_days,

@@ -1,7 +1,7 @@
 """Each listed session's tokens, remembered in the catalog's database so a listing stays fast.
 
 `session_usage(catalog, session_ids)` gives each session's `Tokens` (its usage events added
-up as `zero usage report` adds them: transcript/usage.py). A session's figures are kept
+up as `zero usage report` adds them: store/usage.py). A session's figures are kept
 with the stat of the log they were read from and used again only while the log is that
 file, unchanged, and not changed too close to when it was read (the catalog's rule for
 every cached value: file_identity.same_file); otherwise the log is read again. The table is
@@ -25,8 +25,7 @@ from zero_tui.search.file_identity import regular_stat, same_file, stat_key
 from zero_tui.search.session_tokens import CountedTokens, remembered_tokens, write_tokens
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.store import EVENTS_FILE
-from zero_tui.store.usage import Tokens
-from zero_tui.transcript.usage import session_tokens
+from zero_tui.store.usage import Tokens, session_tokens
 
 
 def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[str, Tokens]:

@@ -16,10 +16,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zero_tui.store.gojson import JSONObject, go_sprint
 from zero_tui.store.gotext import trim_space
+
+if TYPE_CHECKING:
+    from zero_tui.store.models import Event
+
+
+def payload_map(event: Event) -> dict[str, Any]:
+    """The payload as Zero's TUI decodes it into a map: {} when absent, null, not an object
+    or undecodable (a huge array is not even parsed)."""
+    if event._payload_decoded:  # the usual case: the line's decoder decoded it too
+        value = event._payload
+        return value if isinstance(value, dict) else {}
+    raw = event.payload_raw
+    if raw is None or raw.lstrip(b" \t\n\r")[:1] != b"{":
+        return {}
+    try:
+        value = event.payload
+    except (ValueError, TypeError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def text(payload: Mapping[str, Any], key: str) -> str:

@@ -18,6 +18,7 @@ from zero_tui.store.gofields import (
     child_map,
     first_non_blank,
     flag,
+    payload_map,
     string_map,
     strings,
     text,
@@ -71,22 +72,6 @@ _CHANGES = GoType(
         ),
     ),
 )
-
-
-def payload_map(event: Event) -> _RawMap:
-    """The payload as Zero's TUI decodes it into a map: {} when absent, null, not an object
-    or undecodable (a huge array is not even parsed)."""
-    if event._payload_decoded:  # the usual case: the line's decoder decoded it too
-        value = event._payload
-        return value if isinstance(value, dict) else {}
-    raw = event.payload_raw
-    if raw is None or raw.lstrip(b" \t\n\r")[:1] != b"{":
-        return {}
-    try:
-        value = event.payload
-    except (ValueError, TypeError, RecursionError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _payload_pairs(event: Event) -> Any:

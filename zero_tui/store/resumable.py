@@ -11,6 +11,7 @@ from typing import BinaryIO, Literal, Protocol
 
 from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line
+from zero_tui.store.gofields import payload_map, text
 from zero_tui.store.gotext import (
     atoi,
     clean_path,
@@ -49,13 +50,11 @@ def event_shows_progress(event: Event) -> bool:
         return True  # whatever its payload: it is not even decoded
     if event.type != "message":
         return False
-    from zero_tui.store.payload_decoder import decode_payload  # not at every start
-    from zero_tui.store.payloads import MessagePayload
-
-    message = decode_payload(event)
-    if not isinstance(message, MessagePayload) or equal_fold(message.role, "user"):
+    # its role and content as `payload_decoder` reads a message's, without its dataclasses
+    message = payload_map(event)
+    if equal_fold(text(message, "role"), "user"):
         return False
-    content = message.content
+    content = text(message, "content")
     return bool(trim_space(content)) and not is_no_progress_answer(content)
 
 

@@ -24,6 +24,7 @@ from zero_tui.store.gotext import trim_space_bytes
 if TYPE_CHECKING:
     from zero_tui.store.models import Event
     from zero_tui.store.payloads import UsagePayload
+    from zero_tui.store.store import SessionStore
 
 USAGE_EVENT = "provider_usage"
 _USAGE_TYPES = frozenset({USAGE_EVENT})
@@ -107,6 +108,12 @@ class Tokens:
         if self.reasoning:
             parts.append(f"{self.reasoning:,} reasoning")
         return " · ".join(parts)
+
+
+def session_tokens(store: SessionStore, session_id: str) -> Tokens:
+    """The sums of one session's usage events (`logged_tokens`: StoreError when the log
+    cannot be read, or one of its usage events)."""
+    return logged_tokens(store.read_log_bytes(session_id), session_id)
 
 
 def logged_tokens(data: bytes, session_id: str) -> Tokens:

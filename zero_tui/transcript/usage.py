@@ -26,7 +26,7 @@ from zero_tui.store.models import Metadata
 from zero_tui.store.payload_decoder import decode_payload
 from zero_tui.store.payloads import UsagePayload
 from zero_tui.store.store import SessionStore, UnreadableSession
-from zero_tui.store.usage import USAGE_EVENT, Tokens, logged_tokens
+from zero_tui.store.usage import USAGE_EVENT, Tokens
 from zero_tui.store.workspace import workspace_matches
 from zero_tui.text.labels import parse_rfc3339
 
@@ -109,12 +109,6 @@ def usage_report(
                 bucket.setdefault(key, Tokens()).add(event.tokens)
             report.total.add(event.tokens)
     return report
-
-
-def session_tokens(store: SessionStore, session_id: str) -> Tokens:
-    """The sums of one session's usage events (`store.usage.logged_tokens`: StoreError when
-    the log cannot be read, or one of its usage events)."""
-    return logged_tokens(store.read_log_bytes(session_id), session_id)
 
 
 def window_days(today: date, days: int = WINDOW_DAYS) -> list[str]:
