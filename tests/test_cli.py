@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -459,8 +460,12 @@ def test_a_listing_s_lines_are_its_summaries_encoded(
     assert lines == expected
 
 
-def test_a_listing_line_of_an_odd_value_is_encoded_whole() -> None:
-    odd = dataclasses.replace(Metadata(session_id="odd"), event_count=True)  # not from Go
+@pytest.mark.parametrize(
+    "odd_values",
+    [{"event_count": True}, {"event_count": 1.5}, {"title": None}, {"title": 7}],
+)
+def test_a_listing_line_of_an_odd_value_is_what_json_gives(odd_values: dict[str, Any]) -> None:
+    odd = dataclasses.replace(Metadata(session_id="odd"), **odd_values)  # not from Go
     assert cli._summary_lines([odd], set(), {}) == [
         json.dumps(cli.session_summary(odd), ensure_ascii=False)
     ]

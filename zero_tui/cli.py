@@ -307,8 +307,9 @@ def _summary_lines(
     sessions: Sequence[Metadata], running: Container[str], usage: Mapping[str, Tokens]
 ) -> list[str]:
     """`session_summary` of each session as JSON text, as `_encode_json` writes it: the
-    keys written once, only the values encoded (a third of a 10,000-line listing's time);
-    a value of another type than Metadata's (none comes from Go's rules) is encoded whole."""
+    keys written once, only the values encoded, each as its type is (a third of a
+    10,000-line listing's time); a session with a value neither a string nor an int (none
+    comes from Go's rules) is encoded whole."""
     usage_texts: dict[tuple[int, ...], str] = {}
     lines: list[str] = []
     for meta in sessions:
@@ -321,8 +322,11 @@ def _summary_lines(
             )
         is_running = meta.session_id in running
         try:
-            values = map(_call, _SUMMARY_ENCODERS, _summary_values(meta))
-            head = "".join(map(operator.add, _SUMMARY_KEYS, values))
+            values = [
+                _encode_text(value) if type(value) is str else _json_int(value)
+                for value in _summary_values(meta)
+            ]
+            head = _SUMMARY_HEAD % tuple(values)
         except TypeError:
             figures_json = None if tokens is None else tokens.to_json()
             whole = session_summary(meta, running=is_running, usage=figures_json)
@@ -333,16 +337,6 @@ def _summary_lines(
     return lines
 
 
-def _call(encode: Callable[[object], str], value: object) -> str:
-    return encode(value)
-
-
-def _json_text(value: object) -> str:
-    if type(value) is not str:
-        raise TypeError("not a string")
-    return json.encoder.encode_basestring(value)
-
-
 def _json_int(value: object) -> str:
     if type(value) is not int:
         raise TypeError("not an int")
@@ -350,13 +344,11 @@ def _json_int(value: object) -> str:
 
 
 _summary_values = operator.attrgetter(*(field for _, field in _SUMMARY_FIELDS))
-_SUMMARY_KEYS = [
-    ("{" if number == 0 else ", ") + json.encoder.encode_basestring(key) + ": "
+_encode_text = json.encoder.encode_basestring
+_SUMMARY_HEAD = "".join(  # the keys, each before a slot for its value's text
+    ("{" if number == 0 else ", ") + _encode_text(key) + ": %s"
     for number, (key, _) in enumerate(_SUMMARY_FIELDS)
-]
-_SUMMARY_ENCODERS = [
-    _json_int if field == "event_count" else _json_text for _, field in _SUMMARY_FIELDS
-]
+)
 
 
 def hidden_summary(shown: int, other_workspace: int, empty_runs: int, *, about: str = "") -> str:
