@@ -18,7 +18,7 @@ import sys
 import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from typing import Generic, Self, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -148,13 +148,22 @@ class Pending(_Child, Generic[Result]):
             return None
         with os.fdopen(self._reader, "rb", closefd=False) as pipe:
             data = pipe.read()
+        return self._ended_with(data)
+
+    def _ended_with(self, data: bytes) -> Result | None:
+        """The child's answer, `data`, once it has ended; None when it failed."""
         if self._reap() != 0:
             return None
-        try:
-            found: Result = pickle.loads(data)  # our own child's
-        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
-            return None
+        found: Result | None = _unpickled(data)
         return found
+
+
+def _unpickled(data: bytes) -> Any:
+    """What our own child pickled; None when it is not whole (it failed while writing)."""
+    try:
+        return pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
+        return None
 
 
 def in_child(work: Callable[[], Result]) -> Pending[Result] | None:
@@ -176,7 +185,7 @@ def in_child(work: Callable[[], Result]) -> Pending[Result] | None:
     return Pending(child, reader)
 
 
-class TwoAnswers(_Child, Generic[First, Result]):
+class TwoAnswers(Pending[Result], Generic[First, Result]):
     """Work a forked child is doing, which answers twice: `first()` waits for its first
     answer only, `result()` for the whole work; `close()` gives it up."""
 
@@ -193,11 +202,7 @@ class TwoAnswers(_Child, Generic[First, Result]):
         header = self._pipe.read(_LENGTH.itemsize)
         if len(header) < _LENGTH.itemsize:
             return None
-        data = self._pipe.read(array(_LENGTH.typecode, header)[0])
-        try:
-            found: First | None = pickle.loads(data)  # our own child's
-        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
-            return None
+        found: First | None = _unpickled(self._pipe.read(array(_LENGTH.typecode, header)[0]))
         return found
 
     def result(self) -> Result | None:
@@ -205,14 +210,7 @@ class TwoAnswers(_Child, Generic[First, Result]):
         if self._reader is None:
             return None
         self.first()  # read past, if the caller did not ask for it
-        data = self._pipe.read()
-        if self._reap() != 0:
-            return None
-        try:
-            found: Result = pickle.loads(data)  # our own child's
-        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
-            return None
-        return found
+        return self._ended_with(self._pipe.read())
 
 
 _LENGTH = array("q")  # a first answer's length, before it
@@ -281,10 +279,7 @@ class Answering(_Child, Generic[Result]):
             data = pipe.read()  # to the end: the child closes its end once it has answered
         os.close(self._reader)
         self._reader = None
-        try:
-            found: Result = pickle.loads(data)  # our own child's
-        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
-            return None
+        found: Result | None = _unpickled(data)
         return found
 
     def followed_up(self) -> bool:
