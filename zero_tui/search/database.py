@@ -99,7 +99,6 @@ CREATE UNIQUE INDEX sessions_by_id ON sessions (session_id);
 CREATE INDEX sessions_log_check ON sessions (session_id, log_check, log_offset, log_events);
 CREATE INDEX sessions_recency ON sessions (updated_at DESC, session_id);
 CREATE INDEX sessions_by_cwd ON sessions (cwd);
-CREATE INDEX sessions_verdicts ON sessions (session_id, verdict, verdict_stat, verdict_checked_ns);
 CREATE INDEX sessions_listing_exceptions ON sessions (key) WHERE {LISTING_EXCEPTION};
 CREATE VIRTUAL TABLE event_text USING fts5(
     body, sequence UNINDEXED, role UNINDEXED, event_id UNINDEXED,
