@@ -11,6 +11,7 @@ else, or when the child fails, all of it is done here.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
@@ -374,6 +375,9 @@ def _fork() -> tuple[int, int, int] | None:
         reader, writer = os.pipe()
     except OSError:
         return None
+    # What lives now is not for the collector to walk again: its walks would copy every page
+    # the two processes share (the documented way to fork without exec).
+    gc.freeze()
     try:
         child = os.fork()
     except OSError:
