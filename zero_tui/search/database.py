@@ -225,14 +225,20 @@ def insert_grams(connection: sqlite3.Connection, rowid: int, body: str) -> None:
     )
 
 
+def catalog_path(store_root: Path, cache_dir: Path | None = None) -> Path:
+    """Where the catalog of the store at `store_root` is kept (in `cache_dir`, default
+    zero-tui's cache): a file named by a digest of the store's absolute path."""
+    root_digest = hashlib.sha256(os.fsencode(os.path.abspath(store_root))).hexdigest()[:20]
+    return (cache_dir or default_cache_dir()) / f"index-{root_digest}.sqlite3"
+
+
 class CatalogDatabase:
     """One store's database: one connection shared between threads under one lock, opened
     on first use, replaced by a fresh one when it fails (see `when_replaced`)."""
 
     def __init__(self, store_root: Path, cache_dir: Path | None = None) -> None:
         root = os.path.abspath(store_root)
-        root_digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:20]
-        self.path = (cache_dir or default_cache_dir()) / f"index-{root_digest}.sqlite3"
+        self.path = catalog_path(store_root, cache_dir)
         self._root_text = os.fsencode(root).decode("utf-8", "replace")
         self._lock = threading.RLock()
         self._connection: sqlite3.Connection | None = None

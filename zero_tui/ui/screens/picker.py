@@ -29,7 +29,14 @@ from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import REGISTRY, Context, ScreenAction
 from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.picker.live import StoreChanged
-from zero_tui.picker.loader import ChangesDone, LoadStage, RememberedRows, ScanFailed, ScopeLoaded
+from zero_tui.picker.loader import (
+    ChangesDone,
+    FirstScreenAside,
+    LoadStage,
+    RememberedRows,
+    ScanFailed,
+    ScopeLoaded,
+)
 from zero_tui.picker.scopes import ScopeKey
 from zero_tui.picker.session_rows import PickerRow, rescan_summary
 from zero_tui.picker.state import PickerState
@@ -73,10 +80,12 @@ class PickerScreen(PickerKeys):
         cache_dir: Path | None = None,
         settings: RunSettings | None = None,
         remembered: RememberedHead | None = None,
+        aside: FirstScreenAside | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self._remembered = remembered  # the first frame's rows, for the feed to show first
+        self._aside = aside  # a cold start's first screen, read by a forked child
         self.settings = settings or RunSettings()
         self.store = store
         self._cache_dir = cache_dir
@@ -114,6 +123,7 @@ class PickerScreen(PickerKeys):
             cache_dir=self._cache_dir,
             clock=self._clock,
             remembered=self._remembered,
+            aside=self._aside,
             id="feed",
         )
         yield Footer()
