@@ -480,6 +480,28 @@ def test_a_child_that_answers_nothing_first_or_fails_says_so(shared_always: None
     assert (hanging.first(), hanging.result()) == (None, None)
 
 
+@linux_only
+def test_the_collector_leaves_what_a_child_shares_alone_until_it_is_reaped(
+    shared_always: None,
+) -> None:
+    """While a child shares this process's pages the collector does not walk what lived at
+    the fork (each walk would copy them); once the last child is reaped, it does again."""
+    import gc
+
+    sharing = forked._sharing  # children another test left unreaped, if any
+    first = forked.in_child(lambda: threading.Event().wait())
+    second = forked.in_child(pid_in_a_child)
+    assert first is not None
+    assert second is not None
+    assert forked._sharing == sharing + 2
+    assert gc.get_freeze_count() > 0
+    assert second.result() not in (None, os.getpid())
+    assert gc.get_freeze_count() > 0  # the first still shares them
+    first.close()
+    assert forked._sharing == sharing
+    assert (gc.get_freeze_count() == 0) == (sharing == 0)
+
+
 def test_no_telling_child_where_forking_does_not_pay(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "_cpus", lambda: 1)
     assert forked.telling_in_child(count_to_ten) is None

@@ -123,7 +123,10 @@ class _Child:
         if self._child is None:
             return -1
         child, self._child = self._child, None
-        _, status = os.waitpid(child, 0)
+        try:
+            _, status = os.waitpid(child, 0)
+        finally:
+            _shared_no_more()
         return status
 
     def close(self) -> None:
@@ -375,12 +378,11 @@ def _fork() -> tuple[int, int, int] | None:
         reader, writer = os.pipe()
     except OSError:
         return None
-    # What lives now is not for the collector to walk again: its walks would copy every page
-    # the two processes share (the documented way to fork without exec).
-    gc.freeze()
+    _share()
     try:
         child = os.fork()
     except OSError:
+        _shared_no_more()
         os.close(reader)
         os.close(writer)
         return None
@@ -389,6 +391,28 @@ def _fork() -> tuple[int, int, int] | None:
     else:
         os.close(writer)
     return child, reader, writer
+
+
+# While a child shares this process's pages, the collector leaves what lived at the fork
+# alone: its walks would write to every object, and so copy every page the two share (how
+# Python documents a fork without exec). Once the last child is reaped, it walks them again.
+_sharing = 0
+_sharing_lock = threading.Lock()
+
+
+def _share() -> None:
+    global _sharing
+    with _sharing_lock:
+        _sharing += 1
+        gc.freeze()
+
+
+def _shared_no_more() -> None:
+    global _sharing
+    with _sharing_lock:
+        _sharing -= 1
+        if _sharing == 0:
+            gc.unfreeze()
 
 
 def _in_steps(

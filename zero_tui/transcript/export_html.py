@@ -220,10 +220,8 @@ def plain_paragraphs(text: str) -> str | None:
 
 @lru_cache(maxsize=512)
 def render_markdown(text: str) -> str:
-    """Session Markdown as HTML: raw HTML escaped, unsafe link schemes refused.
-
-    Remembered for repeated answers; plain text skips the parser (`plain_paragraphs`).
-    """
+    """Session Markdown as HTML: raw HTML escaped, unsafe link schemes refused; plain text
+    skips the parser (`plain_paragraphs`)."""
     clean = sanitize_text(text)
     plain = plain_paragraphs(clean)
     if plain is not None:
