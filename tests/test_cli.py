@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zero_tui import cli
+from zero_tui import cli, json_output
 from zero_tui.cli import main
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.usage import Tokens
@@ -397,7 +397,7 @@ _JSON_VALUES = st.recursive(
 def test_a_json_listing_is_json_dumps_of_each_item_on_its_own_line(items: list[object]) -> None:
     """The compact encoder made once gives json.dumps' text, control characters escaped."""
     out = io.StringIO()
-    cli._write_json_array(items, out)
+    json_output.write_json_array(items, out)
     lines = out.getvalue().split("\n")
     assert lines[0] == "["
     assert lines[-2:] == ["]", ""]
@@ -447,11 +447,11 @@ def test_a_listing_s_lines_are_its_summaries_encoded(
     tokens = Tokens(*figures)
     usage = {meta.session_id: tokens for meta in sessions[::2]}
     running_ids = {meta.session_id for meta in sessions} if running else set()
-    lines = cli._summary_lines(sessions, running_ids, usage)
+    lines = json_output.summary_lines(sessions, running_ids, usage)
     expected = []
     for meta in sessions:
         counted = usage.get(meta.session_id)
-        summary = cli.session_summary(
+        summary = json_output.session_summary(
             meta,
             running=meta.session_id in running_ids,
             usage=None if counted is None else counted.to_json(),
@@ -466,6 +466,6 @@ def test_a_listing_s_lines_are_its_summaries_encoded(
 )
 def test_a_listing_line_of_an_odd_value_is_what_json_gives(odd_values: dict[str, Any]) -> None:
     odd = dataclasses.replace(Metadata(session_id="odd"), **odd_values)  # not from Go
-    assert cli._summary_lines([odd], set(), {}) == [
-        json.dumps(cli.session_summary(odd), ensure_ascii=False)
+    assert json_output.summary_lines([odd], set(), {}) == [
+        json.dumps(json_output.session_summary(odd), ensure_ascii=False)
     ]

@@ -9,16 +9,21 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import operator
 import os
 import sys
 import time
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 from zero_tui import __version__
+from zero_tui.json_output import (
+    session_summary,
+    summary_lines,
+    write_json_array,
+    write_json_lines,
+)
 from zero_tui.short_lived import exit_at_once, gc_paused
 from zero_tui.store.errors import StoreError
 from zero_tui.store.gotext import equal_fold, trim_space
@@ -246,111 +251,6 @@ def _workspace(args: argparse.Namespace) -> str:
     return resolve_workspace(getattr(args, "cwd", None))
 
 
-def _compact_encoder() -> Callable[[object], str]:
-    """json's C encoder itself, made once (`JSONEncoder.encode` makes one for every item),
-    with no check for cycles (items are JSON values built here): a fifth of a 10,000-line
-    listing's encoding."""
-    encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False)
-    make = json.encoder.c_make_encoder  # type: ignore[attr-defined]
-    if make is None:  # an interpreter without the C encoder
-        return encoder.encode
-    encode = make(
-        None, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
-    )
-    return lambda value: "".join(encode(value, 0))
-
-
-_encode_json = _compact_encoder()
-
-
-def _write_json_array(items: Sequence[object], out: TextIO) -> None:
-    """A JSON array with one compact object per line: readable, greppable, and encoded by
-    json's C encoder (an indented dump falls back to the pure-Python one, 5x slower)."""
-    _write_json_lines(list(map(_encode_json, items)), out)
-
-
-def _write_json_lines(lines: Sequence[str], out: TextIO) -> None:
-    """`_write_json_array` of items already encoded, a line each. Every control character
-    is escaped (json leaves DEL and C1 raw)."""
-    body = ",\n".join(lines)
-    out.write("[\n" + escape_json_controls(body) + ("\n]\n" if lines else "]\n"))
-
-
-_SUMMARY_FIELDS = (
-    ("sessionId", "session_id"),
-    ("title", "title"),
-    ("cwd", "cwd"),
-    ("createdAt", "created_at"),
-    ("updatedAt", "updated_at"),
-    ("eventCount", "event_count"),
-    ("lastEventType", "last_event_type"),
-    ("modelId", "model_id"),
-    ("provider", "provider"),
-    ("sessionKind", "session_kind"),
-    ("parentSessionId", "parent_session_id"),
-)
-"""The stable JSON shape of one session for scripts (then `running` and `usage`)."""
-
-
-def session_summary(
-    meta: Metadata, *, running: bool = False, usage: dict[str, int] | None = None
-) -> dict[str, Any]:
-    """One session as `sessions --json` gives it; `usage`: its token totals (null when its
-    log cannot be read)."""
-    summary: dict[str, Any] = {key: getattr(meta, field) for key, field in _SUMMARY_FIELDS}
-    summary["running"] = running
-    summary["usage"] = usage
-    return summary
-
-
-def _summary_lines(
-    sessions: Sequence[Metadata], running: Container[str], usage: Mapping[str, Tokens]
-) -> list[str]:
-    """`session_summary` of each session as JSON text, as `_encode_json` writes it: the
-    keys written once, only the values encoded, each as its type is (a third of a
-    10,000-line listing's time); a session with a value neither a string nor an int (none
-    comes from Go's rules) is encoded whole."""
-    usage_texts: dict[tuple[int, ...], str] = {}
-    lines: list[str] = []
-    for meta in sessions:
-        tokens = usage.get(meta.session_id)
-        usage_text = "null"
-        if tokens is not None:
-            figures = tokens.figures()
-            usage_text = usage_texts.get(figures) or usage_texts.setdefault(
-                figures, _encode_json(tokens.to_json())
-            )
-        is_running = meta.session_id in running
-        try:
-            values = [
-                _encode_text(value) if type(value) is str else _json_int(value)
-                for value in _summary_values(meta)
-            ]
-            head = _SUMMARY_HEAD % tuple(values)
-        except TypeError:
-            figures_json = None if tokens is None else tokens.to_json()
-            whole = session_summary(meta, running=is_running, usage=figures_json)
-            lines.append(_encode_json(whole))
-            continue
-        state = "true" if is_running else "false"
-        lines.append(f'{head}, "running": {state}, "usage": {usage_text}}}')
-    return lines
-
-
-def _json_int(value: object) -> str:
-    if type(value) is not int:
-        raise TypeError("not an int")
-    return int.__repr__(value)
-
-
-_summary_values = operator.attrgetter(*(field for _, field in _SUMMARY_FIELDS))
-_encode_text = json.encoder.encode_basestring
-_SUMMARY_HEAD = "".join(  # the keys, each before a slot for its value's text
-    ("{" if number == 0 else ", ") + _encode_text(key) + ": %s"
-    for number, (key, _) in enumerate(_SUMMARY_FIELDS)
-)
-
-
 def hidden_summary(shown: int, other_workspace: int, empty_runs: int, *, about: str = "") -> str:
     """`N shown` and what is hidden, each hidden count after `about` ("about " when it is
     the index's count)."""
@@ -457,7 +357,7 @@ def _print_listing(
 
     running = running_sessions(store, listing.sessions)
     if args.json:
-        _write_json_lines(_summary_lines(listing.sessions, running, usage), out)
+        write_json_lines(summary_lines(listing.sessions, running, usage), out)
         return EXIT_OK
     if not store.root.is_dir():
         root = sanitize_line(str(store.root))
@@ -739,7 +639,7 @@ def cmd_trash(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
     items = trashed(store)
     if args.json:
-        _write_json_array([item.to_json() for item in items], out)
+        write_json_array([item.to_json() for item in items], out)
         return EXIT_OK
     rows = [
         [
@@ -928,7 +828,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if catalog.unreadable:
         err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
     if args.json:
-        _write_json_array([hit.to_json() for hit in result.hits], out)
+        write_json_array([hit.to_json() for hit in result.hits], out)
     else:
         now = datetime.now(UTC)
         for hit in result.hits:
