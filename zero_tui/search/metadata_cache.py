@@ -690,16 +690,14 @@ class MetadataCache:
         all of them, shared with a forked child), with what `questions` asks of their logs;
         `progress` is told how far it is. With `write`, the child goes on to write what it
         read (`forked.their_half` of them), and is given back to be waited for."""
-        follow_up = None
+        read = partial(_read_many, self._prefix, questions)
+        reader = None
         if write and self._database.persistent:
             self._database.connection  # noqa: B018 (opened, with its schema, before the fork)
             follow_up = partial(_write_reads_alone, self._database.path)
-        found, reader = forked.shared_answering(
-            partial(_read_many, self._prefix, questions), names, progress, follow_up
-        )
-        if reader is not None and follow_up is None:
-            reader.followed_up()  # reaped: it had nothing to follow up with
-            reader = None
+            found, reader = forked.shared_answering(read, names, progress, follow_up)
+        else:
+            found = forked.shared(read, names, progress)
         return dict(zip(names, found, strict=True)), reader
 
     # --- the root's listing, remembered ----------------------------------------------------
