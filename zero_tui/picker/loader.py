@@ -161,17 +161,26 @@ def first_screen_aside(
 def _first_screen_alone(
     store: SessionStore, workspace: str, first: ScopeKey
 ) -> tuple[FirstScreen | None]:
-    content_check = partial(has_resumable_content, store)
-    return (
-        first_screen(
-            store,
-            workspace,
-            first,
-            content_check,
-            rows=FIRST_SCREEN_ROWS,
-            reads=FIRST_SCREEN_READS,
-            batch=FIRST_CHUNK,
-        ),
+    return (_first_screen(store, workspace, first, partial(has_resumable_content, store)),)
+
+
+def _first_screen(
+    store: SessionStore,
+    workspace: str,
+    first: ScopeKey,
+    content_check: Callable[[str], bool],
+    cancelled: Cancelled = lambda: False,
+) -> FirstScreen | None:
+    """`first_screen` within a cold start's bounds: its rows, its reads, its batch."""
+    return first_screen(
+        store,
+        workspace,
+        first,
+        content_check,
+        rows=FIRST_SCREEN_ROWS,
+        reads=FIRST_SCREEN_READS,
+        batch=FIRST_CHUNK,
+        cancelled=cancelled,
     )
 
 
@@ -412,15 +421,8 @@ class PickerLoader:
         if answer is not None:
             found = answer[0]
         else:
-            found = first_screen(
-                self._store,
-                self._workspace,
-                self._first,
-                content_check,
-                rows=FIRST_SCREEN_ROWS,
-                reads=FIRST_SCREEN_READS,
-                batch=FIRST_CHUNK,
-                cancelled=cancelled,
+            found = _first_screen(
+                self._store, self._workspace, self._first, content_check, cancelled
             )
         if found is None:
             return False
