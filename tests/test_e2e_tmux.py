@@ -187,9 +187,10 @@ def test_pick_filter_open_and_quit(
     tmux.wait_for(lambda screen: "exit-status=0" in screen, "a clean exit status")
 
 
-def test_escape_by_reflex_the_export_dialog_and_a_rename(
+def start_on_one_session(
     tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
-) -> None:
+) -> Path:
+    """The picker on a store of one session, "fix-1", in the workspace it returns."""
     workspace = tmp_path / "proj"
     workspace.mkdir()
     builder = make_store("store")
@@ -203,6 +204,13 @@ def test_escape_by_reflex_the_export_dialog_and_a_rename(
     tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
     tmux.send_line(shlex.join([*command, "--store", str(builder.root), "--cwd", str(workspace)]))
     tmux.wait_for(lambda screen: "1 shown" in screen, "the picker")
+    return workspace
+
+
+def test_escape_by_reflex_the_export_dialog_and_a_rename(
+    tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
+) -> None:
+    workspace = start_on_one_session(tmux, tmp_path, make_store)
 
     tmux.press("Enter")
     tmux.wait_for(lambda screen: "parser fixed" in screen, "the transcript")
@@ -232,3 +240,18 @@ def test_escape_by_reflex_the_export_dialog_and_a_rename(
 
     tmux.press("C-q")
     tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
+
+
+def test_a_session_opened_and_quit_in_one_burst_exits_cleanly(
+    tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
+) -> None:
+    """Enter and ctrl+q together (a paste, a slow link): the app quits as the transcript
+    mounts, and the shell gets a clean status with nothing written after the app."""
+    start_on_one_session(tmux, tmp_path, make_store)
+
+    tmux.press("Enter", "C-q")
+    screen = tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt")
+    assert "Traceback" not in screen
+    assert "Error" not in screen
+    tmux.send_line("echo exit-status=$?")
+    tmux.wait_for(lambda screen: "exit-status=0" in screen, "a clean exit status")

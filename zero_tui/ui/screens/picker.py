@@ -49,6 +49,7 @@ from zero_tui.ui.messages import (
     TrashCounted,
     WatchMode,
 )
+from zero_tui.ui.mounting import composed
 from zero_tui.ui.screens.command_screen import screen_bindings
 from zero_tui.ui.screens.picker_keys import PickerKeys
 from zero_tui.ui.widgets.composer import Composer, SlashComplete
@@ -129,6 +130,8 @@ class PickerScreen(PickerKeys):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not composed(self):
+            return
         self.watch_state(None, self.state)
         self.composer.attach(self.query_one(SlashComplete))
         self.start_scan()

@@ -28,6 +28,7 @@ from zero_tui.store.gotext import trim_space
 from zero_tui.transcript.recall import PromptRecall
 from zero_tui.ui.copier import Copier
 from zero_tui.ui.messages import PromptRecalled, ResumeRequest
+from zero_tui.ui.mounting import composed
 from zero_tui.ui.screens.command_screen import screen_bindings
 from zero_tui.ui.screens.transcript_reader import READ_ONLY_NOTICE
 from zero_tui.ui.screens.turn_actions import TurnActions
@@ -151,6 +152,8 @@ class TranscriptScreen(TurnActions):
         return self.agent.running
 
     def on_mount(self) -> None:
+        if not composed(self):
+            return
         self.composer.attach(self.query_one(SlashComplete))
         self.view.type_target = self.composer
         self.set_focus(self.composer)

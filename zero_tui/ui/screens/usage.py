@@ -30,6 +30,7 @@ from zero_tui.text.labels import WEEKDAYS, cost_label, display_title, one_line
 from zero_tui.text.sanitize import home_relative, sanitize_line
 from zero_tui.transcript.usage import WINDOW_DAYS, UsageOverview, UsageOverviews
 from zero_tui.ui.messages import OpenSession, UsageCostLoaded, UsageLoaded, UsageProgress
+from zero_tui.ui.mounting import composed
 from zero_tui.ui.widgets.day_chart import DayChart
 from zero_tui.ui.widgets.ranked_table import RankedTable, share_label
 
@@ -119,6 +120,8 @@ class UsageScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not composed(self):
+            return
         self.query_one("#usage-sessions", OptionList).focus()
         self._show_title()
         self._load(self.today)

@@ -84,9 +84,6 @@ class PreviewPane(SessionPreview):
         self.running: Mapping[str, Running] = {}
         self.usage: Mapping[str, Tokens] = {}
 
-    def on_mount(self) -> None:
-        self.show_message("")
-
     def follow(self, row: PickerRow | None) -> None:
         """Show the preview of `row` (None: nothing)."""
         self._wanted = row

@@ -105,8 +105,12 @@ def preview_content(
 class SessionPreview(VerticalScroll, can_focus=False):
     """Shows one session; `show` swaps its text (placeholder text while loading)."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._text = Static(id="preview-text", markup=False)  # held: see ui/mounting.py
+
     def compose(self) -> ComposeResult:
-        yield Static(id="preview-text", markup=False)
+        yield self._text
 
     _preview: PreviewData | None = None
     _shown_running: Running | None = None
@@ -134,15 +138,15 @@ class SessionPreview(VerticalScroll, can_focus=False):
     def _redraw(self) -> None:
         if self._preview is not None:
             content = preview_content(self._preview, self._shown_running, self._shown_tokens)
-            self.query_one("#preview-text", Static).update(content)
+            self._text.update(content)
 
     def show_message(self, message: str) -> None:
         self._preview = None
-        self.query_one("#preview-text", Static).update(Content.styled(message, "$text-muted"))
+        self._text.update(Content.styled(message, "$text-muted"))
         self.scroll_home(animate=False)
 
     @property
     def text(self) -> str:
         """The plain text shown (for tests)."""
-        content = self.query_one("#preview-text", Static).visual
+        content = self._text.visual
         return str(content)

@@ -54,13 +54,19 @@ class TranscriptHeader(SessionTokensHook, Vertical):
         self.quiet_since: float | None = None  # the screen's own run on it ended then
         self.parent_link: ParentLink | None = None  # a fork's parent, once looked up
         self._linked: str | None = None  # the session whose parent was looked up
+        # held, not queried: a header mounted while its screen is removed (a quit as a
+        # session opens) gets no children, and its mount handler still runs
+        title = follower.session_id or "New conversation"
+        self._title_line = Static(Content(title), id="transcript-title")
+        self._facts_line = Static(Content("loading…"), id="transcript-facts")
+        self._lineage_line = Static(Content(""), id="transcript-lineage")
+        self._note_line = Static(Content(""), id="transcript-note")
 
     def compose(self) -> ComposeResult:
-        title = self.follower.session_id or "New conversation"
-        yield Static(Content(title), id="transcript-title")
-        yield Static(Content("loading…"), id="transcript-facts")
-        yield Static(Content(""), id="transcript-lineage")
-        yield Static(Content(""), id="transcript-note")
+        yield self._title_line
+        yield self._facts_line
+        yield self._lineage_line
+        yield self._note_line
 
     def on_mount(self) -> None:
         self.show_note()
@@ -73,7 +79,7 @@ class TranscriptHeader(SessionTokensHook, Vertical):
 
     def named(self, session_id: str) -> None:
         """A new conversation's first run named its session."""
-        self.query_one("#transcript-title", Static).update(Content(session_id))
+        self._title_line.update(Content(session_id))
 
     def loaded(self) -> None:
         """The whole log was read."""
@@ -85,12 +91,11 @@ class TranscriptHeader(SessionTokensHook, Vertical):
         """The log could not be read (the note says why)."""
         self.show_note()
         if self.follower.index is None:  # a read again keeps what was shown of the session
-            self.query_one("#transcript-facts", Static).update(Content(""))
+            self._facts_line.update(Content(""))
 
     def show(self) -> None:
         session_id, meta = self.follower.session_id, self.follower.meta
-        title_line = self.query_one("#transcript-title", Static)
-        facts_line = self.query_one("#transcript-facts", Static)
+        title_line, facts_line = self._title_line, self._facts_line
         if session_id is None:
             title_line.update(Content("New conversation"))
             where = home_relative(sanitize_line(self.workspace))
@@ -117,7 +122,7 @@ class TranscriptHeader(SessionTokensHook, Vertical):
 
     def show_note(self) -> None:
         notes = [note for note in (self.notice, self.follower.note) if note]
-        widget = self.query_one("#transcript-note", Static)
+        widget = self._note_line
         widget.update(Content("\n".join(sanitize_line(note) for note in notes)))
         widget.display = bool(notes)
 
@@ -170,7 +175,7 @@ class TranscriptHeader(SessionTokensHook, Vertical):
         if message.session_id != self.follower.session_id:
             return
         self.parent_link = link = message.link
-        widget = self.query_one("#transcript-lineage", Static)
+        widget = self._lineage_line
         if link is None:
             widget.display = False
             return
