@@ -27,11 +27,11 @@ import json  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import secrets  # noqa: E402
+import select  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
-import threading  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import replace  # noqa: E402
@@ -356,13 +356,37 @@ def read_stream_json_prompt(data: bytes) -> str:
 # --- the run ----------------------------------------------------------------------
 
 
+class Cancellation:
+    """Set by the SIGINT/SIGTERM handler, waited for by the main thread. Not a
+    threading.Event: its set() takes the lock its wait() holds for a moment, so a signal
+    handled in that moment (in the same thread) would wait forever, and the run be killed.
+    The handler sets a flag and writes to a pipe; wait() selects on the pipe."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+        os.write(self._write, b"\0")
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if not self._set:  # a set() from here on has written to the pipe
+            select.select([self._read], [], [], timeout)
+        return self._set
+
+
 class Run:
     def __init__(self, out: Output, store: SessionStore, session_id: str, prompt: str) -> None:
         self.out = out
         self.store = store
         self.session_id = session_id
         self.prompt = prompt
-        self.cancelled = threading.Event()
+        self.cancelled = Cancellation()
         self.calls = 0
         self.unsafe = False
         self.record_error: str | None = None
