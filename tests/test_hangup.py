@@ -86,6 +86,33 @@ def test_the_process_ends_after_cleanup_when_the_app_is_stuck(
     assert record == [f"asked to exit {128 + signum}", "cleanup"]  # never "closed"
 
 
+def test_a_second_signal_inside_the_first_ones_handler_never_waits_on_its_lock() -> None:
+    """A handler runs between two bytecodes of whatever the main thread does, its own
+    handler included: SIGHUP and SIGTERM together (a terminal closed, then a kill) must not
+    re-enter the wake-up's set() while the first call holds its lock."""
+    watch = hangup._Watch(App[None](), lambda: None)
+
+    class OneLockFlag:
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+            self.sets = 0
+
+        def set(self) -> None:
+            assert self.lock.acquire(timeout=1), "set() entered again while it held its lock"
+            try:
+                self.sets += 1
+                if self.sets == 1:
+                    watch.on_signal(signal.SIGHUP, None)  # arrives in the middle of set()
+            finally:
+                self.lock.release()
+
+    flag = OneLockFlag()
+    watch.signalled = flag  # type: ignore[assignment]
+    watch.on_signal(signal.SIGTERM, None)
+    assert flag.sets == 1
+    assert watch.signum == signal.SIGTERM  # the first signal says how the app ends
+
+
 @pytest.fixture
 def base_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """What reaches Textual's own LinuxDriver (nothing here touches a real terminal); the
@@ -94,7 +121,7 @@ def base_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     for name in ("start_application_mode", "stop_application_mode", "close"):
         monkeypatch.setattr(LinuxDriver, name, lambda self, name=name: calls.append(name))
     monkeypatch.setattr(LinuxDriver, "write", lambda self, data: calls.append(f"write {data}"))
-    monkeypatch.setattr(hangup, "_terminal_gone", threading.Event())  # this test's own
+    monkeypatch.setattr(hangup, "_terminal", hangup._Terminal())  # this test's own
     saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTSTP, signal.SIGCONT)}
     try:
         yield calls

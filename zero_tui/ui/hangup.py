@@ -37,12 +37,21 @@ POLL_SECONDS = 0.5
 """How often the terminal is checked for being gone when no signal said so."""
 ENDING_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 
-_terminal_gone = threading.Event()
+
+class _Terminal:
+    """Whether the tty was seen hung up. A plain attribute, not a threading.Event: it is set
+    in a signal handler, and an Event's set() there waits forever for the lock that the
+    interrupted code holds when it was in that Event's set() or wait() itself."""
+
+    gone = False
+
+
+_terminal = _Terminal()
 
 
 def terminal_gone() -> bool:
     """True once the tty was seen hung up: it can no longer be written or restored."""
-    return _terminal_gone.is_set()
+    return _terminal.gone
 
 
 def _terminal_fds() -> list[int]:
@@ -108,7 +117,7 @@ def guarded_driver(
 
         def resume_application_mode(self) -> None:
             if self.input_tty and _any_lost([self.fileno]):
-                _terminal_gone.set()
+                _terminal.gone = True
             if not self._suspended or terminal_gone():
                 return
             super().resume_application_mode()
@@ -145,9 +154,11 @@ class _Watch:
         # flags here; the watcher does the rest. A kernel hangup has already cut the tty
         # when its SIGHUP arrives; a `kill -HUP` leaves it, to be restored on the way out.
         if signum == signal.SIGHUP and _any_lost(self.ttys):
-            _terminal_gone.set()
-        self.signum = self.signum or signum
-        self.signalled.set()
+            _terminal.gone = True
+        if self.signum:
+            return  # a second signal, maybe inside the first one's set(), holding its lock
+        self.signum = signum
+        self.signalled.set()  # the main thread touches this Event nowhere else
 
     def cleanup_once(self) -> None:
         """The cleanup (stopping agent runs), by whichever thread comes first; the other
@@ -162,7 +173,7 @@ class _Watch:
             if self.ended.is_set():
                 return
             if self.ttys and _any_lost(self.ttys):  # gone with no SIGHUP sent to us
-                _terminal_gone.set()
+                _terminal.gone = True
                 self.signum = self.signum or signal.SIGHUP
                 break
         status = 128 + self.signum
@@ -193,7 +204,7 @@ def ends_with_terminal(app: App[Any], cleanup: Callable[[], None]) -> Iterator[N
     a few seconds every time; `cleanup` runs once on the way out, however it ends.
 
     Must be entered in the main thread (it installs signal handlers)."""
-    _terminal_gone.clear()
+    _terminal.gone = False
     watch = _Watch(app, cleanup)
     previous = {signum: signal.signal(signum, watch.on_signal) for signum in ENDING_SIGNALS}
     threading.Thread(target=watch.watch, name="zero-tui-hangup", daemon=True).start()
