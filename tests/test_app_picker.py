@@ -474,6 +474,22 @@ async def test_enter_opens_escape_comes_back_and_only_ctrl_q_quits(
     assert not app.is_running
 
 
+@pytest.mark.parametrize("query", ["", "here"])
+async def test_a_line_feed_opens_as_enter_does(scoped_store: StoreBuilder, query: str) -> None:
+    """ctrl+j is the line feed an Enter typed before the app had the terminal became."""
+    app = picker_app(scoped_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        if query:
+            await type_text(pilot, query)
+        highlighted_id = highlighted(pilot)
+        await pilot.press("ctrl+j")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert screen.session_id == highlighted_id
+
+
 async def test_ctrl_q_quits_from_a_pushed_screen(scoped_store: StoreBuilder) -> None:
     app = picker_app(scoped_store)
     async with app.run_test(size=SIZE) as pilot:

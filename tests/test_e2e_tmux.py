@@ -255,3 +255,34 @@ def test_a_session_opened_and_quit_in_one_burst_exits_cleanly(
     assert "Error" not in screen
     tmux.send_line("echo exit-status=$?")
     tmux.wait_for(lambda screen: "exit-status=0" in screen, "a clean exit status")
+
+
+def test_a_query_and_enter_typed_before_the_app_has_the_terminal_open_the_match(
+    tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
+) -> None:
+    """A query and Enter typed while the command starts: the tty, in its normal mode until
+    zero-tui takes it, turns that Enter into a line feed; the match opens all the same."""
+    workspace = tmp_path / "proj"
+    workspace.mkdir()
+    builder = make_store("store")
+    builder.add("fix-1", title="Fix date parser", cwd=str(workspace), events=[user("x")])
+    builder.add(
+        "docs-2",
+        title="Write the docs",
+        cwd=str(workspace),
+        events=[user("write the docs please"), assistant("the docs are written now")],
+    )
+    command, _env = zero_tui_command()
+    tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
+    app = shlex.join([*command, "--store", str(builder.root), "--cwd", str(workspace)])
+    # typed once the shell runs the command: a line editor (bash's) would keep CR as it is
+    tmux.send_line(f"echo starting; sleep 1; {app}")
+    tmux.wait_for(lambda screen: "\nstarting" in screen, "the command running")
+    tmux.send_text("docs")
+    tmux.press("Enter")
+    tmux.wait_for(
+        lambda screen: "the docs are written now" in screen and "Resume a session" not in screen,
+        "the transcript of the typed-ahead match, not its preview",
+    )
+    tmux.press("C-q")
+    tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")

@@ -264,6 +264,9 @@ class Composer(_CompletingEditor, Input):
         Binding("tab", "complete", "Complete", show=False),
         Binding("up", "popup_move(-1)", "Up", show=False),
         Binding("down", "popup_move(1)", "Down", show=False),
+        # Enter typed before the app has the terminal (typed ahead with the command) was
+        # turned into a line feed by the tty: ctrl+j, taken as the Enter it was
+        Binding("ctrl+j", "submit", "Open", show=False),
     ]
 
     # Home/End, and ctrl+a/ctrl+e, belong to the screen (first/last row, empty runs).
