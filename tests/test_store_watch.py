@@ -3,14 +3,16 @@ session arrives as its id, with notification and with polling alike."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from zero_tui.picker import store_watch
 from zero_tui.picker.store_watch import StoreWatcher
 from zero_tui.store import SessionStore
 
@@ -88,6 +90,95 @@ def test_a_store_that_appears_later_is_watched(tmp_path: Path) -> None:
         while watcher.mode != "file-change notification" and time.monotonic() < deadline:
             time.sleep(0.05)
         assert watcher.mode == "file-change notification"
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+# --- the watching process (watch_child.py), played by a script of the test's ------------
+
+STAND_IN = """
+import os, pathlib, sys, time
+root = pathlib.Path(sys.argv[1])
+(root.parent / "child.pid").write_text(str(os.getpid()))
+while not (root.parent / "go").exists():  # the test says when the watch is "in place"
+    time.sleep(0.01)
+says = (root.parent / "says").read_bytes()
+sys.stdout.buffer.write(says)
+sys.stdout.buffer.flush()
+if says.startswith(b"\x03"):  # in place: watching until the watcher closes its input
+    sys.stdin.buffer.read()
+"""
+
+
+@pytest.fixture
+def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    script = tmp_path / "stand_in.py"
+    script.write_text(STAND_IN)
+    monkeypatch.setattr(store_watch, "WATCH_CHILD", script)
+    return script
+
+
+def start_watching(root: Path) -> tuple[StoreWatcher, Collected, threading.Event, threading.Thread]:
+    watcher = StoreWatcher(root, interval=0.1, notify=True)
+    collected = Collected()
+    stop = threading.Event()
+    thread = threading.Thread(target=watcher.run, args=(collected, stop), daemon=True)
+    thread.start()
+    return watcher, collected, stop, thread
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_what_changes_while_the_watch_is_put_in_place_is_told(
+    tmp_path: Path, stand_in: Path
+) -> None:
+    (tmp_path / "says").write_bytes(b"\x03\0")
+    store = SessionStore(tmp_path / "sessions")
+    store.create("old", cwd="/w")
+    store.create("quiet", cwd="/w")
+    watcher, collected, stop, thread = start_watching(store.root)
+    try:
+        wait_until(lambda: (tmp_path / "child.pid").exists(), "the watching process")
+        store.append_events("old", [("message", {"role": "user", "content": "meanwhile"})])
+        (tmp_path / "go").touch()
+        assert collected.wait_for({"old"}) == {"old"}
+        assert watcher.mode == "file-change notification"
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+    assert not thread.is_alive()
+    pid = int((tmp_path / "child.pid").read_text())
+    with pytest.raises(ProcessLookupError):  # ended and reaped when the watch stopped
+        os.kill(pid, 0)
+
+
+@pytest.mark.parametrize(
+    ("says", "reason"),
+    [
+        (b"\x01the inotify watch limit is reached\0", "the inotify watch limit is reached"),
+        (b"", "the watching process ended"),
+    ],
+    ids=["says why", "dies"],
+)
+def test_a_watch_that_fails_falls_back_to_polling_and_says_why(
+    tmp_path: Path, stand_in: Path, says: bytes, reason: str
+) -> None:
+    (tmp_path / "says").write_bytes(says)
+    (tmp_path / "go").touch()
+    store = SessionStore(tmp_path / "sessions")
+    store.create("old", cwd="/w")
+    watcher, collected, stop, thread = start_watching(store.root)
+    try:
+        wait_until(lambda: watcher.mode.startswith("polling"), "the fallback to polling")
+        assert watcher.mode == f"polling every 0.1s (notification failed: {reason})"
+        store.append_events("old", [("message", {"role": "user", "content": "polled"})])
+        assert collected.wait_for({"old"}) == {"old"}
     finally:
         stop.set()
         thread.join(timeout=5)

@@ -2,26 +2,32 @@
 
 `StoreWatcher.run` blocks in a worker thread and calls `emit(session ids)` with each batch
 of sessions that were created, appended to, renamed or removed. It uses the platform's
-file-change notification (inotify, through watchfiles) where it can, and polls where it
-cannot: the store does not exist yet, the kernel's watch limit is reached, the platform
-has none, or `ZERO_TUI_POLL=1`. Polling lists the store's folders and stats each session's
-`metadata.json` (Zero rewrites it after every append, rename and rewind) once a `interval`.
-`mode` says which is in use, for the status line, and `on_mode` is told each time it
-changes. Idle, notification costs next to nothing; a poll of 10,000 sessions costs 10,000
-stats a second.
+file-change notification (inotify, through watchfiles, in a child process:
+watch_child.py) where it can, and polls where it cannot: the store does not exist yet,
+the kernel's watch limit is reached, the platform has none, or `ZERO_TUI_POLL=1`. Polling
+lists the store's folders and stats each session's `metadata.json` (Zero rewrites it
+after every append, rename and rewind) once a `interval`; what changed while the watch was
+being put in place is found the same way. `mode` says which is in use, for the status
+line, and `on_mode` is told each time it changes. Idle, notification costs next to
+nothing; a poll of 10,000 sessions costs 10,000 stats a second.
 """
 
 from __future__ import annotations
 
 import os
+import select
+import subprocess
+import sys
 import threading
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from zero_tui.picker.watch_child import END, FAILED, READY, STORE_REMOVED
+
 METADATA_FILE = "metadata.json"
 POLL_VARIABLE = "ZERO_TUI_POLL"
-DEBOUNCE_MS = 150  # changes this close together arrive as one batch
+WATCH_CHILD = Path(__file__).with_name("watch_child.py")
+STOP_LOOK_SECONDS = 0.5  # how often a watch with nothing to say looks whether to stop
 
 _UNTIL_THE_STORE_EXISTS = ("no store yet", "the store was removed")
 
@@ -58,59 +64,107 @@ class StoreWatcher:
 
     def run(self, emit: Emit, stop: threading.Event) -> None:
         """Watch until `stop` is set, emitting batches of changed session ids."""
+        polled: dict[str, Stat | None] | None = None  # the last look before a switch
         while not stop.is_set():
             if self.notify and self.root.is_dir():
-                reason = self._notified(emit, stop)
+                reason = self._notified(emit, stop, polled)
                 if reason is None:
                     return
             else:
                 reason = "no notification asked for" if not self.notify else "no store yet"
-            self._poll(emit, stop, reason)
+            polled = self._poll(emit, stop, reason)
 
-    def _notified(self, emit: Emit, stop: threading.Event) -> str | None:
-        """Watch with inotify until `stop` (None), or the reason it cannot."""
+    def _notified(
+        self, emit: Emit, stop: threading.Event, polled: dict[str, Stat | None] | None
+    ) -> str | None:
+        """Watch with inotify until `stop` (None), or the reason it cannot. The watch runs in
+        a child process (watch_child.py: watchfiles holds the GIL while it starts). What
+        changes from `polled` (the last poll's look, else now) until the watch is in place
+        is told once it is."""
+        before = _snapshot(self.root) if polled is None else polled
         try:
-            import watchfiles
-        except ImportError:
-            return "watchfiles is not installed"
+            child = subprocess.Popen(
+                [sys.executable, "-I", str(WATCH_CHILD), str(self.root)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # the terminal's signals are the app's to handle
+            )
+        except OSError as error:
+            return f"notification failed: {error}"
         self.mode = "file-change notification"
         try:
-            for changes in watchfiles.watch(
-                self.root,
-                watch_filter=None,
-                debounce=DEBOUNCE_MS,
-                step=50,
-                stop_event=stop,
-                rust_timeout=1000,
-                yield_on_timeout=True,
-                raise_interrupt=False,
-                force_polling=False,
-                ignore_permission_denied=True,
-            ):
-                if not self.root.is_dir():
+            return self._follow_child(child, emit, stop, before)
+        finally:
+            _end_child(child)
+
+    def _follow_child(
+        self,
+        child: subprocess.Popen[bytes],
+        emit: Emit,
+        stop: threading.Event,
+        before: dict[str, Stat | None],
+    ) -> str | None:
+        assert child.stdout is not None
+        output = child.stdout.fileno()
+        pending = b""
+        batch: list[str] = []
+        while not stop.is_set():
+            readable, _, _ = select.select([output], [], [], STOP_LOOK_SECONDS)
+            if not readable:
+                continue
+            data = os.read(output, 65536)
+            if not data:
+                return "notification failed: the watching process ended"
+            *records, pending = (pending + data).split(END)
+            for record in records:
+                if record.startswith(FAILED):
+                    return "notification failed: " + record[1:].decode("utf-8", "replace")
+                if record == READY:
+                    changed = _changed_sessions(before, _snapshot(self.root))
+                    if changed:
+                        emit(changed)
+                    continue
+                if record == STORE_REMOVED:
                     emit(set())  # the store itself went away: look at everything again
                     return "the store was removed"
-                changed = _session_ids(self.root, (path for _change, path in changes))
+                if record:
+                    batch.append(os.fsdecode(record))
+                    continue
+                changed = _session_ids(self.root, batch)
+                batch = []
                 if changed:
                     emit(changed)
-        except Exception as error:  # the watch limit, a vanished root: poll instead
-            return f"notification failed: {error}"
         return None
 
-    def _poll(self, emit: Emit, stop: threading.Event, reason: str) -> None:
-        """Poll until `stop`, or until notification becomes possible (the store appears)."""
+    def _poll(
+        self, emit: Emit, stop: threading.Event, reason: str
+    ) -> dict[str, Stat | None] | None:
+        """Poll until `stop` (None), or until notification becomes possible (the store
+        appears): then the last look, which notification takes on from."""
         self.mode = f"polling every {self.interval:g}s ({reason})"
         known = _snapshot(self.root)
         while not stop.wait(self.interval):
             now = _snapshot(self.root)
-            changed = {
-                name for name in known.keys() | now.keys() if known.get(name) != now.get(name)
-            }
+            changed = _changed_sessions(known, now)
             known = now
             if changed:
                 emit(changed)
             if self.notify and reason in _UNTIL_THE_STORE_EXISTS and self.root.is_dir():
-                return  # switch to notification
+                return known  # switch to notification
+        return None
+
+
+def _end_child(child: subprocess.Popen[bytes]) -> None:
+    """The watching process ends when its input closes; one that does not is killed."""
+    for stream in (child.stdin, child.stdout):
+        if stream is not None:
+            stream.close()
+    try:
+        child.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
 
 
 def _session_ids(root: Path, paths: Iterable[str]) -> set[str]:
@@ -123,6 +177,10 @@ def _session_ids(root: Path, paths: Iterable[str]) -> set[str]:
             if name and not name.startswith("."):
                 found.add(name)
     return found
+
+
+def _changed_sessions(before: dict[str, Stat | None], after: dict[str, Stat | None]) -> set[str]:
+    return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
 
 
 def _snapshot(root: Path) -> dict[str, Stat | None]:
@@ -142,18 +200,3 @@ def _snapshot(root: Path) -> dict[str, Stat | None]:
             continue
         found[name] = (info.st_ino, info.st_size, info.st_mtime_ns)
     return found
-
-
-def idle_cpu_seconds(watcher: StoreWatcher, seconds: float) -> float:
-    """CPU time this process spends watching an unchanging store for `seconds` (for the
-    benchmark): the watcher runs in a thread, and the process's CPU clock is read around."""
-    stop = threading.Event()
-    thread = threading.Thread(target=watcher.run, args=(lambda _ids: None, stop), daemon=True)
-    thread.start()
-    time.sleep(min(1.0, seconds / 4))  # settle: the first listing is not idle work
-    started = time.process_time()
-    time.sleep(seconds)
-    spent = time.process_time() - started
-    stop.set()
-    thread.join(timeout=5)
-    return spent
