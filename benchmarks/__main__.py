@@ -10,7 +10,7 @@ a baseline taken in the same run on the same machine (an empty store, `cat`, `gr
 Textual's fuzzy matcher, `fzf --filter` when installed, parsing the same log), because
 absolute times on a shared machine say little. The rows "vs Zero" compare with Zero's own
 commands on the same stores (benchmarks/zero_bench.py). The table is Markdown, for the
-README.
+docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from textual.worker import WorkerCancelled, WorkerState
 from zero_tui.store import Metadata, SessionStore
 
 # Property tests: a few examples each in CI; `ZERO_TUI_HYPOTHESIS_PROFILE=fuzz` (or
-# `--hypothesis-profile fuzz`) is the long fuzzing run the README documents.
+# `--hypothesis-profile fuzz`) is the long fuzzing run docs/development.md documents.
 settings.register_profile(
     "ci",
     max_examples=25,

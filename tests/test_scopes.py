@@ -267,7 +267,7 @@ def test_the_ranker_reuses_an_index_until_the_rows_change(
 def test_the_picker_filter_matches_the_model_and_the_provider(
     make_store: Callable[..., StoreBuilder],
 ) -> None:
-    """What the README promises: `gpt-5` finds the sessions run on it, and `model:` and
+    """What the user guide promises: `gpt-5` finds the sessions run on it, and `model:` and
     `provider:` filter by them, though neither is in the row's label."""
     builder = make_store()
     builder.add("a", cwd="/w", title="Fix the parser", model_id="gpt-5", provider="openai")

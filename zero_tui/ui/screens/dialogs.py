@@ -180,7 +180,7 @@ KEY_NAMES = {
 
 
 def key_name(key: str) -> str:
-    """A key as the README and the footer spell it (`Tab`, `Esc`, `F2`, `ctrl+e`)."""
+    """A key as the user guide and the footer spell it (`Tab`, `Esc`, `F2`, `ctrl+e`)."""
     return KEY_NAMES.get(key, key)
 
 
