@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from conftest import StoreBuilder, fixed_clock, user
 
-from zero_tui import forked
 from zero_tui.picker.head_cache import head_path
 from zero_tui.picker.loader import (
     FIRST_CHUNK,
@@ -25,7 +19,6 @@ from zero_tui.picker.loader import (
     ScanProgress,
     ScopeLoaded,
     UnreadableFound,
-    first_screen_aside,
     load_preview,
 )
 from zero_tui.picker.scopes import ALL_SCOPES, HiddenCounts, ScopeKey
@@ -107,46 +100,6 @@ def test_a_cold_start_posts_a_first_screen_then_the_store_scope_by_scope(
     assert ids(rest[0]) == newest_first
     assert rest[0].hidden == HiddenCounts(other_workspace=2, empty_runs=1)
     assert {stage.store_total for stage in rest} == {count + 3}
-
-
-@pytest.fixture
-def forking(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fork pays here, whatever threads the test runner has."""
-    monkeypatch.setattr(forked, "_cpus", lambda: 2)
-    monkeypatch.setattr(threading, "active_count", lambda: 1)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked on Linux only")
-def test_a_cold_start_s_first_screen_read_aside_is_the_one_read_here(
-    make_store: Callable[..., StoreBuilder], tmp_path: Path, forking: None
-) -> None:
-    """A forked child reads a cold start's first screen while the app starts: the scan
-    posts the same stages from it as from its own read. Only a cold catalog gets one, and
-    only a loader of its workspace and scope uses it (another ends it at once)."""
-    builder = mixed_store(make_store, FIRST_SCREEN_ROWS + 40)
-    cache = tmp_path / "cache"
-    aside = first_screen_aside(builder.store, W, HERE, cache_dir=cache)
-    assert aside is not None
-    with_aside = PickerLoader(
-        builder.store, W, HERE, cache_dir=cache, clock=fixed_clock(), aside=aside
-    )
-    read_aside = run_scan(with_aside, shown=False)
-    with_aside.close()
-    assert aside.child.result() is None  # taken: its answer was read once
-    shutil.rmtree(cache)
-    read_here = run_scan(loader(builder, cache), shown=False)
-    assert read_aside == read_here
-    assert first_screen_aside(builder.store, W, HERE, cache_dir=cache) is None  # warm now
-
-    shutil.rmtree(cache)
-    elsewhere = first_screen_aside(builder.store, "/w", HERE, cache_dir=cache)
-    assert elsewhere is not None
-    pid = elsewhere.child._child
-    not_for_it = PickerLoader(builder.store, W, HERE, cache_dir=cache, aside=elsewhere)
-    assert pid is not None
-    with pytest.raises(ChildProcessError):  # ended and reaped at once
-        os.waitpid(pid, os.WNOHANG)
-    assert scopes_of(run_scan(not_for_it, shown=False))[0].rows
 
 
 def test_the_next_start_shows_the_remembered_rows_and_whole_scopes(

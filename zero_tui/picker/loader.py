@@ -18,10 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from functools import partial
 from pathlib import Path
 
-from zero_tui import forked
 from zero_tui.paths import default_cache_dir
 from zero_tui.picker.head_cache import RememberedHead, ScopeHead, head_path, load_head, save_head
 from zero_tui.picker.live import RunningFound, StoreChanged, StoreFollower, recorded
@@ -37,9 +35,8 @@ from zero_tui.picker.scopes import (
 from zero_tui.picker.session_rows import PickerRow, head_rows, local_now, picker_rows
 from zero_tui.picker.session_usage import session_usage
 from zero_tui.search.catalog import SessionCatalog
-from zero_tui.search.database import catalog_path
 from zero_tui.store import Metadata, SessionStore, StoreError
-from zero_tui.store.resumable import enclosing_workspaces, has_resumable_content
+from zero_tui.store.resumable import enclosing_workspaces
 from zero_tui.store.store import UnreadableSession
 from zero_tui.store.usage import Tokens
 from zero_tui.transcript.turns import parent_link
@@ -144,26 +141,6 @@ LoadStep = Callable[[Post, Cancelled], None]
 `changes` with its sessions given."""
 
 
-def first_screen_aside(
-    store: SessionStore, workspace: str, first: ScopeKey, *, cache_dir: Path | None = None
-) -> FirstScreenAside | None:
-    """A cold start's first screen (`first_screen` of scope `first`), read by a forked child
-    while the app starts, where forking pays and the store has no catalog yet (a warm start
-    shows the rows the catalog remembers); None otherwise, and the loader reads it itself.
-    The child judges each log as the catalog would on its first look, without it (it
-    writes nothing)."""
-    if catalog_path(store.root, cache_dir).exists():
-        return None
-    child = forked.in_child(partial(_first_screen_alone, store, workspace, first))
-    return None if child is None else FirstScreenAside(workspace, first, child)
-
-
-def _first_screen_alone(
-    store: SessionStore, workspace: str, first: ScopeKey
-) -> tuple[FirstScreen | None]:
-    return (_first_screen(store, workspace, first, partial(has_resumable_content, store)),)
-
-
 def _first_screen(
     store: SessionStore,
     workspace: str,
@@ -184,20 +161,6 @@ def _first_screen(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class FirstScreenAside:
-    """A first screen a forked child reads (`first_screen_aside`), for the picker's first
-    scan of `workspace` with scope `key` first."""
-
-    workspace: str
-    key: ScopeKey
-    child: forked.Pending[tuple[FirstScreen | None]]
-
-    def close(self) -> None:
-        """Not to be used after all: the child ended (if it still runs) and reaped."""
-        self.child.close()
-
-
 class PickerLoader:
     """The picker's rows of `store` for `workspace`, the scope `first` before the others.
 
@@ -213,7 +176,6 @@ class PickerLoader:
         *,
         cache_dir: Path | None = None,
         clock: Callable[[], datetime] | None = None,
-        aside: FirstScreenAside | None = None,
     ) -> None:
         self._store = store
         self._workspace = workspace
@@ -221,11 +183,6 @@ class PickerLoader:
         self._cache_dir = cache_dir
         self._clock = clock
         self._follower: StoreFollower | None = None
-        self._aside = None
-        if aside is not None and (aside.workspace, aside.key) == (workspace, first):
-            self._aside = aside
-        elif aside is not None:
-            aside.close()
 
     def _head_path(self) -> Path:
         cache_dir = self._cache_dir or default_cache_dir()
@@ -275,8 +232,6 @@ class PickerLoader:
             tokens_said.update(wanted)
             self._post_usage(post, cancelled, catalog, wanted)
 
-        if self._aside is not None and not shown:  # read while the app started
-            shown = self._post_first_screen(post, cancelled, content_check, now, tz)
         cached = catalog.cached_sessions()
         if cached and not cancelled():
             on_screen: list[str] = []
@@ -371,11 +326,7 @@ class PickerLoader:
         save_head(path, self._store.root, self._workspace, {**known, **heads})
 
     def close(self) -> None:
-        """Let go of the catalog the scan handed on (its writes are saved first), and of a
-        first screen read aside and not shown."""
-        aside, self._aside = self._aside, None
-        if aside is not None:
-            aside.close()
+        """Let go of the catalog the scan handed on (its writes are saved first)."""
         follower, self._follower = self._follower, None
         if follower is not None:
             follower.close()
@@ -414,16 +365,8 @@ class PickerLoader:
         tz: tzinfo | None,
     ) -> bool:
         """Nothing remembered (a cold start): the newest sessions by their files' times,
-        posted while every metadata file is read (as a forked child read them while the
-        app started, when one did). Whether any were posted."""
-        aside, self._aside = self._aside, None
-        answer = None if aside is None else aside.child.result()
-        if answer is not None:
-            found = answer[0]
-        else:
-            found = _first_screen(
-                self._store, self._workspace, self._first, content_check, cancelled
-            )
+        posted while every metadata file is read. Whether any were posted."""
+        found = _first_screen(self._store, self._workspace, self._first, content_check, cancelled)
         if found is None:
             return False
         parents = {meta.session_id: meta for meta in found.sessions}

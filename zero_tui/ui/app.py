@@ -18,7 +18,6 @@ from textual.worker import get_current_worker
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.picker.head_cache import RememberedHead
-from zero_tui.picker.loader import FirstScreenAside, first_screen_aside
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.ui.copier import Copier, terminal_copier
@@ -83,11 +82,6 @@ class ZeroApp(App[None]):
         self.copier = copier or terminal_copier(self)
         self._engine: ExecEngine | None = None
         self.run_settings = RunSettings()
-        # A cold start's first screen, read by a forked child while Textual starts: forked
-        # here, before the app's threads, which a fork must not copy.
-        self.first_screen: FirstScreenAside | None = None
-        if remembered is None and resume is None:
-            self.first_screen = first_screen_aside(store, cwd, (all_workspaces, False))
 
     @property
     def engine(self) -> ExecEngine:
@@ -136,7 +130,6 @@ class ZeroApp(App[None]):
                 clock=self.clock,
                 settings=self.run_settings,
                 remembered=self.remembered,
-                aside=self.first_screen,
             )
         )
         if self.resume is not None:

@@ -31,7 +31,6 @@ from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.picker.live import StoreChanged
 from zero_tui.picker.loader import (
     ChangesDone,
-    FirstScreenAside,
     LoadStage,
     RememberedRows,
     ScanFailed,
@@ -81,12 +80,10 @@ class PickerScreen(PickerKeys):
         cache_dir: Path | None = None,
         settings: RunSettings | None = None,
         remembered: RememberedHead | None = None,
-        aside: FirstScreenAside | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
         self._remembered = remembered  # the first frame's rows, for the feed to show first
-        self._aside = aside  # a cold start's first screen, read by a forked child
         self.settings = settings or RunSettings()
         self.store = store
         self._cache_dir = cache_dir
@@ -124,7 +121,6 @@ class PickerScreen(PickerKeys):
             cache_dir=self._cache_dir,
             clock=self._clock,
             remembered=self._remembered,
-            aside=self._aside,
             id="feed",
         )
         yield Footer()

@@ -34,7 +34,6 @@ from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.picker.live import RunningFound
 from zero_tui.picker.loader import (
     ChangesDone,
-    FirstScreenAside,
     LoadStage,
     LoadStep,
     PickerLoader,
@@ -56,8 +55,7 @@ class StoreFeed(Widget):
     """The picker's scans of `store` and its following of it, posted as messages.
 
     `remembered`: the rows the command line drew before the app started, shown by the
-    first scan without a worker; `aside`: a cold start's first screen, read by a forked
-    child meanwhile, for the first scan. `cache_dir` and `clock` are the loader's.
+    first scan without a worker. `cache_dir` and `clock` are the loader's.
     """
 
     DEFAULT_CSS = """
@@ -73,7 +71,6 @@ class StoreFeed(Widget):
         cache_dir: Path | None = None,
         clock: Callable[[], datetime] | None = None,
         remembered: RememberedHead | None = None,
-        aside: FirstScreenAside | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -81,7 +78,6 @@ class StoreFeed(Widget):
         self._cache_dir = cache_dir
         self._clock = clock
         self._remembered = remembered
-        self._aside = aside
         self._scans = itertools.count(1)
         self._scan = 0  # the current scan: a step of an older one posts nothing more
         self._loader: PickerLoader | None = None
@@ -98,8 +94,6 @@ class StoreFeed(Widget):
 
     def on_unmount(self) -> None:
         self._watch_stop.set()
-        if self._aside is not None:  # never scanned
-            self._aside.close()
         if self._loader is not None and not self._following:
             self._loader.close()
 
@@ -115,14 +109,12 @@ class StoreFeed(Widget):
         self._following = False  # a step of the last scan may run on: its stages are dropped
         self._live = False
         scan = self._scan = next(self._scans)
-        aside, self._aside = self._aside, None  # the first scan's only
         loader = self._loader = PickerLoader(
             self._store,
             workspace,
             first,
             cache_dir=self._cache_dir,
             clock=self._clock,
-            aside=aside,
         )
         remembered, self._remembered = self._remembered, None
         if remembered is not None and loader.knows(remembered):
