@@ -26,7 +26,6 @@ from itertools import repeat
 from operator import add
 from pathlib import Path
 
-from zero_tui import forked
 from zero_tui.store import Event, StoreError
 from zero_tui.store.events import decode_line, decode_line_of_types, rehydrate
 from zero_tui.store.gotext import trim_space_bytes
@@ -50,16 +49,6 @@ _HEADER_WINDOW = 4096
 _OPENING_BYTES = frozenset(b"{n")  # a piece starting so is not blank
 _NEWLINE = re.compile(b"\n")
 _SHORT_LINE = 200  # bytes: below this on average, `finditer` finds newlines faster than `find`
-ASIDE_MIN_BYTES = 8 * 1024 * 1024
-"""From this log size on, `iter_decoded` with types has the lines of other types validated
-by a forked child (where that pays); a smaller log is not worth the fork."""
-_TELL_EVERY = 512  # positions the child reads between two tellings
-_TYPE_KEY = b',"type":"'
-_TYPE_KEY_WITHIN = 512  # bytes from a line's start: where Go writes its type
-# Pages of a mapped log already read are let go of (they stay in the page cache): the process
-# holds a window of the log, not all of it (an early one is simply read again if needed).
-_RELEASE_EVERY = 16 * 1024 * 1024
-_DONT_NEED: int | None = getattr(mmap, "MADV_DONTNEED", None)
 
 
 class LogChange(enum.Enum):
@@ -88,37 +77,6 @@ def _content(piece: bytes) -> bytes:
     if piece and piece[0] in b"{n" and piece[-1] in b"}l":
         return piece
     return trim_space_bytes(piece)
-
-
-class _OtherTypes:
-    """Whether the head of a line names a type not in `types`: a cheap guess from its raw
-    bytes, which the child of `_iter_decoded_of_types` confirms by decoding the line."""
-
-    def __init__(self, types: Container[str]) -> None:
-        self._types = types
-        self._known: dict[bytes, bool] = {}
-
-    def __call__(self, buffer: bytes | mmap.mmap, start: int, end: int) -> bool:
-        key = buffer.find(_TYPE_KEY, start, min(end, start + _TYPE_KEY_WITHIN))
-        if key < 0:
-            return False
-        key += len(_TYPE_KEY)
-        close = buffer.find(b'"', key, end)
-        if close < 0:
-            return False
-        raw = buffer[key:close]
-        other = self._known.get(raw)
-        if other is None:
-            other = self._known[raw] = raw.decode("utf-8", "replace") not in self._types
-        return other
-
-
-def _of_other_type(line: bytes, session_id: str, line_number: int, types: Container[str]) -> bool:
-    """Whether `decode_line_of_types` passes over the line: valid, of another type."""
-    try:
-        return decode_line_of_types(line, session_id, line_number, types) is None
-    except StoreError:
-        return False
 
 
 def _newline_offsets(data: mmap.mmap, start: int, end: int) -> array[int]:
@@ -358,11 +316,10 @@ class LogIndex:
         For streaming a whole session (show, exports): nothing but the current window and
         event is held, so memory stays flat whatever the log's length. A corrupt line
         raises StoreError naming its line, as `read_events` does. With `types`, only events
-        of those types are given; the other lines are still read, and raise alike (in a
-        big log, by a forked child where that pays: `_iter_decoded_of_types`).
+        of those types are given; the other lines are still read, and raise alike.
         """
         if types is not None:
-            yield from self._iter_decoded_of_types(order, types)
+            yield from self._decoded_of_types(self._pieces(order), types)
             return
         for buffer, start, end, number in self._spans(order):
             yield decode_line(_content(buffer[start:end]), self.session_id, number)
@@ -380,31 +337,6 @@ class LogIndex:
                 buffer = self._read(base, max(_SCAN_CHUNK, end - start))
             yield buffer, start - base, end - base, numbers[line]
 
-    def _iter_decoded_of_types(
-        self, order: Sequence[int], types: Container[str]
-    ) -> Iterator[Event]:
-        """`iter_decoded` with `types`. In a big log, where that pays (`forked`), a forked
-        child reads every line whose head names another type as `decode_line_of_types`
-        does, and tells, in order, the positions of the lines this process must decode
-        (the others; and any that it finds corrupt or of the `types` after all) and how far
-        it has got. This process decodes only those, then (if the child ended early) every
-        line after the last it was told about. The events and errors are those of a pass
-        here alone: a line is decoded here only once every line before it was told about."""
-        told = None
-        if self._size >= ASIDE_MIN_BYTES:
-            told = forked.telling_in_child(
-                lambda tell: self._tell_lines_to_decode(order, types, tell)
-            )
-        if told is None:
-            yield from self._decoded_of_types(self._pieces(order), types)
-            return
-        told_before = [0]  # every position before this one was told about
-        with told:
-            lines = self._lines_told(order, told, told_before)
-            yield from self._decoded_of_types(self._mapped_pieces(lines), types)
-        # what the child did not get to (it failed): all of it here
-        yield from self._decoded_of_types(self._pieces(order[told_before[0] :]), types)
-
     def _decoded_of_types(
         self, pieces: Iterable[tuple[bytes, int]], types: Container[str]
     ) -> Iterator[Event]:
@@ -418,65 +350,6 @@ class LogIndex:
         """Each of the lines, trimmed, with its line number."""
         for buffer, start, end, number in self._spans(lines):
             yield _content(buffer[start:end]), number
-
-    def _mapped_pieces(self, lines: Iterable[int]) -> Iterator[tuple[bytes, int]]:
-        """`_pieces`, read from the file mapped (`_mapped_spans`)."""
-        for buffer, start, end, number in self._mapped_spans(lines):
-            yield _content(buffer[start:end]), number
-
-    def _mapped_spans(
-        self, lines: Iterable[int]
-    ) -> Iterator[tuple[bytes | mmap.mmap, int, int, int]]:
-        """`_spans` of the file mapped: where only some lines of a big log, or only their
-        heads, are read, copying the whole log a window at a time costs more than they do."""
-        mapped = self._mapped()
-        if mapped is None:
-            yield from self._spans(lines)
-            return
-        starts, ends, numbers = self._starts, self._ends, self._line_numbers
-        released = 0  # the pages before this offset are let go of as the reading passes them
-        with mapped:
-            for line in lines:
-                start = starts[line]
-                if start - released >= _RELEASE_EVERY and _DONT_NEED is not None:
-                    passed = start - start % mmap.PAGESIZE
-                    mapped.madvise(_DONT_NEED, released, passed - released)
-                    released = passed
-                yield mapped, start, ends[line], numbers[line]
-
-    @staticmethod
-    def _lines_told(
-        order: Sequence[int], told: Iterable[int], told_before: list[int]
-    ) -> Iterator[int]:
-        """The lines at the positions the child of `_iter_decoded_of_types` tells; keeps in
-        `told_before[0]` the position up to which it has told about every line."""
-        for number in told:
-            if number < 0:  # ~n: every position before n was told about
-                told_before[0] = ~number
-                continue
-            told_before[0] = number + 1
-            yield order[number]
-
-    def _tell_lines_to_decode(
-        self, order: Sequence[int], types: Container[str], tell: Callable[[Sequence[int]], None]
-    ) -> None:
-        """In the child of `_iter_decoded_of_types`: tell, in order and every few hundred
-        lines, the positions of `order` whose lines the parent must decode, then `~n` for
-        every position before n told about."""
-        is_other = _OtherTypes(types)
-        session_id = self.session_id
-        batch = array("q")
-        for position, (buffer, start, end, number) in enumerate(self._mapped_spans(order)):
-            if not is_other(buffer, start, end) or not _of_other_type(
-                _content(buffer[start:end]), session_id, number, types
-            ):
-                batch.append(position)
-            if position % _TELL_EVERY == _TELL_EVERY - 1:
-                batch.append(~(position + 1))
-                tell(batch)
-                batch = array("q")
-        batch.append(~len(order))
-        tell(batch)
 
     def line_at_offset(self, offset: int) -> int | None:
         """The accepted line holding byte `offset`, if any."""
