@@ -712,11 +712,12 @@ def test_a_value_sqlite_cannot_hold_skips_only_its_session(
     catalog = SessionCatalog(store, tmp_path / "cache")
     good = Metadata(session_id="good", title="fine", updated_at="2026-07-04T10:00:00Z")
     bad = Metadata(session_id="bad", title="lone \udc80", updated_at="2026-07-04T10:00:00Z")
-    upserts: list[metadata_cache._Upsert] = [
-        (bad, "1:2:3:4", b"digest", 5, (1, "1:2:3:4", 5)),
-        (good, "1:2:3:4", b"digest", 5, (1, "5:6:7:8", 9)),  # with its log's verdict
+    verdict = metadata_cache.LogVerdict(resumable=True, log_stat="5:6:7:8", checked_ns=9)
+    written = [
+        metadata_cache.Remembered(bad, "1:2:3:4", b"digest", 5, verdict),
+        metadata_cache.Remembered(good, "1:2:3:4", b"digest", 5, verdict),  # its log's verdict
     ]
-    keys = catalog.metadata._store_metadata(metadata_cache._Looked(upserts=upserts))
+    keys = catalog.metadata._remember(metadata_cache._Found(remembered=written))
     assert keys is not None
     assert sorted(keys) == ["good"]
     assert catalog.session_keys() == keys

@@ -4,12 +4,10 @@ the catalog so that a listing reads a log only when it changed."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from zero_tui import forked
 from zero_tui.cli import main
 from zero_tui.picker import session_usage as usage_module
 from zero_tui.search.catalog import SessionCatalog
@@ -155,11 +153,9 @@ def test_show_json_stays_an_array_of_events(
     assert all("type" in event for event in events)
 
 
-def test_figures_read_in_a_forked_child_are_those_read_here(
-    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_cold_catalog_counts_every_log_and_leaves_out_one_it_cannot_count(
+    store: SessionStore, tmp_path: Path
 ) -> None:
-    """A cold catalog shares its reads with a forked child: the same figures, a log the
-    child could not read included."""
     for number in range(6):
         store.create(f"more-{number}", cwd="/w")
         store.append_events(f"more-{number}", [usage(number, 1, number // 2)] * (number % 3))
@@ -167,19 +163,5 @@ def test_figures_read_in_a_forked_child_are_those_read_here(
     wanted = ["a", "b", *(f"more-{number}" for number in range(6)), "gone"]
     with SessionCatalog(store, tmp_path / "here") as catalog:
         here = usage_module.session_usage(catalog, wanted)
-    monkeypatch.setattr(forked, "MIN_SHARED", 2)
-    monkeypatch.setattr(forked, "_forking_pays", lambda: True)
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def counted_fork() -> int:
-        forks.append(1)
-        return real_fork()
-
-    monkeypatch.setattr(os, "fork", counted_fork)
-    with SessionCatalog(store, tmp_path / "shared") as catalog:
-        shared = usage_module.session_usage(catalog, wanted)
-    assert forks
-    assert shared == here
     assert "more-5" not in here
     assert here["more-4"] == Tokens(1, 4, 1, 5, 2)

@@ -297,8 +297,7 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     store = _store(args)
     workspace = _workspace(args)
-    # closing the catalog writes the verdicts found; a cold one's rows are written by a
-    # forked child meanwhile, so the listing is printed first
+    # closing the catalog writes the verdicts found
     with SessionCatalog(store) as catalog:
         listing, usage = _listing(args, store, workspace, catalog)
         if catalog.unreadable:
@@ -867,19 +866,13 @@ def _answer_from_fresh_text(
     rewrites it after every append): as recent as the files; None when the index cannot
     say which sessions match.
 
-    Every log is compared with the index in a forked child while the index is asked, and
-    answered, as it stands (for several words, the child asks it for them as substrings
-    first, while this process asks for them as words): when no log changed (most runs),
-    that answer stands."""
-    from zero_tui.search.query import matching_sessions, substring_question
+    Every log is compared with the index in a thread while the index is asked, and
+    answered, as it stands: when no log changed (most runs), that answer stands."""
+    from zero_tui.search.query import matching_sessions
 
     catalog.revalidate()
-    # Where this process has more to ask meanwhile: two words or more are asked of the word
-    # index once each and once together. One word's substring query would only hold the
-    # check up, which then ends after this process's work.
-    first = substring_question(query) if len(query.terms) > 1 else None
-    substrings = catalog.check_logs_in_background(first)
-    matches = matching_sessions(catalog, query, substrings if first else None)
+    catalog.check_logs_in_background()
+    matches = matching_sessions(catalog, query)
     answered = None if matches is None else answer(matches)
     report = catalog.update_content(progress=_IndexProgress(err))
     if catalog.busy:

@@ -16,9 +16,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
-from functools import partial
 
-from zero_tui import forked
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.search.database import Bypassed
 from zero_tui.search.file_identity import regular_stat, same_file, stat_key
@@ -37,7 +35,7 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
     found: dict[str, Tokens] = {}
     # counted with their metadata by this process's `refresh`, and remembered with them
     for session_id, counted in catalog.metadata.take_tokens_read().items():
-        found[session_id] = Tokens(*counted[2])
+        found[session_id] = Tokens(*counted.figures)
     others = [session_id for session_id in wanted if session_id not in found]
     # the database only for the others: a cold listing's is being written meanwhile
     remembered = remembered_tokens(catalog.database, others) if others else {}
@@ -54,15 +52,12 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
             found[session_id] = entry[2]
             continue
         to_read.append((session_id, info))
-    # a cold catalog reads every log: shared with a forked child
-    read = forked.shared(
-        partial(_read_tokens, catalog.store), [session_id for session_id, _ in to_read]
-    )
+    read = _read_tokens(catalog.store, [session_id for session_id, _ in to_read])
     for (session_id, info), (checked_ns, figures) in zip(to_read, read, strict=True):
         if figures is None:
             continue
         found[session_id] = Tokens(*figures)
-        fresh.append((session_id, stat_key(info), checked_ns, figures))
+        fresh.append(CountedTokens(session_id, stat_key(info), checked_ns, figures))
     if fresh:
         with contextlib.suppress(sqlite3.Error, Bypassed), catalog.database.write() as connection:
             write_tokens(connection, fresh)  # derived data: else counted again next time
@@ -72,8 +67,8 @@ def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[s
 def _read_tokens(
     store: SessionStore, session_ids: Sequence[str]
 ) -> list[tuple[int, tuple[int, ...] | None]]:
-    """Each session's figures as plain values (a forked child sends them back pickled),
-    with the wall time before its log was read; None for a log that cannot be read."""
+    """Each session's figures, with the wall time before its log was read; None for a log
+    that cannot be read."""
     found: list[tuple[int, tuple[int, ...] | None]] = []
     for session_id in session_ids:
         checked_ns = time.time_ns()

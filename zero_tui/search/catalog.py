@@ -163,13 +163,10 @@ class SessionCatalog:
             here, beside, at_once=not self.content.checking_in_background
         )
 
-    def check_logs_in_background(
-        self, first: Callable[[sqlite3.Connection], Result] | None = None
-    ) -> Callable[[], Result | None]:
+    def check_logs_in_background(self) -> None:
         """See `ContentIndex.check_in_background`: every log compared with the index in a
-        forked child where that pays, else in a thread, for the next `update_content`; the
-        caller asks the index meanwhile, and the child answers `first` before it starts."""
-        return self.content.check_in_background(first)
+        thread, for the next `update_content`; the caller asks the index meanwhile."""
+        self.content.check_in_background()
 
     def compactions(self, keys: Iterable[int]) -> dict[int, str]:
         """See `ContentIndex.compactions`."""

@@ -23,9 +23,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from zero_tui import forked
 from zero_tui.search import file_identity
 from zero_tui.search.database import (
     BUSY_TIMEOUT_MS,
@@ -53,7 +52,6 @@ UP_TO_DATE = -1  # `_index_session`: the log had nothing new
 BUSY_SECONDS = BUSY_TIMEOUT_MS / 1000
 
 Progress = Callable[[int, int], None]
-Asked = TypeVar("Asked")
 
 # What `_log_unchanged` compares a log's stat with (`log_check`, see `_log_check`), for a
 # well-typed state: None (never unchanged) for an ill-typed one, or one recorded too close to
@@ -211,48 +209,32 @@ class ContentIndex:
         """Whether a `check_in_background` is under way (its answer not yet taken)."""
         return self._background is not None
 
-    def check_in_background(
-        self, first: Callable[[sqlite3.Connection], Asked] | None = None
-    ) -> Callable[[], Asked | None]:
-        """Start comparing every catalogued log with the index, over a read-only connection
-        of its own, while the caller asks the index as it stands: the next full `update`
-        takes its answer (and reads on only the logs that changed). In a forked child
-        where that pays (the comparison is Python work too: a thread would slow the
-        caller's), else in a thread. An index in memory has no second connection: the
-        update compares them itself.
-
-        `first`: a question the forked child asks the index before its comparison, and
-        answers at once (the caller's other queries meanwhile have the other CPU). What is
-        given back waits for that answer: None when there is no child, or the question
-        failed, so that the caller asks it itself."""
+    def check_in_background(self) -> None:
+        """Start comparing every catalogued log with the index, in a thread over a read-only
+        connection of its own, while the caller asks the index as it stands: the next full
+        `update` takes its answer (and reads on only the logs that changed). An index in
+        memory has no second connection: the update compares them itself."""
         self._background_check()  # a check left over is stale
         if not self._database.persistent:
-            return _not_asked
+            return
         path = self._database.path
         due = frozenset(self._logs_to_check)
         log_stats = self._log_stats
+        answer: list[_Checked | None] = []
 
-        def compare(tell: Callable[[Asked], None] | None = None) -> _Checked | None:
+        def compare() -> None:
             try:
                 with contextlib.closing(
                     sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
                 ) as connection:
-                    if first is not None and tell is not None:
-                        tell(first(connection))
                     rows = connection.execute(_LOG_CHECK).fetchall()
             except sqlite3.Error:
-                return None
+                answer.append(None)
+                return
             checks = {row[0]: row[1] for row in rows if isinstance(row[0], str)}
-            return _compare(list(checks), checks, log_stats, due)
+            answer.append(_compare(list(checks), checks, log_stats, due))
 
-        child = forked.in_child_answering_first(compare)
-        if child is not None:
-            self._background = child.result
-            return child.first
-        answer: list[_Checked | None] = []
-        thread = threading.Thread(
-            target=lambda: answer.append(compare()), name="zero-tui log check", daemon=True
-        )
+        thread = threading.Thread(target=compare, name="zero-tui log check", daemon=True)
         thread.start()
 
         def joined() -> _Checked | None:
@@ -260,7 +242,6 @@ class ContentIndex:
             return answer[0] if answer else None
 
         self._background = joined
-        return _not_asked
 
     def _background_check(self) -> _Checked | None:
         """What `check_in_background` found, once it is done (`_compare`'s answer over every
@@ -561,10 +542,6 @@ def _log_check(info: os.stat_result | None, checked_ns: int) -> str | None:
 _Checked = tuple[int, dict[str, str | None], set[str]]
 """How many logs were looked at; those that changed, each with what it was indexed as (in
 the order given); and those of the logs due a look that did not change."""
-
-
-def _not_asked() -> None:
-    return None
 
 
 def _compare(

@@ -26,17 +26,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from zero_tui import forked
 from zero_tui.paths import default_cache_dir
 from zero_tui.store import Metadata
 from zero_tui.store.models import RESUMABLE_KINDS
 
 SCHEMA_VERSION = 7
 BUSY_TIMEOUT_MS = 5000
-PAGE_CACHE_KIB = 32 * 1024
-"""A forked writer's page cache (at most, used as pages are touched): a cold catalog's
-10,000 rows and their indexes, written in one transaction, spill the default 2 MB (a
-tenth slower); a short query pays for the larger one."""
 KEYS_PER_QUERY = 20_000
 EVENT_BITS = 32  # an indexed event's rowid: session key << EVENT_BITS | its number
 GRAM_TEXT_LEVEL = 1  # zlib: the kept texts are read back only to take them out
@@ -141,25 +136,6 @@ Result = TypeVar("Result")
 Other = TypeVar("Other")
 
 
-def write_alone(path: Path, work: Callable[[sqlite3.Connection], Result]) -> Result:
-    """`work` in one write transaction on a connection of its own (a forked child's: the one
-    it was forked with belongs to its parent, which goes on using it)."""
-    with contextlib.closing(
-        sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    ) as connection:
-        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        connection.execute("PRAGMA synchronous = NORMAL")
-        connection.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            found = work(connection)
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        return found
-
-
 def _schema_version() -> str:
     """The version the database is written with: without trigrams it is another schema,
     rebuilt once an sqlite that has them opens it."""
@@ -245,8 +221,6 @@ class CatalogDatabase:
         self._on_replaced: list[Callable[[], None]] = []
         self.persistent = True  # False once bypassed to an in-memory database
         self.busy = False  # a write waited out the busy timeout: another process holds it
-        # writes forked children are doing: what to wait for, and what to do with it then
-        self._pending: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
         self._second: sqlite3.Connection | None = None  # `side_by_side`'s, opened on first use
 
     @property
@@ -257,7 +231,6 @@ class CatalogDatabase:
     @property
     def connection(self) -> sqlite3.Connection:
         with self._lock:
-            self.settle()
             if self._connection is None:
                 self._connection = self._open()
             return self._connection
@@ -269,7 +242,6 @@ class CatalogDatabase:
 
     def close(self) -> None:
         with self._lock:
-            self.settle()
             for connection in (self._connection, self._second):
                 if connection is not None:
                     with contextlib.suppress(sqlite3.Error):
@@ -332,7 +304,6 @@ class CatalogDatabase:
     def read(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
         """The rows of one query; a damaged database is rebuilt and asked again."""
         with self._lock:
-            self.settle()
             try:
                 return self.connection.execute(sql, parameters).fetchall()
             except sqlite3.DatabaseError as error:
@@ -344,7 +315,6 @@ class CatalogDatabase:
         """One write transaction. A database that fails for other reasons than being busy
         is given up for an in-memory one (raising `Bypassed` so the caller can start over)."""
         with self._lock:
-            self.settle()
             connection = self.connection
             try:
                 connection.execute("BEGIN IMMEDIATE")
@@ -367,40 +337,6 @@ class CatalogDatabase:
                         self._bypass(error)
                         raise Bypassed(str(error)) from None
                 raise
-
-    def write_in_child(
-        self, work: Callable[[sqlite3.Connection], Result], done: Callable[[Result | None], None]
-    ) -> bool:
-        """Start `work(connection)`, one write transaction, in a forked child with its own
-        connection, where forking pays and the database is a file: this process goes on
-        meanwhile (a cold listing is printed while its 10,000 rows are written). Any later
-        use of the database here first waits for the child, then calls `done` with what
-        `work` returned (None: the child failed, and the caller writes here). False: not
-        started, so the caller writes here now."""
-        with self._lock:
-            if self._connection is None:  # opened, with its schema, before the fork
-                self._connection = self._open()
-            if not self.persistent:
-                return False
-            pending = forked.in_child(functools.partial(write_alone, self.path, work))
-            if pending is None:
-                return False
-            self.wait_for(pending.result, done)
-            return True
-
-    def wait_for(self, finish: Callable[[], Result], done: Callable[[Result], None]) -> None:
-        """Have the next use of the database wait for a write another process does first:
-        `done(finish())` (`finish` waits for it, and says how it went)."""
-        with self._lock:
-            self._pending.append((finish, done))
-
-    def settle(self) -> None:
-        """Wait for the writes other processes were doing (`wait_for`), in order, and hand
-        on what they found."""
-        with self._lock:
-            while self._pending:
-                finish, done = self._pending.pop(0)
-                done(finish())
 
     def use_private_index(self) -> None:
         """Go on with an index of this process's own, in memory: for a caller that must not

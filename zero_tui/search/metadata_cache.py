@@ -7,6 +7,9 @@ rank and count its matches by. A text search (`revalidate`) lists the directorie
 and looks again at the sessions it goes on to show (`sessions_with_keys`): at 10,000
 sessions a look at every metadata file costs more than the query. Wrong-typed values in
 the database are ignored and re-read.
+
+What is read is held in named records (`NewRead`, `Remembered`, `_Known`), and written by
+one function, `_write_found`, in one transaction.
 """
 
 from __future__ import annotations
@@ -19,13 +22,10 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from itertools import starmap
 from operator import attrgetter
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from zero_tui import forked
 from zero_tui.search import file_identity
 from zero_tui.search.database import (
     INDEXED_VERDICT,
@@ -37,9 +37,9 @@ from zero_tui.search.database import (
     delete_event_text,
     sql_lists,
     typed,
-    write_alone,
 )
 from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
+from zero_tui.search.session_tokens import CountedTokens, write_tokens
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.resumable import has_resumable_content, log_has_resumable_content
@@ -52,26 +52,113 @@ from zero_tui.store.store import (
     read_regular_stat,
     sort_sessions,
 )
+from zero_tui.store.usage import logged_tokens
 from zero_tui.store.workspace import workspace_matches
-
-if TYPE_CHECKING:
-    from zero_tui.search.session_tokens import CountedTokens
 
 PROGRESS_EVERY = 256
 _ROOT_LISTING = "root_listing"  # the info row: the root's stat when it was last listed
 
 Progress = Callable[[int, int], None]
 
-_FIELD_NAMES = tuple(field.name for field in dataclasses.fields(Metadata))  # goal among them
-_GOAL_INDEX = _FIELD_NAMES.index("goal")
-_INT_COLUMNS = frozenset(
-    field.name
-    for field in dataclasses.fields(Metadata)
-    if field.name in METADATA_COLUMNS and field.type in (int, "int")
-)  # annotations are strings under `from __future__ import annotations`
+# --- the records -------------------------------------------------------------------------
+
+
+class LogVerdict(NamedTuple):
+    """Whether a log has resumable content, found for the log as its stat said it was."""
+
+    resumable: bool
+    log_stat: str
+    checked_ns: int  # the wall time before the stat
+
+
+class LogTokens(NamedTuple):
+    """A log's tokens (`Tokens.figures()`), counted for the log as its stat said it was."""
+
+    log_stat: str
+    checked_ns: int
+    figures: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NewRead:
+    """One read of a session's metadata.json the catalog did not know, and, when asked, of
+    its log. `stat_key` None: not a regular file; `digest` None: unreadable; `metadata`
+    None: invalid; `verdict` and `tokens` None: not asked, no log, or not countable."""
+
+    checked_ns: int  # the wall time before the stat
+    stat_key: str | None
+    digest: bytes | None = None
+    metadata: Metadata | None = None
+    verdict: LogVerdict | None = None
+    tokens: LogTokens | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """What the catalog writes of one session: its metadata, the stat and digest of its
+    metadata.json when read, and what was found of its log in the same read."""
+
+    metadata: Metadata
+    stat_key: str
+    digest: bytes
+    checked_ns: int
+    verdict: LogVerdict | None = None
+    tokens: LogTokens | None = None
+
+
+_UNSET: Any = object()
+
+
+@dataclass(slots=True)
+class _Known:
+    """What the database remembers of one session's metadata."""
+
+    key: int
+    metadata: Metadata
+    stat: str
+    digest: bytes
+    checked_ns: int
+    # the file's identity when a stat alone can say it is unchanged (`same_file`), found
+    # on the first look: None when it cannot
+    identity: tuple[int, ...] | None = dataclasses.field(default=_UNSET, compare=False)
+
+    def trusted(self) -> tuple[int, ...] | None:
+        identity = self.identity
+        if identity is _UNSET:
+            identity = self.identity = file_identity.trusted_identity(self.stat, self.checked_ns)
+        return identity
+
+
+@dataclass(slots=True)
+class _Found:
+    """What one look at some sessions found, to write in one transaction."""
+
+    remembered: list[Remembered] = dataclasses.field(default_factory=list)
+    dropped: list[int] = dataclasses.field(default_factory=list)  # their keys
+    unreadable: list[UnreadableSession] = dataclasses.field(default_factory=list)
+
+
+class _Checked(NamedTuple):
+    """One session's metadata.json against what the catalog remembers of it."""
+
+    metadata: Metadata | None  # None: unreadable
+    remember: Remembered | None  # what to write anew, if anything
+    kept: bool  # whether the catalog keeps the session (its id is its directory's)
+
+
+# --- the SQL -------------------------------------------------------------------------------
+
+_INT_COLUMNS = frozenset({"depth", "forked_from_sequence", "spawned_from_sequence", "event_count"})
 _GOAL_FIELDS = tuple(field.name for field in dataclasses.fields(Goal))
 _GOAL_INT_FIELDS = frozenset(
-    field.name for field in dataclasses.fields(Goal) if field.type in (int, "int")
+    {"token_budget", "tokens_used", "continuation_count", "continuation_limit"}
+)
+# Metadata's fields in order (the goal among them, as JSON), then what the row adds
+_FIELD_NAMES = tuple(field.name for field in dataclasses.fields(Metadata))
+_GOAL_AT = _FIELD_NAMES.index("goal")
+_KNOWN = (
+    f"SELECT {', '.join(_FIELD_NAMES)}, key, metadata_stat, metadata_digest, "
+    "metadata_checked_ns FROM sessions WHERE "
 )
 _VALID_ROW = " AND ".join(
     [
@@ -85,23 +172,14 @@ _VALID_ROW = " AND ".join(
         "typeof(metadata_checked_ns) = 'integer'",
     ]
 )
-_REMEMBERED_COLUMNS = (
-    *METADATA_COLUMNS,
-    "goal",
-    "metadata_stat",
-    "metadata_digest",
-    "metadata_checked_ns",
-)
+_WRITTEN = (*METADATA_COLUMNS, "goal", "metadata_stat", "metadata_digest", "metadata_checked_ns")
 _UPSERT = (
-    f"INSERT INTO sessions ({', '.join(_REMEMBERED_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in _REMEMBERED_COLUMNS)}) ON CONFLICT (session_id) DO UPDATE "
-    f"SET {', '.join(f'{name} = excluded.{name}' for name in _REMEMBERED_COLUMNS)}"
+    f"INSERT INTO sessions ({', '.join(_WRITTEN)}) VALUES ({', '.join('?' * len(_WRITTEN))}) "
+    "ON CONFLICT (session_id) DO UPDATE SET "
+    + ", ".join(f"{name} = excluded.{name}" for name in _WRITTEN)
 )
-_JUDGED_COLUMNS = (*_REMEMBERED_COLUMNS, "verdict", "verdict_stat", "verdict_checked_ns")
-_UPSERT_JUDGED = (
-    f"INSERT INTO sessions ({', '.join(_JUDGED_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in _JUDGED_COLUMNS)}) ON CONFLICT (session_id) DO UPDATE "
-    f"SET {', '.join(f'{name} = excluded.{name}' for name in _JUDGED_COLUMNS)}"
+_SET_VERDICT = (
+    "UPDATE sessions SET verdict = ?, verdict_stat = ?, verdict_checked_ns = ? WHERE session_id = ?"
 )
 _metadata_values = attrgetter(*METADATA_COLUMNS)
 
@@ -109,8 +187,6 @@ _metadata_values = attrgetter(*METADATA_COLUMNS)
 def _write_rows(connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
     """`sql` for every row, in one go; one by one when a value sqlite cannot hold (it
     skips only its row, which is read again next time)."""
-    if not rows:
-        return
     try:
         connection.executemany(sql, rows)
     except (UnicodeEncodeError, OverflowError):
@@ -119,50 +195,48 @@ def _write_rows(connection: sqlite3.Connection, sql: str, rows: list[tuple[Any, 
                 connection.execute(sql, row)
 
 
-def _write_changes(
-    looked: _Looked, connection: sqlite3.Connection, *, keys: bool = True
-) -> dict[str, int]:
-    """Write what a look found, in the caller's transaction (a forked child's connection,
-    or this process's); the keys of the upserted sessions, with `keys`."""
-    for session_key in looked.dropped:
+def _write_found(connection: sqlite3.Connection, found: _Found) -> dict[str, int]:
+    """Write what a look found, in the caller's transaction: the sessions dropped, the
+    metadata remembered anew with the verdicts and tokens read with it. The keys of the
+    sessions written."""
+    for session_key in found.dropped:
         delete_event_text(connection, session_key)
         connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
-    plain: list[tuple[Any, ...]] = []
-    judged: list[tuple[Any, ...]] = []  # with the verdict on the log, read with it
-    for meta, stat_key, digest, checked_ns, verdict in looked.upserts:
-        row = (*_metadata_values(meta), _goal_json(meta.goal), stat_key, digest)
-        if verdict is None:
-            plain.append((*row, checked_ns))
-        else:
-            judged.append((*row, checked_ns, *verdict))
-    _write_rows(connection, _UPSERT, plain)
-    _write_rows(connection, _UPSERT_JUDGED, judged)
-    from zero_tui.search.session_tokens import write_tokens  # not for a search's start
-
-    write_tokens(connection, looked.tokens)
-    return _keys_of(connection, [meta.session_id for meta, *_ in looked.upserts]) if keys else {}
-
-
-def _new_upsert(name: str, read: _Read) -> _Upsert | None:
-    """What the catalog remembers of a new session as read (`_check_metadata`'s), if
-    anything: not of one unreadable, nor of one whose id is not its directory's."""
-    checked_ns, key, digest, meta, verdict, _ = read
-    if key is None or digest is None or meta is None or meta.session_id != name:
-        return None
-    return meta, key, digest, checked_ns, verdict
-
-
-def _write_reads_alone(path: Path, names: Sequence[str], reads: list[_Read]) -> None:
-    """A forked child's follow-up: what it read of new sessions, written by itself."""
-    looked = _Looked()
-    for name, read in zip(names, reads, strict=True):
-        upsert = _new_upsert(name, read)
-        if upsert is not None:
-            looked.keep(upsert, read)
-    write_alone(path, partial(_write_changes, looked, keys=False))
+    rows = [
+        (
+            *_metadata_values(item.metadata),
+            _goal_json(item.metadata.goal),
+            item.stat_key,
+            item.digest,
+            item.checked_ns,
+        )
+        for item in found.remembered
+    ]
+    _write_rows(connection, _UPSERT, rows)
+    verdicts = [
+        (
+            int(item.verdict.resumable),
+            item.verdict.log_stat,
+            item.verdict.checked_ns,
+            item.metadata.session_id,
+        )
+        for item in found.remembered
+        if item.verdict is not None
+    ]
+    _write_rows(connection, _SET_VERDICT, verdicts)
+    write_tokens(connection, _counted_tokens(found.remembered))
+    return _keys_of(connection, [item.metadata.session_id for item in found.remembered])
 
 
-_FEW_KEYS = 256  # upserts whose keys are looked up one by one rather than all read
+def _counted_tokens(remembered: Iterable[Remembered]) -> list[CountedTokens]:
+    return [
+        CountedTokens(item.metadata.session_id, *item.tokens)
+        for item in remembered
+        if item.tokens is not None
+    ]
+
+
+_FEW_KEYS = 256  # written sessions whose keys are looked up one by one rather than all read
 
 
 def _keys_of(connection: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
@@ -184,17 +258,15 @@ def _keys_of(connection: sqlite3.Connection, session_ids: list[str]) -> dict[str
     return keys
 
 
-def _metadata_of(columns: tuple[Any, ...]) -> Metadata | None:
-    """A session from its columns (`_FIELD_NAMES`: Metadata's fields, in order), or None
-    when its goal is not one."""
-    if columns[_GOAL_INDEX] is None:
-        return Metadata(*columns)
-    values = list(columns)
-    try:
-        values[_GOAL_INDEX] = _goal_from_json(values[_GOAL_INDEX])
-    except (ValueError, TypeError):
-        return None
-    return Metadata(*values)
+def _known_of(row: tuple[Any, ...]) -> _Known | None:
+    """A row of `_KNOWN` as remembered; None when its goal is not one."""
+    *fields, key, stat, digest, checked_ns = row
+    if fields[_GOAL_AT] is not None:
+        try:
+            fields[_GOAL_AT] = _goal_from_json(fields[_GOAL_AT])
+        except (ValueError, TypeError):
+            return None
+    return _Known(key, Metadata(*fields), stat, digest, checked_ns)
 
 
 def _goal_json(goal: Goal | None) -> str | None:
@@ -203,9 +275,7 @@ def _goal_json(goal: Goal | None) -> str | None:
     return json.dumps({name: getattr(goal, name) for name in _GOAL_FIELDS}, ensure_ascii=False)
 
 
-def _goal_from_json(text: str | None) -> Goal | None:
-    if text is None:
-        return None
+def _goal_from_json(text: str) -> Goal:
     values = json.loads(text)
     if not isinstance(values, dict) or set(values) != set(_GOAL_FIELDS):
         raise ValueError("goal has the wrong shape")
@@ -258,21 +328,7 @@ _IN_ZERO_ORDER = (
 )
 
 
-_Verdict = tuple[int, str, int]  # has resumable content (0/1), the log's stat key, check time
-_LogTokens = tuple[str, int, tuple[int, ...]]  # the log's stat key, check time, its figures
-_Read = tuple[
-    int,
-    str | None,
-    bytes | None,
-    Metadata | None,
-    _Verdict | None,
-    _LogTokens | None,
-]
-"""A new session's metadata.json as read: the wall time before its stat, the stat's key (None:
-not a regular file; a key, not the stat, as a forked child sends 5,000 back), the digest of
-its bytes (None: unreadable), the metadata (None: invalid),
-the verdict on its log when it was asked for (None: not asked, or no log), and the log's
-tokens when they were asked for (None: not asked, no log, or not countable)."""
+# --- reading a new session ---------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +345,7 @@ def _read_metadata(
     name: str,
     stat_now: tuple[int, os.stat_result | None] | None = None,
     questions: _LogQuestions | None = None,
-) -> _Read:
+) -> NewRead:
     """Read a new session's metadata.json, and with `questions`, what they ask of its log,
     for a session a listing would ask it of."""
     path = f"{prefix}{name}/{METADATA_FILE}"
@@ -299,17 +355,18 @@ def _read_metadata(
         try:
             info, data = read_regular_stat(path)
         except NotRegularFileError:
-            return checked_ns, None, None, None, None, None
+            return NewRead(checked_ns, None)
         except OSError:  # gone, or there but unreadable: what a stat says of it
-            return checked_ns, _key_of(regular_stat(path)), None, None, None, None
+            info = regular_stat(path)
+            return NewRead(checked_ns, None if info is None else file_identity.stat_key(info))
     else:
         checked_ns, info = stat_now
         if info is None:
-            return checked_ns, None, None, None, None, None
+            return NewRead(checked_ns, None)
         try:
             data = read_regular(path)
         except OSError:
-            return checked_ns, file_identity.stat_key(info), None, None, None, None
+            return NewRead(checked_ns, file_identity.stat_key(info))
     try:
         meta = Metadata.from_json(data)
     except (GoJSONError, StoreError, ValueError, RecursionError):
@@ -323,16 +380,12 @@ def _read_metadata(
     ):
         verdict, tokens = _log_answers(questions, f"{prefix}{name}/{EVENTS_FILE}", name)
     key = file_identity.stat_key(info)
-    return checked_ns, key, file_identity.digest(data), meta, verdict, tokens
-
-
-def _key_of(info: os.stat_result | None) -> str | None:
-    return None if info is None else file_identity.stat_key(info)
+    return NewRead(checked_ns, key, file_identity.digest(data), meta, verdict, tokens)
 
 
 def _log_answers(
     questions: _LogQuestions, path: str, name: str
-) -> tuple[_Verdict | None, _LogTokens | None]:
+) -> tuple[LogVerdict | None, LogTokens | None]:
     """has_resumable_content of a session's log, and its tokens when asked, each dated by
     the log's stat taken before it was read (as `ContentVerdicts` dates its own); None
     when there is no log file (or its tokens cannot be counted)."""
@@ -344,78 +397,34 @@ def _log_answers(
             pass
         else:
             key = file_identity.stat_key(info)
-            verdict = int(log_has_resumable_content(data, name)), key, checked_ns
+            verdict = LogVerdict(log_has_resumable_content(data, name), key, checked_ns)
             try:
-                return verdict, (key, checked_ns, _logged_figures(data, name))
+                return verdict, LogTokens(key, checked_ns, logged_tokens(data, name).figures())
             except StoreError:
                 return verdict, None
     log_info = regular_stat(path)
     if log_info is None:
         return None, None
-    resumable = int(has_resumable_content(questions.store, name))
-    return (resumable, file_identity.stat_key(log_info), checked_ns), None
+    resumable = has_resumable_content(questions.store, name)
+    return LogVerdict(resumable, file_identity.stat_key(log_info), checked_ns), None
 
 
-def _logged_figures(data: bytes, name: str) -> tuple[int, ...]:
-    from zero_tui.store.usage import logged_tokens  # not for a search's start
-
-    return logged_tokens(data, name).figures()
-
-
-def _scaled(progress: Progress | None, part: int, total: int) -> Progress | None:
-    """`progress` told of `part` of `total` items as if they were all of them; None when
-    there is no part to tell of."""
-    if progress is None or not part:
-        return None
-    return lambda done, _: progress(done * total // part, total)
-
-
-def _read_many(prefix: str, questions: _LogQuestions | None, names: Sequence[str]) -> list[_Read]:
-    return [_read_metadata(prefix, name, questions=questions) for name in names]
-
-
-_UNSET: Any = object()
-
-
-@dataclass(slots=True)
-class _Known:
-    """What the database remembers of one session's metadata."""
-
-    key: int
-    metadata: Metadata
-    stat: str
-    digest: bytes
-    checked_ns: int
-    # the file's identity when a stat alone can say it is unchanged (`same_file`), found
-    # on the first look: None when it cannot
-    identity: tuple[int, ...] | None = dataclasses.field(default=_UNSET, compare=False)
-
-    def trusted(self) -> tuple[int, ...] | None:
-        identity = self.identity
-        if identity is _UNSET:
-            identity = self.identity = file_identity.trusted_identity(self.stat, self.checked_ns)
-        return identity
-
-
-# metadata, its file's stat key, digest, check time; the verdict on the log read with it
-_Upsert = tuple[Metadata, str, bytes, int, _Verdict | None]
-
-
-@dataclass(slots=True)
-class _Looked:
-    """What one look at some sessions' metadata files found, to write in one transaction."""
-
-    upserts: list[_Upsert] = dataclasses.field(default_factory=list)
-    dropped: list[int] = dataclasses.field(default_factory=list)
-    unreadable: list[UnreadableSession] = dataclasses.field(default_factory=list)
-    tokens: list[CountedTokens] = dataclasses.field(default_factory=list)
-
-    def keep(self, upsert: _Upsert, read: _Read | None) -> None:
-        """Remember `upsert`, with the tokens counted in the same read of its log (`read`,
-        when it was read new), if they were."""
-        self.upserts.append(upsert)
-        if read is not None and read[5] is not None:
-            self.tokens.append((upsert[0].session_id, *read[5]))
+def _read_new(
+    prefix: str,
+    names: Sequence[str],
+    progress: Progress | None,
+    total: int,
+    questions: _LogQuestions | None,
+) -> dict[str, NewRead]:
+    """The metadata of sessions the catalog does not know yet (on a cold catalog, every
+    one), with what `questions` asks of their logs; `progress` is told how far it is, as
+    if these were all `total`."""
+    found: dict[str, NewRead] = {}
+    for done, name in enumerate(names):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done * total // len(names), total)
+        found[name] = _read_metadata(prefix, name, questions=questions)
+    return found
 
 
 class MetadataCache:
@@ -440,7 +449,7 @@ class MetadataCache:
         self._prefix = os.path.join(os.fspath(store.root), "")  # + session id: its directory
         self.unreadable: list[UnreadableSession] = []
         # session id -> its log's tokens as the last `refresh` read them (`with_tokens`)
-        self._tokens_read: dict[str, _LogTokens] = {}
+        self._tokens_read: dict[str, LogTokens] = {}
         # this instance's view of the rows as of the last `refresh`; after `revalidate`,
         # those a text search has looked at
         self._known_cache: dict[str, _Known] | None = None
@@ -493,16 +502,11 @@ class MetadataCache:
     def _known(self, where: str = "") -> dict[str, _Known]:
         """The remembered sessions (`where`: an SQL condition and AND, to pick some) whose
         values are all well typed (others are re-read)."""
-        rows = self._database.read(
-            f"SELECT {', '.join(_FIELD_NAMES)}, key, metadata_stat, metadata_digest, "
-            f"metadata_checked_ns FROM sessions WHERE {where}{_VALID_ROW}"
-        )
         known: dict[str, _Known] = {}
-        width = len(_FIELD_NAMES)
-        for row in rows:
-            meta = _metadata_of(row[:width])
-            if meta is not None:
-                known[meta.session_id] = _Known(row[width], meta, *row[width + 1 :])
+        for row in self._database.read(f"{_KNOWN}{where}{_VALID_ROW}"):
+            entry = _known_of(row)
+            if entry is not None:
+                known[entry.metadata.session_id] = entry
         return known
 
     # --- looking at the store again ------------------------------------------------------
@@ -527,20 +531,16 @@ class MetadataCache:
             except sqlite3.Error:
                 by_directory = {}
         sessions: list[Metadata] = []
-        looked = _Looked()
+        found = _Found()
         seen: set[str] = set()
         listed_at = self._root_stat()
         names = list(self.store.iter_session_dirs())
-        new_names = [name for name in names if name not in by_directory]
-        # a cold catalog reads nearly all of them first: the progress of that, then the rest
         questions = None
         if with_verdicts or with_tokens:
             questions = _LogQuestions(self.store, tokens=with_tokens)
-        # a cold catalog's reading is shared with a forked child, which then writes what it
-        # read while this process goes on (to print a listing, say)
-        new, reader = self._read_new(
-            new_names, _scaled(progress, len(new_names), len(names)), questions, write=True
-        )
+        # a cold catalog reads nearly all of them first: the progress of that, then the rest
+        new_names = [name for name in names if name not in by_directory]
+        new = _read_new(self._prefix, new_names, progress, len(names), questions)
         prefix, metadata_file = self._prefix, f"/{METADATA_FILE}"
         for done, name in enumerate(names):
             if progress is not None and done % PROGRESS_EVERY == 0 and not new:
@@ -554,83 +554,54 @@ class MetadataCache:
                     sessions.append(entry.metadata)
                     seen.add(name)  # as `_check_metadata` keeps it: its id is its directory
                     continue
-            read = new.get(name)
-            meta, upsert, kept = self._check_metadata(name, entry, looked, stat_now, read=read)
-            if meta is not None:
-                sessions.append(meta)
-            if upsert is not None:
-                looked.keep(upsert, read)
-            if kept:
+            checked = self._check_metadata(name, entry, found, stat_now, new.get(name))
+            if checked.metadata is not None:
+                sessions.append(checked.metadata)
+            if checked.remember is not None:
+                found.remembered.append(checked.remember)
+            if checked.kept:
                 seen.add(name)
         if progress is not None:
             progress(len(names), len(names))
-        looked.dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
-        self._tokens_read = {item[0]: item[1:] for item in looked.tokens}
+        found.dropped = [entry.key for name, entry in by_directory.items() if name not in seen]
+        self._tokens_read = {
+            item.metadata.session_id: item.tokens
+            for item in found.remembered
+            if item.tokens is not None
+        }
         self.unreadable = []
-        self._note_unreadable(looked)
-        unlisted = [name for name in names if name not in seen]
-        if reader is None:
-            keys = self._store_metadata(looked)
-            self._forget_views(looked, keys)
-            if keys is not None:
-                self._known_cache = self._cache_after(by_directory, seen, looked.upserts, keys)
-                self._remember_listing(listed_at, unlisted)
-        else:
-            self._write_behind(
-                looked,
-                reader,
-                frozenset(forked.their_half(new_names)),
-                partial(self._remember_listing, listed_at, unlisted),
-            )
+        keys = self._remember(found)
+        if keys is not None:
+            self._known_cache = self._cache_after(by_directory, seen, found.remembered, keys)
+            self._remember_listing(listed_at, [name for name in names if name not in seen])
         return sort_sessions(sessions)
 
-    def _write_behind(
-        self,
-        looked: _Looked,
-        reader: forked.Answering[list[_Read]],
-        theirs: frozenset[str],
-        then: Callable[[], None],
-    ) -> None:
-        """Have what `refresh` found written while the caller goes on: the reading child's
-        sessions (`theirs`) by that child, the rest by another (here, where none can be
-        forked). The next use of the database waits for them, writes here what either
-        failed to, and does `then`."""
-        rest = _Looked(dropped=looked.dropped)
-        by_reader = _Looked()
-        for upsert in looked.upserts:
-            (by_reader if upsert[0].session_id in theirs else rest).upserts.append(upsert)
-        for counted in looked.tokens:
-            (by_reader if counted[0] in theirs else rest).tokens.append(counted)
-        self._known_cache = self._ids_by_key = None  # read again, once written
-
-        def reader_done(followed_up: bool) -> None:
-            if not followed_up:
-                self._remember(by_reader)
-
-        def writer_done(keys: dict[str, int] | None) -> None:
-            if keys is None:
-                self._remember(rest)
-            then()
-
-        self._database.wait_for(reader.followed_up, reader_done)
-        if not self._database.write_in_child(
-            partial(_write_changes, rest, keys=False), writer_done
-        ):
-            writer_done(None)
+    def take_tokens_read(self) -> dict[str, LogTokens]:
+        """session id -> its log's tokens as the last `refresh` read them whole
+        (`with_tokens`), given once: they are as fresh as the read, not as whatever asks
+        later."""
+        taken, self._tokens_read = self._tokens_read, {}
+        return taken
 
     @staticmethod
     def _cache_after(
-        before: dict[str, _Known], seen: set[str], upserts: list[_Upsert], keys: dict[str, int]
+        before: dict[str, _Known],
+        seen: set[str],
+        remembered: list[Remembered],
+        keys: dict[str, int],
     ) -> dict[str, _Known]:
-        """The view of the rows once `upserts` are written with `keys`, of the sessions
+        """The view of the rows once `remembered` is written with `keys`, of the sessions
         `seen` (the others were dropped)."""
         cache = {name: entry for name, entry in before.items() if name in seen}
-        for meta, stat_key, digest, checked_ns, _ in upserts:
-            session_key = keys.get(meta.session_id)
+        for item in remembered:
+            session_id = item.metadata.session_id
+            session_key = keys.get(session_id)
             if session_key is None:
-                cache.pop(meta.session_id, None)
+                cache.pop(session_id, None)
             else:
-                cache[meta.session_id] = _Known(session_key, meta, stat_key, digest, checked_ns)
+                cache[session_id] = _Known(
+                    session_key, item.metadata, item.stat_key, item.digest, item.checked_ns
+                )
         return cache
 
     def revalidate(self) -> None:
@@ -655,50 +626,21 @@ class MetadataCache:
             rows = []
         known: dict[str, int] = dict(rows)  # an ill-typed row is re-read when it is loaded
         names = list(self.store.iter_session_dirs())
-        looked = _Looked()
-        new, _ = self._read_new([name for name in names if name not in known])
+        found = _Found()
+        new = _read_new(self._prefix, [name for name in names if name not in known], None, 0, None)
         for name, read in new.items():
-            _, upsert, _ = self._check_metadata(name, None, looked, read=read)
-            if upsert is not None:
-                looked.upserts.append(upsert)
+            checked = self._check_metadata(name, None, found, read=read)
+            if checked.remember is not None:
+                found.remembered.append(checked.remember)
         listed = set(names)
-        looked.dropped = [key for session_id, key in known.items() if session_id not in listed]
+        found.dropped = [key for session_id, key in known.items() if session_id not in listed]
         self.unreadable = []
-        keys = self._remember(looked)
+        keys = self._remember(found)
         if keys is not None:  # what was read is the map of keys `session_ids_by_key` keeps
             ids_by_key = {key: name for name, key in known.items() if name in listed}
             self._ids_by_key = ids_by_key | {key: name for name, key in keys.items()}
             catalogued = known.keys() | keys.keys()
             self._remember_listing(listed_at, [name for name in names if name not in catalogued])
-
-    def take_tokens_read(self) -> dict[str, _LogTokens]:
-        """session id -> (its log's stat key, the time before the read, its figures) of the
-        logs the last `refresh` read whole (`with_tokens`), given once: they are as fresh
-        as the read, not as whatever asks later."""
-        taken, self._tokens_read = self._tokens_read, {}
-        return taken
-
-    def _read_new(
-        self,
-        names: list[str],
-        progress: Progress | None = None,
-        questions: _LogQuestions | None = None,
-        *,
-        write: bool = False,
-    ) -> tuple[dict[str, _Read], forked.Answering[list[_Read]] | None]:
-        """The metadata of sessions the catalog does not know yet, read (a cold catalog:
-        all of them, shared with a forked child), with what `questions` asks of their logs;
-        `progress` is told how far it is. With `write`, the child goes on to write what it
-        read (`forked.their_half` of them), and is given back to be waited for."""
-        read = partial(_read_many, self._prefix, questions)
-        reader = None
-        if write and self._database.persistent:
-            self._database.connection  # noqa: B018 (opened, with its schema, before the fork)
-            follow_up = partial(_write_reads_alone, self._database.path)
-            found, reader = forked.shared_answering(read, names, progress, follow_up)
-        else:
-            found = forked.shared(read, names, progress)
-        return dict(zip(names, found, strict=True)), reader
 
     # --- the root's listing, remembered ----------------------------------------------------
 
@@ -738,12 +680,12 @@ class MetadataCache:
         self.unreadable = []
         if not unlisted:
             return
-        looked = _Looked()
+        found = _Found()
         for name in unlisted:
-            _, upsert, _ = self._check_metadata(name, None, looked)
-            if upsert is not None:
-                looked.upserts.append(upsert)
-        keys = self._remember(looked)
+            checked = self._check_metadata(name, None, found)
+            if checked.remember is not None:
+                found.remembered.append(checked.remember)
+        keys = self._remember(found)
         if keys is not None and keys:
             self._remember_listing(listed_at, [name for name in unlisted if name not in keys])
 
@@ -790,8 +732,15 @@ class MetadataCache:
             rows = self._database.read(_EXCEPTIONS)
         except sqlite3.Error:
             return {}, set()
-        exceptions = {row[0]: RankingRow(*row[:-1]) for row in rows if row[-1] == 1}
-        return exceptions, {row[0] for row in rows if row[-1] != 1 and isinstance(row[0], int)}
+        exceptions: dict[int, RankingRow] = {}
+        ill_typed: set[int] = set()
+        for *values, well_typed in rows:
+            if well_typed == 1:
+                row = RankingRow(*values)
+                exceptions[row.key] = row
+            elif isinstance(values[0], int):
+                ill_typed.add(values[0])  # its key
+        return exceptions, ill_typed
 
     def keys_in_workspace(self, workspace: str) -> set[int]:
         """The keys of the sessions remembered as started in `workspace` (or the same
@@ -835,18 +784,18 @@ class MetadataCache:
             ids_by_key = self.session_ids_by_key()
             names = {ids_by_key[key] for key in ill_typed if key in ids_by_key}
             to_check += [(name, None) for name in sorted(names - entries.keys())]
-        found: list[Metadata] = []
-        looked = _Looked()
+        sessions: list[Metadata] = []
+        found = _Found()
         for name, entry in to_check:
-            meta, upsert, kept = self._check_metadata(name, entry, looked)
-            if meta is not None:
-                found.append(meta)
-            if upsert is not None:
-                looked.upserts.append(upsert)
-            if entry is not None and not kept:
-                looked.dropped.append(entry.key)
-        self._remember(looked)
-        return sort_sessions(found)
+            checked = self._check_metadata(name, entry, found)
+            if checked.metadata is not None:
+                sessions.append(checked.metadata)
+            if checked.remember is not None:
+                found.remembered.append(checked.remember)
+            if entry is not None and not checked.kept:
+                found.dropped.append(entry.key)
+        self._remember(found)
+        return sort_sessions(sessions)
 
     # --- one session's metadata.json -----------------------------------------------------
 
@@ -859,32 +808,31 @@ class MetadataCache:
         self,
         name: str,
         entry: _Known | None,
-        looked: _Looked,
+        found: _Found,
         stat_now: tuple[int, os.stat_result | None] | None = None,
-        read: _Read | None = None,
-    ) -> tuple[Metadata | None, _Upsert | None, bool]:
-        """One session's metadata.json against what the catalog remembers of it (`entry`):
-        (its metadata, None when unreadable; what to remember anew, if anything; whether
-        the catalog keeps the session). An unreadable one is added to `looked.unreadable`,
-        in the store's words. `stat_now`: the file's `_metadata_stat`, when the caller
-        took it; `read`: what `_read_metadata` found, when the caller read a new one."""
-        verdict: _Verdict | None = None
+        read: NewRead | None = None,
+    ) -> _Checked:
+        """One session's metadata.json against what the catalog remembers of it (`entry`).
+        An unreadable one is added to `found.unreadable`, in the store's words. `stat_now`:
+        the file's `_metadata_stat`, when the caller took it; `read`: what `_read_metadata`
+        found, when the caller read a new one."""
+        verdict = tokens = None
         if entry is None:
             read = read or _read_metadata(self._prefix, name, stat_now)
-            checked_ns, key, digest, found, verdict, _ = read
-            if key is None or digest is None or found is None:
-                return self._cannot_read(name, looked)
-            meta = found
+            if read.stat_key is None or read.digest is None or read.metadata is None:
+                return self._cannot_read(name, found)
+            meta, stat_key, digest = read.metadata, read.stat_key, read.digest
+            checked_ns, verdict, tokens = read.checked_ns, read.verdict, read.tokens
         else:
             checked_ns, info = stat_now or self._metadata_stat(name)
             if info is None:
-                return self._cannot_read(name, looked)
+                return self._cannot_read(name, found)
             if file_identity.same_file(info, entry.stat, entry.checked_ns):
-                return entry.metadata, None, True
+                return _Checked(entry.metadata, None, True)
             try:
                 data = read_regular(f"{self._prefix}{name}/{METADATA_FILE}")
             except OSError:
-                return self._cannot_read(name, looked)
+                return self._cannot_read(name, found)
             digest = file_identity.digest(data)
             if entry.digest == digest:
                 meta = entry.metadata
@@ -892,58 +840,48 @@ class MetadataCache:
                 try:
                     meta = Metadata.from_json(data)
                 except (GoJSONError, StoreError, ValueError, RecursionError):
-                    return self._cannot_read(name, looked)
-            key = file_identity.stat_key(info)
+                    return self._cannot_read(name, found)
+            stat_key = file_identity.stat_key(info)
         if meta.session_id != name:
             # the catalog is keyed by directory: such a session is listed, not kept
-            return meta, None, False
+            return _Checked(meta, None, False)
         # remember it (again): new, changed, or checked anew while racy
         self._metadata_changed(name)
         if verdict is not None:
-            self._verdict_found(name, bool(verdict[0]))
-        return meta, (meta, key, digest, checked_ns, verdict), True
+            self._verdict_found(name, verdict.resumable)
+        remember = Remembered(meta, stat_key, digest, checked_ns, verdict, tokens)
+        return _Checked(meta, remember, True)
 
-    def _cannot_read(self, name: str, looked: _Looked) -> tuple[None, None, bool]:
-        """`_check_metadata`'s answer for a session it cannot read, noted in `looked`."""
-        found = self.store.read_session(name)  # the reason, in the store's words
-        if isinstance(found, UnreadableSession):
-            looked.unreadable.append(found)
-        return None, None, False
+    def _cannot_read(self, name: str, found: _Found) -> _Checked:
+        """`_check_metadata`'s answer for a session it cannot read, noted in `found`."""
+        unreadable = self.store.read_session(name)  # the reason, in the store's words
+        if isinstance(unreadable, UnreadableSession):
+            found.unreadable.append(unreadable)
+        return _Checked(None, None, False)
 
     # --- writing what was found ----------------------------------------------------------
 
-    def _remember(self, looked: _Looked) -> dict[str, int] | None:
-        """Write what changed (`_store_metadata`), note the unreadable, and forget the views
-        of the rows it makes stale; the keys of the upserted sessions, or None when not
-        written."""
-        self._note_unreadable(looked)
-        keys = self._store_metadata(looked)
-        self._forget_views(looked, keys)
-        return keys
-
-    def _note_unreadable(self, looked: _Looked) -> None:
-        if looked.unreadable:
-            by_id = {item.session_id: item for item in [*self.unreadable, *looked.unreadable]}
+    def _remember(self, found: _Found) -> dict[str, int] | None:
+        """Write what changed, in one transaction; note the unreadable, and forget the views
+        of the rows it makes stale. The keys of the sessions written, or None when not
+        written (a cache that cannot be written is skipped; the listing stays right)."""
+        if found.unreadable:
+            by_id = {item.session_id: item for item in [*self.unreadable, *found.unreadable]}
             self.unreadable = sorted(by_id.values(), key=lambda item: item.session_id)
-
-    def _forget_views(self, looked: _Looked, keys: dict[str, int] | None) -> None:
-        """Forget the views of the rows that writing `looked` (its `keys`) made stale."""
-        if keys is None or keys or looked.dropped:
+        keys: dict[str, int] | None = {}
+        if found.remembered or found.dropped:
+            try:
+                with self._database.write() as connection:
+                    keys = _write_found(connection, found)
+            except (sqlite3.Error, Bypassed):
+                keys = None
+        if keys is None or keys or found.dropped:
             self._known_cache = None
         known_ids = self._ids_by_key
         if (
             keys is None
-            or looked.dropped
+            or found.dropped
             or (known_ids is not None and not known_ids.keys() >= set(keys.values()))
         ):
             self._ids_by_key = None  # a key came or went (an update keeps its session's key)
-
-    def _store_metadata(self, looked: _Looked) -> dict[str, int] | None:
-        """Write the changes; the keys of the upserted sessions, or None when not written."""
-        if not looked.upserts and not looked.dropped and not looked.tokens:
-            return {}
-        try:
-            with self._database.write() as connection:
-                return _write_changes(looked, connection)
-        except (sqlite3.Error, Bypassed):
-            return None  # a cache that cannot be written is skipped; the listing stays right
+        return keys

@@ -352,7 +352,7 @@ def _search_text(
         ids_by_key = catalog.session_ids_by_key()
     prepared = _scope_of(scope, ids_by_key)
     if matches is None:
-        matches = _text_matches(catalog, parsed, None)
+        matches = _text_matches(catalog, parsed)
     if matches is None:  # exclusions alone
         candidates = set(prepared.keys)
         if candidates:
@@ -412,31 +412,18 @@ class TextMatches:
         return self.one_event, self.words
 
 
-def _text_matches(
-    catalog: SessionCatalog,
-    parsed: Query,
-    substrings_asked: Callable[[], list[set[int]] | None] | None,
-) -> TextMatches | None:
+def _text_matches(catalog: SessionCatalog, parsed: Query) -> TextMatches | None:
     """What the index says of the query's words; None when it has none (filters or
     exclusions alone do not narrow the sessions). The words are asked of the word index
-    and, side by side on a second connection (unless asked elsewhere already), as
-    substrings of the trigram index."""
+    and, side by side on a second connection, as substrings of the trigram index."""
     if not parsed.terms:
         return None
     terms = parsed.terms
-    substrings = substring_question(parsed)
-    if substrings_asked is None:
-        (one_event, as_words), anywhere = catalog.side_by_side(
-            lambda connection: _word_sessions(connection, terms), substrings
-        )
-    else:
-        with catalog.lock:
-            one_event, as_words = _word_sessions(catalog.connection, terms)
-        asked = substrings_asked()
-        if asked is None:  # failed there
-            with catalog.lock:
-                asked = substrings(catalog.connection)
-        anywhere = asked
+    substrings = _substring_sessions if trigrams_supported() else _no_substrings
+    (one_event, as_words), anywhere = catalog.side_by_side(
+        lambda connection: _word_sessions(connection, terms),
+        lambda connection: substrings(connection, terms),
+    )
     words: set[int] | None = None
     every: set[int] | None = None
     for found_as_words, found_anywhere in zip(as_words, anywhere, strict=True):
@@ -527,29 +514,15 @@ def _sessions_with_any(catalog: SessionCatalog, terms: Sequence[Term]) -> set[in
     return found
 
 
-def matching_sessions(
-    catalog: SessionCatalog,
-    query: Query,
-    substrings_asked: Callable[[], list[set[int]] | None] | None = None,
-) -> TextMatches | None:
+def matching_sessions(catalog: SessionCatalog, query: Query) -> TextMatches | None:
     """The sessions whose text matches `query`, whatever the scope; None when its words do
     not narrow them (filters or exclusions alone) or the index cannot say. For a caller
-    that loads only those sessions before `search` (given them back as `matches`).
-    `substrings_asked`: waits for the answer to `substring_question(query)` asked elsewhere
-    (None: it was not, and it is asked here)."""
+    that loads only those sessions before `search` (given them back as `matches`)."""
     try:
-        return _text_matches(catalog, query, substrings_asked)
+        return _text_matches(catalog, query)
     except sqlite3.Error as error:
         catalog.recover(error)
         return None  # `search` says the index is unavailable
-
-
-def substring_question(query: Query) -> Callable[[sqlite3.Connection], list[set[int]]]:
-    """What `matching_sessions` asks the substring index for `query`'s words, for another
-    process to ask on a connection of its own (the sessions holding each word)."""
-    terms = query.terms
-    substrings = _substring_sessions if trigrams_supported() else _no_substrings
-    return lambda connection: substrings(connection, terms)
 
 
 def _best_events(

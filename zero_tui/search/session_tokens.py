@@ -7,13 +7,20 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from zero_tui.search.database import CatalogDatabase
 from zero_tui.store.usage import Tokens
 
-CountedTokens = tuple[str, str, int, tuple[int, ...]]
-"""A session's tokens as counted: its id, its log's stat key, the time before the read, and
-the figures (`Tokens.figures()`)."""
+
+class CountedTokens(NamedTuple):
+    """A session's tokens as counted, for the log as its stat said it was."""
+
+    session_id: str
+    log_stat: str
+    checked_ns: int  # the wall time before the read
+    figures: tuple[int, ...]  # `Tokens.figures()`
+
 
 _FIGURES = "requests, input, output, total, cached, cache_write, reasoning"
 _INSERT = (
@@ -28,10 +35,7 @@ def write_tokens(connection: sqlite3.Connection, counted: Sequence[CountedTokens
     if counted:
         connection.executemany(
             _INSERT,
-            [
-                (session_id, stat, checked_ns, *figures)
-                for session_id, stat, checked_ns, figures in counted
-            ],
+            [(item.session_id, item.log_stat, item.checked_ns, *item.figures) for item in counted],
         )
 
 

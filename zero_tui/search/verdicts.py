@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Sequence
-from functools import partial
 
-from zero_tui import forked
 from zero_tui.search import file_identity
 from zero_tui.search.database import Bypassed, CatalogDatabase
 from zero_tui.search.file_identity import LogStats
@@ -16,10 +14,6 @@ from zero_tui.store.resumable import has_resumable_content
 
 VERDICT_BATCH = 512
 VERDICTS_ONE_BY_ONE = 256
-
-
-def _verdicts_of(store: SessionStore, session_ids: Sequence[str]) -> list[bool]:
-    return [has_resumable_content(store, session_id) for session_id in session_ids]
 
 
 _VERDICT = "SELECT session_id, verdict, verdict_stat, verdict_checked_ns FROM sessions"
@@ -63,8 +57,7 @@ class ContentVerdicts:
     def find_many(self, session_ids: Sequence[str]) -> dict[str, bool]:
         """`has_content` of many sessions at once: session id -> its verdict, each found with
         its metadata just now, remembered for its log as it is, or found now (on a cold
-        catalog, every one: shared with a forked child). A session with no log file is left
-        out (`has_content` says)."""
+        catalog, every one). A session with no log file is left out (`has_content` says)."""
         verdicts: dict[str, bool] = {}
         missing: list[tuple[str, int, os.stat_result]] = []
         just_found, self._just_found = self._just_found, {}
@@ -82,10 +75,8 @@ class ContentVerdicts:
                 missing.append((session_id, checked_ns, info))
             else:
                 verdicts[session_id] = remembered
-        found = forked.shared(
-            partial(_verdicts_of, self.store), [session_id for session_id, _, _ in missing]
-        )
-        for (session_id, checked_ns, info), verdict in zip(missing, found, strict=True):
+        for session_id, checked_ns, info in missing:
+            verdict = has_resumable_content(self.store, session_id)
             self._record(session_id, verdict, info, checked_ns)
             verdicts[session_id] = verdict
         self.save()
