@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from operator import attrgetter
+from dataclasses import dataclass, field
 from typing import Any
 
 from zero_tui.store import gojson
@@ -135,11 +134,6 @@ class Metadata:
     @property
     def is_resumable_kind(self) -> bool:
         return self.session_kind in RESUMABLE_KINDS
-
-    def __reduce__(self) -> tuple[type[Metadata], tuple[Any, ...]]:
-        # pickled as its field values: a cold listing sends 5,000 from a forked child, and
-        # the default (a state dict set field by field) takes four times as long to load
-        return Metadata, _metadata_values(self)
 
     def to_json_bytes(self) -> bytes:
         """Exactly Zero's metadata.json: json.MarshalIndent(meta, "", "  ") plus a newline."""
@@ -304,6 +298,3 @@ class Event:
             "createdAt": self.created_at,
             "payload": self.payload,
         }
-
-
-_metadata_values = attrgetter(*(item.name for item in fields(Metadata)))
