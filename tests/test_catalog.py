@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import sqlite3
@@ -757,3 +758,13 @@ def test_two_queries_side_by_side_run_on_two_connections_and_say_their_errors(
     assert catalog.database.side_by_side(asking, asking) == (0, 0)
     assert len({connection for connection, _ in seen}) == 1
     catalog.close()
+
+
+def test_the_integer_columns_named_by_hand_are_metadatas_and_goals_integer_fields() -> None:
+    from zero_tui.store import Goal, Metadata
+
+    def integers(record: type) -> frozenset[str]:
+        return frozenset(field.name for field in dataclasses.fields(record) if field.type == "int")
+
+    assert integers(Metadata) == metadata_cache._INT_COLUMNS
+    assert integers(Goal) == metadata_cache._GOAL_INT_FIELDS
