@@ -479,11 +479,13 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_fork(args: argparse.Namespace, out: TextIO) -> int:
+    from zero_tui.agent.running import refusal_while_written
     from zero_tui.store.fork import fork_session
 
     store = _store(args)
     parent = _named_session(store, args)
-    fork = fork_session(store, parent, at_sequence=args.at, title=args.title)
+    refusal = refusal_while_written(store, parent, "not forking", by_log=False)
+    fork = fork_session(store, parent, at_sequence=args.at, title=args.title, refuse=refusal)
     if args.json:
         out.write(escape_json_controls(json.dumps(session_summary(fork), ensure_ascii=False)))
         out.write("\n")
@@ -626,7 +628,7 @@ def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_trash(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.store.trash import empty_trash, trashed
+    from zero_tui.store.trash import empty_trash, trash_contents
 
     store = _store(args)
     if args.older_than is not None and not args.empty:
@@ -636,7 +638,9 @@ def cmd_trash(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         noun = "session" if len(removed) == 1 else "sessions"
         out.write(f"removed {len(removed):,} {noun} from the trash for good\n")
         return EXIT_OK
-    items = trashed(store)
+    contents = trash_contents(store)
+    items = contents.items
+    err.writelines(sanitize_line(damaged.describe()) + "\n" for damaged in contents.damaged)
     if args.json:
         write_json_array([item.to_json() for item in items], out)
         return EXIT_OK

@@ -393,19 +393,18 @@ def export_to_file(
 
 def running_refusal(session_id: str, running: Running) -> str:
     """Why a session an agent is writing now is not deleted, in one line."""
-    return f"not deleting {session_id}: it is running {running.describe()}"
+    return running.refusal("not deleting")
 
 
 def delete_session(store: SessionStore, session_id: str) -> Outcome:
-    """Delete = move to zero-tui's trash (restorable); never a session an agent is writing."""
-    from zero_tui.agent.running import running_now
+    """Delete = move to zero-tui's trash (restorable); never a session an agent could be
+    writing: asked under the session's lock, right before the move (`possible_writer`)."""
+    from zero_tui.agent.running import refusal_while_written
     from zero_tui.store.trash import move_to_trash
 
-    running = running_now(store, session_id)
-    if running is not None:
-        return Outcome(False, running_refusal(session_id, running))
+    refusal = refusal_while_written(store, session_id, "not deleting")
     try:
-        item = move_to_trash(store, session_id)
+        item = move_to_trash(store, session_id, refuse=refusal)
     except StoreError as error:
         return Outcome(False, str(error))
     return Outcome(

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import json
 import os
 import time
@@ -42,7 +41,7 @@ from pathlib import Path
 from zero_tui.paths import default_cache_dir
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.events import decode_line
-from zero_tui.store.root import default_root
+from zero_tui.store.root import default_root, store_key
 from zero_tui.store.store import EVENTS_FILE, open_regular
 from zero_tui.text.labels import parse_rfc3339
 
@@ -70,7 +69,9 @@ _SESSION_FLAGS = ("--resume", "--init-session-id")
 class Running:
     """Where a session's run is: `kind` is `zero-tui` (a zero-tui's registry entry, `own`
     when it is this process), `zero-process` (a `zero` process naming it), `zero-ui` (Zero's
-    own TUI with a turn in flight) or `recent` (its log, written just now)."""
+    own TUI with a turn in flight), `recent` (its log, written just now) or `zero-latest`
+    (a `zero` resuming the store's latest session, which may be this one: see
+    `possible_writer`)."""
 
     session_id: str
     kind: str
@@ -85,7 +86,21 @@ class Running:
             return f"in a `zero` process (pid {self.pid})"
         if self.kind == "zero-ui":
             return f"in Zero's TUI (pid {self.pid})"
+        if self.kind == "zero-latest":
+            return (
+                f"in a `zero` process (pid {self.pid}) that resumes the latest session of "
+                "this store, which may be this one"
+            )
         return "by an agent that wrote to it in the last seconds"
+
+    def refusal(self, doing: str) -> str:
+        """Why `doing` (`not deleting`, `not rewinding`…) is refused, in one line."""
+        if self.kind == "zero-latest":
+            return (
+                f"{doing} {self.session_id}: a `zero` process (pid {self.pid}) is resuming "
+                "the latest session of this store, which may be this one"
+            )
+        return f"{doing} {self.session_id}: it is running {self.describe()}"
 
 
 class RunBusy(Exception):
@@ -106,8 +121,7 @@ def runtime_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def _registry_dir(store: SessionStore) -> Path:
-    identity = os.fsencode(os.path.abspath(store.root))
-    return runtime_dir() / "runs" / hashlib.sha256(identity).hexdigest()[:20]
+    return runtime_dir() / "runs" / store_key(store.root)
 
 
 # --- 1. zero-tui's run registry -------------------------------------------------------------
@@ -170,7 +184,7 @@ def claim_run(
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps({"pid": os.getpid(), "sessionId": session_id}).encode(), 0)
     claim = RunClaim(session_id, fd)
-    _own_claims[(str(store.root), session_id)] = claim
+    _own_claims[(store_key(store.root), session_id)] = claim
     return claim
 
 
@@ -218,7 +232,7 @@ def _registry_runs(store: SessionStore) -> dict[str, Running]:
     except OSError:
         return {}
     found: dict[str, Running] = {}
-    root = str(store.root)
+    root = store_key(store.root)
     for name in names:
         if not name.endswith(".run"):
             continue
@@ -275,9 +289,26 @@ def _is_zero(argv: list[str]) -> bool:
     return any(os.path.basename(arg) in names for arg in argv[:2])
 
 
+def resumes_latest(argv: list[str]) -> bool:
+    """Whether a `zero` command line resumes without naming a session (`--resume` bare or
+    before another flag, `--resume=`): Zero then continues its store's latest resumable
+    session (Store.LatestResumable), chosen as it starts."""
+    if not argv or not _is_zero(argv):
+        return False
+    for index, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--resume=":
+            return True
+        if arg == "--resume":
+            value = argv[index + 1] if index + 1 < len(argv) else ""
+            return not value.strip() or value.startswith("-")
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class _ZeroProcess:
-    session_id: str
+    session_id: str | None  # None: it resumes the latest session, unnamed
     pid: int
     store_root: str | None  # the store it writes (realpath), None when /proc does not say
 
@@ -295,22 +326,33 @@ def zero_processes(
     younger than `max_age` seconds is reused. Given `store_root`, a process known to write
     another store (Zero's DefaultRoot from its environment) is left out: the same id in two
     stores is two sessions."""
+    found: dict[str, Running] = {}
+    for process in _zero_processes_of(store_root, now, max_age):
+        if process.session_id is not None and process.session_id not in found:
+            found[process.session_id] = Running(process.session_id, "zero-process", process.pid)
+    return found
+
+
+def _zero_processes_of(
+    store_root: Path | None, now: float | None, max_age: float
+) -> list[_ZeroProcess]:
+    """The `zero` processes that name a session or resume the latest one, less those known
+    to write another store than `store_root`."""
     global _process_scan
     moment = time.monotonic() if now is None else now
     if _process_scan is None or moment - _process_scan[0] >= max_age:
         scanned: list[_ZeroProcess] = []
         for pid, argv in _command_lines():
             session_id = session_named_by(argv)
-            if session_id is not None:
+            if session_id is not None or resumes_latest(argv):
                 scanned.append(_ZeroProcess(session_id, pid, _store_written_by(pid)))
         _process_scan = (moment, scanned)
     wanted = None if store_root is None else os.path.realpath(store_root)
-    found: dict[str, Running] = {}
-    for process in _process_scan[1]:
-        elsewhere = wanted is not None and process.store_root not in (None, wanted)
-        if not elsewhere and process.session_id not in found:
-            found[process.session_id] = Running(process.session_id, "zero-process", process.pid)
-    return found
+    return [
+        process
+        for process in _process_scan[1]
+        if wanted is None or process.store_root in (None, wanted)
+    ]
 
 
 def _store_written_by(pid: int) -> str | None:
@@ -492,6 +534,88 @@ def running_sessions(
         if _log_ends_a_run(store, candidate) is False:
             add(Running(candidate, "recent"))
     return found
+
+
+# --- before an act that removes or rewrites a session -----------------------------------------
+
+START_SLACK_SECONDS = 2.0
+"""How much earlier than /proc says a process may have started (boot time is whole seconds)."""
+
+
+def possible_writer(store: SessionStore, session_id: str) -> Running | None:
+    """Whoever could be writing `session_id`, for an act that removes or rewrites it
+    (delete, fork, rewind); the caller holds the session's lock, so no append is half-way.
+
+    Every signal of `running_now`, from a fresh look at the processes, and also a `zero`
+    on this store that resumes its latest session without naming it (issue 25): after
+    its prompt it may wait on its model for minutes, writing nothing. Zero picks that
+    session as it starts (Store.LatestResumable: the resumable session updated last), so
+    this one may be it when it was the latest then, or has been written since."""
+    try:
+        meta = store.get(session_id)
+    except StoreError:
+        meta = None
+    listed = [meta] if meta is not None else []
+    found = running_sessions(store, listed, session_id=session_id, process_age=0)
+    if session_id in found:
+        return found[session_id]
+    for process in _zero_processes_of(store.root, None, PROCESS_SCAN_SECONDS):
+        if process.session_id is None and _may_have_resumed(
+            store, session_id, _started_at(process.pid)
+        ):
+            return Running(session_id, "zero-latest", process.pid)
+    return None
+
+
+def refusal_while_written(
+    store: SessionStore, session_id: str, doing: str, *, by_log: bool = True
+) -> Callable[[], str | None]:
+    """For a store call that asks under the session's lock (`refuse=`): `doing` refused
+    (`not deleting X: …`, one line) while `possible_writer` finds someone, else None.
+    `by_log` False: a log written just now is no reason (only a process is), for an act
+    that loses nothing, such as a fork."""
+
+    def refusal() -> str | None:
+        writer = possible_writer(store, session_id)
+        if writer is None or (writer.kind == "recent" and not by_log):
+            return None
+        return writer.refusal(doing)
+
+    return refusal
+
+
+def _may_have_resumed(store: SessionStore, session_id: str, started: float | None) -> bool:
+    """Whether a `zero` that resumed the latest session at `started` (None: not known)
+    may have picked `session_id`."""
+    resumable = [meta for meta in store.list() if meta.is_resumable_kind]
+    target = next((meta for meta in resumable if meta.session_id == session_id), None)
+    if target is None:
+        return store.get(session_id) is None  # unreadable metadata: cannot say it is not
+    if started is None:
+        return True
+    cutoff = started - START_SLACK_SECONDS
+
+    def updated(meta: Metadata) -> float | None:
+        moment = parse_rfc3339(meta.updated_at)
+        return None if moment is None else moment.timestamp()
+
+    when = updated(target)
+    if when is None or when >= cutoff:
+        return True  # written since it started: perhaps by it
+    before = [moment for meta in resumable if (moment := updated(meta)) is not None]
+    return when >= max(moment for moment in before if moment < cutoff)
+
+
+def _started_at(pid: int) -> float | None:
+    """When process `pid` started (wall time, from /proc), None when not known."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rpartition(b")")[2].split()
+        with open("/proc/stat", "rb") as handle:
+            boot = next(int(line.split()[1]) for line in handle if line.startswith(b"btime "))
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def _updater_since(now: float) -> Callable[[Metadata], bool]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from zero_tui.atomic import AtomicWriteError, write_atomic
@@ -48,11 +49,14 @@ def fork_session(
     at_sequence: int | None = None,
     title: str = "",
     session_id: str | None = None,
+    refuse: Callable[[], str | None] | None = None,
 ) -> Metadata:
     """Write a fork of `parent_id` holding its events up to `at_sequence` (default: all).
 
     StoreError (one line) for an unknown parent, an unreadable log, or a sequence the
-    parent does not have. Returns the fork's final metadata.
+    parent does not have. `refuse`, asked under the parent's lock when the fork takes the
+    parent's last event (a turn an agent may be writing): why not, else None. Returns the
+    fork's final metadata.
     """
     if store.get(parent_id) is None:
         raise StoreError(f"zero session not found: {parent_id}")
@@ -61,9 +65,12 @@ def fork_session(
         if parent is None:
             raise StoreError(f"zero session not found: {parent_id}")
         events = store.read_events(parent_id)
-    kept = _events_through(events, at_sequence, parent_id)
-    last = kept[-1] if kept else None
-    at_end = last is None or last is events[-1]
+        kept = _events_through(events, at_sequence, parent_id)
+        last = kept[-1] if kept else None
+        at_end = last is None or last is events[-1]
+        refusal = refuse() if refuse is not None and at_end else None
+        if refusal is not None:
+            raise StoreError(refusal)
     parent_event_count = parent.event_count if at_end or last is None else last.sequence
     fork = store.create(
         session_id,

@@ -3,6 +3,7 @@ own, so that finding the root does not load the store."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -35,3 +36,16 @@ def store_root(given: str | os.PathLike[str] | None) -> Path:
     default root."""
     text = trim_space(os.fspath(given)) if given is not None else ""
     return Path(text) if text else default_root()
+
+
+def store_key(root: str | os.PathLike[str]) -> str:
+    """A short name for a store in zero-tui's own folders (its trash, its run registry):
+    from the resolved path, so that every spelling of one store (a symlink, `..`) is one
+    key."""
+    return hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:20]
+
+
+def typed_store_key(root: str | os.PathLike[str]) -> str:
+    """The key of the store's path as typed (absolute, unresolved): what keyed the trash
+    before `store_key`, still read so that nothing trashed then goes missing."""
+    return hashlib.sha256(os.fsencode(os.path.abspath(root))).hexdigest()[:20]

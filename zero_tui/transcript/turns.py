@@ -11,7 +11,7 @@ No Textual or Rich import here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from zero_tui.store import Event, Metadata, SessionStore, StoreError
@@ -123,10 +123,16 @@ class ForkedTurn:
 
 
 def fork_turn(
-    store: SessionStore, session_id: str, sequence: int | None, *, title: str = ""
+    store: SessionStore,
+    session_id: str,
+    sequence: int | None,
+    *,
+    title: str = "",
+    refuse: Callable[[], str | None] | None = None,
 ) -> ForkedTurn:
     """Fork `session_id` through the end of the turn holding event `sequence` (None: its
-    last turn, i.e. all of it), as Zero's Fork would had the session ended there."""
+    last turn, i.e. all of it), as Zero's Fork would had the session ended there
+    (`refuse`: as fork_session's)."""
     if sequence is None:
         turns = turns_of(store.read_events(session_id))
         turn = turns[-1] if turns else None
@@ -134,7 +140,8 @@ def fork_turn(
     else:
         turn = read_turn(store, session_id, sequence)
         at_sequence = turn.last_sequence
-    return ForkedTurn(fork_session(store, session_id, at_sequence=at_sequence, title=title), turn)
+    forked = fork_session(store, session_id, at_sequence=at_sequence, title=title, refuse=refuse)
+    return ForkedTurn(forked, turn)
 
 
 # --- where a session came from ----------------------------------------------------------------

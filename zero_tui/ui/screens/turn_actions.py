@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from textual import on, work
 
-from zero_tui.agent.running import running_now
+from zero_tui.agent.running import refusal_while_written
 from zero_tui.agent.settings import RunSettings
 from zero_tui.agent.zero_commands import ZeroCommandError, allow_always, rewind, rewind_plan
 from zero_tui.commands import REGISTRY, CommandError, Context, parse_no_args
@@ -88,7 +88,8 @@ class TurnActions(TranscriptReader):
     @work(thread=True, exclusive=True, group="fork", exit_on_error=False)
     def _fork(self, session_id: str, sequence: int | None, title: str) -> None:
         try:
-            forked = fork_turn(self.store, session_id, sequence, title=title)
+            refusal = refusal_while_written(self.store, session_id, "not forking", by_log=False)
+            forked = fork_turn(self.store, session_id, sequence, title=title, refuse=refusal)
         except (StoreError, OSError) as error:
             self.post_message(ActionFailed("Fork", f"could not fork {session_id}: {error}"))
             return
@@ -144,10 +145,10 @@ class TurnActions(TranscriptReader):
         self._plan_rewind(session_id, sequence)
 
     def _busy(self, session_id: str) -> str | None:
-        running = running_now(self.store, session_id)
-        if running is None:
-            return None
-        return f"not rewinding {session_id}: it is running {running.describe()}"
+        """Why not rewind now: someone could be writing the session (asked under its lock;
+        Zero's rewind takes the lock itself, so it is let go before Zero runs)."""
+        with self.store.locked(session_id):
+            return refusal_while_written(self.store, session_id, "not rewinding")()
 
     @work(thread=True, exclusive=True, group="rewind", exit_on_error=False)
     def _plan_rewind(self, session_id: str, sequence: int) -> None:
