@@ -3,12 +3,14 @@ driven as a user drives them (Pilot); issue 20 parts 1, 3 and 4 in the picker.""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import StoreBuilder, assistant, settle, user
+from test_app_live import wait_until
 from test_app_picker import highlighted, picker, picker_app, preview_text, shown_ids, status
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -140,6 +142,54 @@ async def test_a_running_session_is_refused_in_one_line_without_asking(
         assert notes(pilot) == ["not deleting s-new: it is running in this zero-tui"]
         assert shown_ids(pilot) == ["s-new", "s-mid", "s-old"]
         assert trashed(three.store) == []
+
+
+async def test_a_possible_writer_found_after_the_question_keeps_the_session(
+    three: StoreBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25 item 1: F8 → y asks again under the session's lock; a `zero` resuming the
+    store's latest session without naming it (no row says it runs) keeps it."""
+    resuming = running_module._ZeroProcess(None, 4242, None)
+    monkeypatch.setattr(running_module, "_zero_processes_of", lambda *_: [resuming])
+    monkeypatch.setattr(running_module, "_started_at", lambda _pid: None)
+    app = picker_app(three)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert picker(pilot).state.running == {}
+        await pilot.press("f8", "y")
+        await settle(pilot)
+        assert notes(pilot) == [
+            "not deleting s-new: a `zero` process (pid 4242) is resuming the latest session "
+            "of this store, which may be this one"
+        ]
+        assert shown_ids(pilot) == ["s-new", "s-mid", "s-old"]
+        assert three.store.session_dir("s-new").is_dir()
+        assert trashed(three.store) == []
+
+
+def watcher_stopped() -> bool:
+    return not any(thread.name == "zero-tui store watcher" for thread in threading.enumerate())
+
+
+async def test_the_trash_count_follows_a_delete_and_restore_done_elsewhere(
+    three: StoreBuilder,
+) -> None:
+    """Issue 25 item 17: the store's follower and ctrl+r count the trash again."""
+    from zero_tui.store.trash import find_trashed, move_to_trash, restore
+
+    app = picker_app(three)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        move_to_trash(three.store, "s-old")  # `zero-tui delete` in another terminal
+        await wait_until(pilot, lambda: "1 in the trash" in status(pilot), "counted 1")
+        restore(three.store, find_trashed(three.store, "s-old"))
+        await wait_until(pilot, lambda: "in the trash" not in status(pilot), "counted 0")
+        picker(pilot).feed._watch_stop.set()  # now only ctrl+r reads it again
+        await wait_until(pilot, watcher_stopped, "the store's watcher stopped")
+        move_to_trash(three.store, "s-mid")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert "1 in the trash (zero-tui trash)" in status(pilot)
 
 
 async def test_the_trash_count_is_read_at_start(three: StoreBuilder) -> None:

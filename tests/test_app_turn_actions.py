@@ -15,6 +15,7 @@ from test_transcript_screen import screen_text, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from zero_tui.agent import running as running_module
 from zero_tui.store import SessionStore
 from zero_tui.transcript.rows import RowKind
 from zero_tui.ui.app import make_app
@@ -233,6 +234,23 @@ async def test_rewind_says_what_stands_in_its_way(
         highlight(screen, "all green")
         await command(pilot, screen, "/rewind")
         await wait_until(pilot, lambda: "nothing to rewind" in " ".join(notes(pilot)))
+
+        # a `zero` resuming the store's latest session without naming it (issue 25 item 1)
+        with monkeypatch.context() as patched:
+            resuming = running_module._ZeroProcess(None, 4242, None)
+            patched.setattr(running_module, "_zero_processes_of", lambda *_: [resuming])
+            patched.setattr(running_module, "_started_at", lambda _pid: None)
+            highlight(screen, "tests written")
+            await command(pilot, screen, "/rewind")
+            await wait_until(
+                pilot,
+                lambda: (
+                    notes(pilot)[-1]
+                    == f"not rewinding {sid}: a `zero` process (pid 4242) is resuming the latest "
+                    "session of this store, which may be this one"
+                ),
+            )
+            assert not isinstance(pilot.app.screen, RewindDialog)
 
         monkeypatch.setenv("ZERO_BIN", str(fake_agent.workspace / "no-zero-here"))
         highlight(screen, "tests written")

@@ -173,6 +173,7 @@ class PickerScreen(PickerKeys):
         self.state = replace(self.state, watch_mode=message.mode)
 
     def on_store_changes(self, message: StoreChanges) -> None:
+        self.query_one(SessionTrash).count()  # a delete or restore elsewhere moves it
         if not message.session_ids:
             self.start_scan()  # the store itself came or went: read all of it
             return
@@ -286,6 +287,7 @@ class PickerScreen(PickerKeys):
         scope = self.state.scope
         before = scope.rows if scope is not None else ()
         self.start_scan()
+        self.query_one(SessionTrash).count()
         self._rescan = (self.state.scan, self.state.scope_key, before)
 
     def action_unreadable(self) -> None:

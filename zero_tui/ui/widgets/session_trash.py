@@ -5,7 +5,10 @@ words), else asks first in a `ConfirmDialog` naming the session, and only on yes
 to zero-tui's trash in a worker, through `commands.delete_session`, the CLI's `delete`.
 The worker posts `SessionDeleted`; the widget says how it went and counts the trash again,
 and the message goes on up to the screen, which takes the row out. `count()` reads how many
-of the store's sessions are in the trash in a worker, posting `TrashCounted`.
+of the store's sessions are in the trash in a worker, posting `TrashCounted`; the picker
+asks it again whenever the store changes (a delete or restore elsewhere) and on ctrl+r.
+The delete itself asks once more, under the session's lock, whether anyone could be
+writing it (`commands.delete_session`): the row's running mark is only what was seen.
 """
 
 from __future__ import annotations
