@@ -156,6 +156,7 @@ def one_round(tmp: Path, rng: random.Random, monkeypatch: pytest.MonkeyPatch) ->
     return {"killed": killed, "damaged": len(contents.damaged)}
 
 
+@pytest.mark.timeout(120 + 10 * ITERATIONS)  # a round takes 1-3 s on a busy machine
 @pytest.mark.parametrize("seed", [25])
 def test_no_session_is_lost_to_deletes_restores_and_empties_killed_at_random(
     tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch

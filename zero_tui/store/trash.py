@@ -493,8 +493,14 @@ def empty_trash(
                 _set_aside(directory, path)
             removed.extend(chosen)
         going.extend(directory / EMPTYING / name for name in _names(directory / EMPTYING))
+    failures: list[StoreError] = []
     for path in going:
-        _remove(path)
+        try:
+            _remove(path)
+        except StoreError as error:
+            failures.append(error)  # the others still go
+    if failures:
+        raise failures[0]
     return removed
 
 
