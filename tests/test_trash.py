@@ -149,13 +149,21 @@ def test_the_commands(store: SessionStore, capsys: pytest.CaptureFixture[str]) -
 # --- issue 25: nothing lost -------------------------------------------------------------------
 
 
-def set_updated(store: SessionStore, session_id: str, updated_at: str, age_seconds: float) -> None:
-    """Make a session look last written at `updated_at` (metadata) and `age_seconds` ago
-    (its files' times)."""
+def set_updated(
+    store: SessionStore, session_id: str, updated_at: str, age_seconds: float, *, log: bool = True
+) -> None:
+    """Make a session look last written at `updated_at` (metadata; its events' times too
+    with `log`) and `age_seconds` ago (its files' times)."""
     path = store.metadata_path(session_id)
     meta = json.loads(path.read_bytes())
     meta["updatedAt"] = updated_at
     path.write_text(json.dumps(meta))
+    if log:
+        log_path = store.events_path(session_id)
+        events = [json.loads(line) for line in log_path.read_text().splitlines()]
+        log_path.write_text(
+            "".join(json.dumps(e | {"createdAt": updated_at}) + "\n" for e in events)
+        )
     moment = time.time() - age_seconds
     for name in ("metadata.json", "events.jsonl"):
         os.utime(store.session_dir(session_id) / name, (moment, moment))
@@ -194,6 +202,10 @@ def test_a_bare_resume_keeps_the_store_s_latest_session_out_of_the_trash(
 ) -> None:
     """Issue 25 item 1: Zero resumes its latest session and waits on its model; deleting
     that session then would lose the answer."""
+    # Zero writes the session it resumes as it starts (its prompt; here only the metadata,
+    # so that the log, written long ago, does not count as a run in flight)
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    set_updated(store, "beta-2", now, 3600, log=False)
     base = ["--store", str(store.root), "--cwd", "/w"]
     assert main(["delete", "beta-2", "--yes", *base]) == 1
     refusal = (
@@ -202,12 +214,12 @@ def test_a_bare_resume_keeps_the_store_s_latest_session_out_of_the_trash(
     )
     assert capsys.readouterr().err == f"zero-tui: {refusal}\n"
     assert store.session_dir("beta-2").is_dir()
+    # not the latest when it started, and not written since: not the one it resumes
+    assert delete_session(store, "alpha-1").ok
     assert main(["fork", "beta-2", *base]) == 1
     assert "not forking beta-2: a `zero` process" in capsys.readouterr().err
     assert main(["fork", "beta-2", "--at", "1", *base]) == 0  # an earlier turn: no half turn
     capsys.readouterr()
-    # not the latest when it started, and not written since: not the one it resumes
-    assert delete_session(store, "alpha-1").ok
     assert bare_resume.stdin is not None
     bare_resume.stdin.close()
     bare_resume.wait()

@@ -443,21 +443,10 @@ def _alive(pid: int) -> bool:
 def _log_ends_a_run(store: SessionStore, session_id: str) -> bool | None:
     """Whether the log's last complete event closes a run (an answer or an error); None
     when it cannot be read. A prompt, a tool call or result, usage: a run is in flight."""
-    try:
-        fd = open_regular(store.root / session_id / EVENTS_FILE)
-    except OSError:
+    complete = _tail_lines(store, session_id)
+    if complete is None:
         return None
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - TAIL_BYTES)
-        data = os.pread(fd, size - start, start)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    lines = [line.strip() for line in data.split(b"\n")]
-    complete = lines[:-1] if data and not data.endswith(b"\n") else lines
-    for line in reversed(complete if start == 0 else complete[1:]):
+    for line in reversed(complete):
         if not line:
             continue
         try:
@@ -473,6 +462,25 @@ def _log_ends_a_run(store: SessionStore, session_id: str) -> bool | None:
         # or comes after one
         return event.type not in _IN_FLIGHT_TYPES
     return True  # an empty log: nothing in flight
+
+
+def _tail_lines(store: SessionStore, session_id: str) -> list[bytes] | None:
+    """The complete lines of the log's last `TAIL_BYTES`, stripped (None: unreadable)."""
+    try:
+        fd = open_regular(store.root / session_id / EVENTS_FILE)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - TAIL_BYTES)
+        data = os.pread(fd, size - start, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    lines = [line.strip() for line in data.split(b"\n")]
+    complete = lines[:-1] if data and not data.endswith(b"\n") else lines
+    return complete if start == 0 else complete[1:]
 
 
 def _written_recently(store: SessionStore, session_id: str, now: float) -> bool:
@@ -586,7 +594,11 @@ def refusal_while_written(
 
 def _may_have_resumed(store: SessionStore, session_id: str, started: float | None) -> bool:
     """Whether a `zero` that resumed the latest session at `started` (None: not known)
-    may have picked `session_id`."""
+    may have picked `session_id`: one written since (perhaps by it), or the latest then.
+
+    A session written since has lost its `updatedAt` of then: the last event of its log
+    written before stands in for it (Zero sets updatedAt as it appends), so the prompt
+    Zero appends as it resumes does not make the session before look like the latest."""
     resumable = [meta for meta in store.list() if meta.is_resumable_kind]
     target = next((meta for meta in resumable if meta.session_id == session_id), None)
     if target is None:
@@ -595,15 +607,39 @@ def _may_have_resumed(store: SessionStore, session_id: str, started: float | Non
         return True
     cutoff = started - START_SLACK_SECONDS
 
-    def updated(meta: Metadata) -> float | None:
-        moment = parse_rfc3339(meta.updated_at)
-        return None if moment is None else moment.timestamp()
+    def created_since(meta: Metadata) -> bool:  # after Zero chose: never its choice
+        created = parse_rfc3339(meta.created_at)
+        return created is not None and created.timestamp() >= started + START_SLACK_SECONDS
 
-    when = updated(target)
-    if when is None or when >= cutoff:
+    if created_since(target):
+        return False
+    updated = parse_rfc3339(target.updated_at)
+    if updated is None or updated.timestamp() >= cutoff:
         return True  # written since it started: perhaps by it
-    before = [moment for meta in resumable if (moment := updated(meta)) is not None]
-    return when >= max(moment for moment in before if moment < cutoff)
+    latest_then = 0.0
+    for meta in resumable:
+        if created_since(meta):
+            continue
+        moment = _written_before(store, meta, cutoff)
+        if moment is None:
+            return True  # when it was written last before is not known: it may be the one
+        latest_then = max(latest_then, moment)
+    return updated.timestamp() >= latest_then
+
+
+def _written_before(store: SessionStore, meta: Metadata, cutoff: float) -> float | None:
+    """When `meta`'s session was last written before `cutoff` (None: not known)."""
+    updated = parse_rfc3339(meta.updated_at)
+    if updated is not None and updated.timestamp() < cutoff:
+        return updated.timestamp()
+    for line in reversed(_tail_lines(store, meta.session_id) or []):
+        try:
+            created = parse_rfc3339(decode_line(line, meta.session_id, 0).created_at)
+        except StoreError:
+            continue
+        if created is not None and created.timestamp() < cutoff:
+            return created.timestamp()
+    return None
 
 
 def _started_at(pid: int) -> float | None:
