@@ -386,3 +386,15 @@ def test_what_an_older_zero_tui_trashed_under_the_typed_path_is_still_listed(
     typed.mkdir(mode=0o700, parents=True)
     store.session_dir("beta-2").rename(typed / "beta-2@20260101T000000.000000Z")
     assert [item.session_id for item in trashed(spelled)] == ["beta-2"]
+
+
+def test_a_record_left_alone_is_removed_by_the_next_empty(store: SessionStore) -> None:
+    """A restore killed between its rename and the record's unlink leaves the record."""
+    item = move_to_trash(store, "alpha-1")
+    item.entry.rename(store.session_dir("alpha-1"))
+    record = Path(str(item.entry) + ".json")
+    assert record.is_file()
+    assert trashed(store) == []
+    assert empty_trash(store) == []
+    assert not record.exists()
+    assert sorted(os.listdir(item.entry.parent)) == [".lock"]

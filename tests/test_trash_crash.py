@@ -153,6 +153,8 @@ def one_round(tmp: Path, rng: random.Random, monkeypatch: pytest.MonkeyPatch) ->
             assert files_of(store.session_dir(session_id)) == originals[session_id]
     empty_trash(store)  # finishes what was cut
     assert trash_contents(store).damaged == []
+    assert set(os.listdir(trash_dir)) <= {".lock", EMPTYING}  # no record left behind
+    assert not (trash_dir / EMPTYING).exists() or os.listdir(trash_dir / EMPTYING) == []
     return {"killed": killed, "damaged": len(contents.damaged)}
 
 

@@ -445,7 +445,9 @@ def restore(store: SessionStore, item: Trashed) -> Path:
     directory = _checked_dir_of(store, item.entry)
     with _trash_lock(directory):
         if not stat.S_ISDIR(_lstat_mode(item.entry)):
-            raise StoreError(f"not in the trash: {item.session_id} (emptied meanwhile?)")
+            raise StoreError(
+                f"not in the trash any more: {item.session_id} (restored or emptied meanwhile)"
+            )
         missing = _missing_part(item.entry, _read_record(item.entry))
         if missing is not None:
             raise StoreError(f"not restoring {item.session_id}: {missing}")
@@ -492,6 +494,7 @@ def empty_trash(
                     continue  # already there
                 _set_aside(directory, path)
             removed.extend(chosen)
+            _forget_lone_records(directory)
         going.extend(directory / EMPTYING / name for name in _names(directory / EMPTYING))
     failures: list[StoreError] = []
     for path in going:
@@ -525,6 +528,33 @@ def _set_aside(directory: Path, entry: Path) -> None:
         raise StoreError(f"cannot remove {entry}: {os_reason(error)}") from None
     with contextlib.suppress(OSError):
         os.unlink(str(entry) + RECORD_SUFFIX)
+
+
+def _forget_lone_records(directory: Path) -> None:
+    """Remove the records whose entry is gone (a restore or an emptying stopped between
+    its rename and the record's unlink), and a record's temp file whose writer is dead (a
+    delete stopped while writing it: `write_atomic` names it `.<name>.<pid>-<hex>.tmp`)."""
+    for name in _names(directory):
+        entry = name.removesuffix(RECORD_SUFFIX)
+        lone = entry != name and _entry_name(entry) and not os.path.lexists(directory / entry)
+        if lone or _dead_writers_temp(name):
+            with contextlib.suppress(OSError):
+                os.unlink(directory / name)
+
+
+def _dead_writers_temp(name: str) -> bool:
+    if not (name.startswith(".") and name.endswith(".tmp") and RECORD_SUFFIX in name):
+        return False
+    writer = name.removesuffix(".tmp").rpartition(".")[2].partition("-")[0]
+    if not writer.isdigit():
+        return False
+    try:
+        os.kill(int(writer), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _remove(path: Path) -> None:
