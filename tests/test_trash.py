@@ -33,6 +33,7 @@ from zero_tui.store.trash import (
     restore,
     trash_contents,
     trash_dirs,
+    trash_state,
     trashed,
 )
 
@@ -398,3 +399,14 @@ def test_a_record_left_alone_is_removed_by_the_next_empty(store: SessionStore) -
     assert empty_trash(store) == []
     assert not record.exists()
     assert sorted(os.listdir(item.entry.parent)) == [".lock"]
+
+
+def test_the_trash_state_moves_with_every_entry_in_or_out(store: SessionStore) -> None:
+    """What the picker asks before it counts the trash again on a change of the store."""
+    empty = trash_state(store)
+    assert trash_state(store) == empty
+    item = move_to_trash(store, "alpha-1")
+    holding_one = trash_state(store)
+    assert holding_one != empty
+    restore(store, item)
+    assert trash_state(store) != holding_one

@@ -311,6 +311,20 @@ def trash_contents(store: SessionStore) -> TrashContents:
     return contents
 
 
+def trash_state(store: SessionStore) -> tuple[int, ...]:
+    """What changes whenever an entry goes in or out of this store's trash (its folders'
+    modification times and how many names each holds, as a time may not tick between two
+    moves): a count need not be read again while it stays the same."""
+    state: list[int] = []
+    for container, top, key in _listed_dirs(store):
+        directory = container / top / key
+        try:
+            state += [os.stat(directory).st_mtime_ns, len(os.listdir(directory))]
+        except OSError:
+            state += [0, 0]
+    return tuple(state)
+
+
 def trashed(store: SessionStore) -> list[Trashed]:
     """This store's whole sessions in the trash, newest first."""
     return trash_contents(store).items

@@ -287,7 +287,7 @@ class PickerScreen(PickerKeys):
         scope = self.state.scope
         before = scope.rows if scope is not None else ()
         self.start_scan()
-        self.query_one(SessionTrash).count()
+        self.query_one(SessionTrash).count(again=True)
         self._rescan = (self.state.scan, self.state.scope_key, before)
 
     def action_unreadable(self) -> None:

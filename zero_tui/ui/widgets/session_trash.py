@@ -45,6 +45,7 @@ class SessionTrash(Widget):
     def __init__(self, store: SessionStore, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._store = store
+        self._counted: tuple[int, ...] | None = None  # the trash's state when last counted
 
     def on_mount(self) -> None:
         self.count()
@@ -74,10 +75,15 @@ class SessionTrash(Widget):
         self.post_message(SessionDeleted(session_id, delete_session(self._store, session_id)))
 
     @work(thread=True, exclusive=True, group="trash-count", exit_on_error=False)
-    def count(self) -> None:
-        """Count the store's sessions in the trash (posted as `TrashCounted`)."""
-        from zero_tui.store.trash import trashed
+    def count(self, *, again: bool = False) -> None:
+        """Count the store's sessions in the trash (posted as `TrashCounted`), unless no
+        entry went in or out since the last count (`again`: count all the same)."""
+        from zero_tui.store.trash import trash_state, trashed
 
+        state = trash_state(self._store)
+        if state == self._counted and not again:
+            return
+        self._counted = state
         self.post_message(TrashCounted(len(trashed(self._store))))
 
     def on_session_deleted(self, message: SessionDeleted) -> None:
