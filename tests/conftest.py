@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from agent_fixtures import fake_agent as fake_agent  # the agent tests' fixture
@@ -53,6 +54,30 @@ def assistant(text: str) -> EventSpec:
 
 def chat(question: str = "fix it", answer: str = "done") -> list[EventSpec]:
     return [user(question), assistant(answer)]
+
+
+T = TypeVar("T")
+HANG_GUARD_SECONDS = 60  # not a timing assertion: only keeps a regression from hanging
+
+
+def finishes(call: Callable[[], T]) -> T:
+    """Run `call` in a daemon thread; fail (instead of hanging the suite) if it blocks."""
+    values: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            values.append(call())
+        except BaseException as error:  # re-raised in the test's thread
+            errors.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(HANG_GUARD_SECONDS)
+    assert not thread.is_alive(), "blocked (on a FIFO?)"
+    if errors:
+        raise errors[0]
+    return values[0]
 
 
 class StoreBuilder:

@@ -8,13 +8,11 @@ refuses what is not a regular file, with the reason.
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
+from conftest import finishes
 
 from zero_tui.cli import main
 from zero_tui.search.file_identity import regular_stat, stat_key
@@ -24,29 +22,6 @@ from zero_tui.store.store import NotRegularFileError, read_regular, read_regular
 from zero_tui.transcript.log_index import LogIndex
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-
-T = TypeVar("T")
-HANG_GUARD_SECONDS = 60  # not a timing assertion: only keeps a regression from hanging
-
-
-def finishes(call: Callable[[], T]) -> T:
-    """Run `call` in a daemon thread; fail (instead of hanging the suite) if it blocks."""
-    values: list[T] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            values.append(call())
-        except BaseException as error:  # re-raised in the test's thread
-            errors.append(error)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(HANG_GUARD_SECONDS)
-    assert not thread.is_alive(), "blocked on a FIFO"
-    if errors:
-        raise errors[0]
-    return values[0]
 
 
 @pytest.fixture(autouse=True)

@@ -41,14 +41,16 @@ from pathlib import Path
 from zero_tui.paths import default_cache_dir
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.events import decode_line
+from zero_tui.store.regular_files import open_regular, read_own_file
 from zero_tui.store.root import default_root, store_key
-from zero_tui.store.store import EVENTS_FILE, open_regular
+from zero_tui.store.store import EVENTS_FILE
 from zero_tui.text.labels import parse_rfc3339
 
 RECENT_SECONDS = 20.0
 """How long after its last write a log that does not end a run still counts as running."""
 
 TAIL_BYTES = 64 * 1024
+RECORD_LIMIT = 64 * 1024  # a run claim or a Zero peer record: a few hundred bytes
 _IN_FLIGHT_TYPES = frozenset(
     {
         "tool_call",
@@ -219,8 +221,8 @@ def running_now(
 
 def _pid_in(path: Path) -> int | None:
     try:
-        value = json.loads(path.read_bytes() or b"{}").get("pid")
-    except (OSError, ValueError, AttributeError):
+        value = json.loads(read_own_file(path, RECORD_LIMIT) or b"{}").get("pid")
+    except (OSError, ValueError, AttributeError, RecursionError):
         return None
     return value if isinstance(value, int) else None
 
@@ -248,7 +250,7 @@ def _registry_runs(store: SessionStore) -> dict[str, Running]:
 def _held(path: Path) -> bool:
     """Whether a live process holds the lock on `path` (a shared lock cannot be had)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_regular(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return False
     try:
@@ -414,8 +416,8 @@ def zero_tui_peers(env: Mapping[str, str] | None = None) -> dict[str, int]:
         if not name.endswith(".json"):
             continue
         try:
-            record = json.loads((root / "registry" / name).read_bytes())
-        except (OSError, ValueError):
+            record = json.loads(read_own_file(root / "registry" / name, RECORD_LIMIT))
+        except (OSError, ValueError, RecursionError):
             continue
         if not isinstance(record, dict):
             continue

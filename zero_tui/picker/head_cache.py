@@ -14,15 +14,17 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from zero_tui.atomic import AtomicWriteError, write_atomic
+from zero_tui.store.regular_files import read_own_file
 
 if TYPE_CHECKING:
     from zero_tui.store.models import Metadata
 
 HEAD_ROWS = 120
 HEAD_VERSION = 2  # 2: a fork's parent, its title and the event it was forked at
+HEAD_LIMIT = 16 * 1024 * 1024  # a file larger than this was not written here: a cache miss
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,48 +96,60 @@ def _scope_name(all_workspaces: bool, include_empty: bool) -> str:
 
 
 def load_head(path: Path, store_root: Path, workspace: str) -> dict[tuple[bool, bool], ScopeHead]:
-    """The remembered scopes; empty when the file is missing, foreign or damaged."""
+    """The remembered scopes; empty when the file is missing, foreign or damaged, whatever
+    it holds (a FIFO, a symlink, a huge file, JSON nested too deep, a count of 1e999)."""
     try:
-        document = json.loads(path.read_bytes())
-        if (
-            document.get("version") != HEAD_VERSION
-            or document.get("root") != str(store_root)
-            or document.get("workspace") != workspace
-        ):
-            return {}
-        heads: dict[tuple[bool, bool], ScopeHead] = {}
-        for all_workspaces in (False, True):
-            for include_empty in (False, True):
-                scope = document["scopes"].get(_scope_name(all_workspaces, include_empty))
-                if scope is None:
-                    continue
-                sessions = tuple(
-                    CachedSession(
-                        str(s[0]),
-                        str(s[1]),
-                        str(s[2]),
-                        str(s[3]),
-                        str(s[4]),
-                        str(s[5]),
-                        str(s[6]),
-                        str(s[7]),
-                        int(s[8]),
-                        str(s[9]),
-                        int(s[10]),
-                        str(s[11]),
-                    )
-                    for s in scope["sessions"]
-                )
-                heads[(all_workspaces, include_empty)] = ScopeHead(
-                    sessions,
-                    int(scope["otherWorkspace"]),
-                    int(scope["emptyRuns"]),
-                    int(scope["notResumable"]),
-                    int(scope["storeTotal"]),
-                )
-        return heads
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
+        document = json.loads(read_own_file(path, HEAD_LIMIT))
+    except (OSError, ValueError, RecursionError):
         return {}
+    if (
+        not isinstance(document, dict)
+        or document.get("version") != HEAD_VERSION
+        or document.get("root") != str(store_root)
+        or document.get("workspace") != workspace
+        or not isinstance(document.get("scopes"), dict)
+    ):
+        return {}
+    heads: dict[tuple[bool, bool], ScopeHead] = {}
+    for all_workspaces in (False, True):
+        for include_empty in (False, True):
+            scope = document["scopes"].get(_scope_name(all_workspaces, include_empty))
+            if scope is None:
+                continue
+            head = _scope_head(scope)
+            if head is None:
+                return {}
+            heads[(all_workspaces, include_empty)] = head
+    return heads
+
+
+_SESSION_TYPES = (str, str, str, str, str, str, str, str, int, str, int, str)
+_COUNTS = ("otherWorkspace", "emptyRuns", "notResumable", "storeTotal")
+
+
+def _scope_head(scope: object) -> ScopeHead | None:
+    """One remembered scope, or None when any value is not of the type `save_head` writes."""
+    if not isinstance(scope, dict) or not isinstance(scope.get("sessions"), list):
+        return None
+    counts: list[int] = []
+    for name in _COUNTS:
+        count = scope.get(name)
+        if not _is_count(count):
+            return None
+        counts.append(count)
+    sessions: list[CachedSession] = []
+    for values in scope["sessions"]:
+        if not isinstance(values, list) or len(values) != len(_SESSION_TYPES):
+            return None
+        for value, kind in zip(values, _SESSION_TYPES, strict=True):
+            if not (_is_count(value) if kind is int else isinstance(value, str)):
+                return None
+        sessions.append(CachedSession(*values))
+    return ScopeHead(tuple(sessions), *counts)
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    return type(value) is int and 0 <= value < 2**63
 
 
 def save_head(
@@ -174,6 +188,8 @@ def save_head(
         },
     }
     data = json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogateescape")
+    if len(data) > HEAD_LIMIT:  # titles of megabytes: it would not be read back
+        return
     with contextlib.suppress(OSError, AtomicWriteError):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         write_atomic(str(path), data, durable=False)  # a cache: the next scan rewrites it

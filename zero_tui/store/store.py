@@ -30,6 +30,9 @@ from zero_tui.store.events import decode_line, parse_log, parse_log_of_types, re
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import trim_space, trim_space_bytes
 from zero_tui.store.models import Event, Goal, Metadata
+from zero_tui.store.regular_files import NotRegularFileError as NotRegularFileError
+from zero_tui.store.regular_files import file_kind as file_kind
+from zero_tui.store.regular_files import open_regular as open_regular
 from zero_tui.store.root import store_root
 
 METADATA_FILE = "metadata.json"
@@ -93,56 +96,6 @@ def format_timestamp(moment: datetime) -> str:
 
 def _system_clock() -> datetime:
     return datetime.now(UTC)
-
-
-_FILE_KINDS = (
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a directory"),
-)
-
-
-def file_kind(mode: int) -> str:
-    """What a non-regular file is, for a message: "a FIFO", "a directory", ..."""
-    for test, name in _FILE_KINDS:
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
-class NotRegularFileError(OSError):
-    """A store file that is a FIFO, a device, a socket or a directory (never opened for IO)."""
-
-    def __init__(self, path: str, mode: int) -> None:
-        super().__init__(f"{path} is {file_kind(mode)}, not a regular file")
-        self.path = path
-
-
-def open_regular(
-    path: str | os.PathLike[str],
-    flags: int = os.O_RDONLY,
-    mode: int = 0o600,
-    *,
-    dir_fd: int | None = None,
-) -> int:
-    """os.open that never blocks and only hands out regular files.
-
-    O_NONBLOCK makes opening a FIFO return at once (a blocking open waits for a writer
-    forever, and a thread stuck there cannot be stopped); fstat then refuses anything that
-    is not a regular file with NotRegularFileError. On a regular file O_NONBLOCK is a no-op.
-    `dir_fd`: `path` is relative to that open directory.
-    """
-    fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), mode, dir_fd=dir_fd)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFileError(os.fspath(path), info.st_mode)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
 def read_regular(path: str | os.PathLike[str]) -> bytes:
