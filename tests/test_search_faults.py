@@ -5,7 +5,10 @@ matches (issue 18): always an answer or a clear line, never a traceback and neve
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -185,3 +188,44 @@ def test_a_lone_surrogate_escape_in_a_log_is_indexed_as_go_reads_it(
     (hit,) = json.loads(out)
     assert hit["sessionId"] == "pay"
     assert "\ufffd surrogate beside the kestrel" in hit["snippet"]
+
+
+WORDS = ("alpha", "bravo", "charlie")
+
+
+def test_three_first_searches_at_once_each_find_every_match(tmp_path: Path) -> None:
+    """Issue 25, item 11: three `zero-tui search` processes started at once on a fresh cache
+    dir. One found its word's first session as the index stood when it asked, then found
+    every log already indexed by another process, and kept that answer: 1 result of 2."""
+    store = SessionStore(tmp_path / "sessions")
+    for word in WORDS:
+        for number in range(2):
+            session_id = f"{word}{number}"
+            store.create(session_id, title=f"Session {session_id}", cwd=HERE, model_id="gpt-5")
+            store.append_events(
+                session_id,
+                [
+                    ("message", {"role": "user", "content": f"tell me about {word}"}),
+                    ("message", {"role": "assistant", "content": f"{word} is a word"}),
+                ],
+            )
+    for number in range(20):
+        store.create(f"other{number}", title="Other", cwd=HERE, model_id="gpt-5")
+        store.append_events(f"other{number}", [("message", {"role": "user", "content": "x"})])
+    command = [sys.executable, "-m", "zero_tui", "search", "--store", str(store.root), "--cwd"]
+    for attempt in range(3):  # each fault seen came in at least one of three words at once
+        environment = {**os.environ, "ZERO_TUI_CACHE_DIR": str(tmp_path / f"cache{attempt}")}
+        searches = {
+            word: subprocess.Popen(
+                [*command, HERE, "--json", word],
+                env=environment,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for word in WORDS
+        }
+        for word, process in searches.items():
+            out, err = process.communicate(timeout=120)
+            assert process.returncode == 0, err.decode()
+            found = sorted(hit["sessionId"] for hit in json.loads(out))
+            assert found == [f"{word}0", f"{word}1"], (attempt, word, err.decode())

@@ -875,6 +875,9 @@ def _answer_from_fresh_text(
     from zero_tui.search.query import matching_sessions
 
     catalog.revalidate()
+    # The index as this answer reads it: another process may index the logs meanwhile (a
+    # first search beside another, on a fresh cache), and then this one finds none changed.
+    asked_of = catalog.database.version()
     catalog.check_logs_in_background()
     matches = matching_sessions(catalog, query)
     answered = None if matches is None else answer(matches)
@@ -887,7 +890,7 @@ def _answer_from_fresh_text(
         catalog.use_private_index()
         catalog.revalidate()
         report = catalog.update_content(progress=_IndexProgress(err))
-    elif not report.changed:
+    elif not report.changed and catalog.database.version() == asked_of:
         return answered
     keys = catalog.session_keys()
     catalog.sessions_with_keys(keys[name] for name in report.changed if name in keys)

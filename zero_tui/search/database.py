@@ -301,6 +301,18 @@ class CatalogDatabase:
 
     # --- reading and writing -------------------------------------------------------------
 
+    def version(self) -> tuple[int, int]:
+        """Changes when another connection (another process) commits a write, or when the
+        database is replaced: an answer read before stands only while it is the same
+        (`PRAGMA data_version`; this connection's own writes do not change it)."""
+        with self._lock:
+            connection = self.connection
+            try:
+                row = connection.execute("PRAGMA data_version").fetchone()
+            except sqlite3.Error:
+                row = None
+            return id(connection), row[0] if row is not None else -1
+
     def read(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
         """The rows of one query; a damaged database is rebuilt and asked again."""
         with self._lock:
