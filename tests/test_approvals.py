@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from zero_tui.store.approvals import approval_ask, subject_of
+from zero_tui.store.approvals import approval_ask, is_zero_tool, subject_of
+from zero_tui.transcript.denied_calls import ways_forward, why_no_grant
 
 PLAIN = (
     "Error: Sandbox approval required for exec_command: Shell commands can read, write, "
@@ -67,3 +68,35 @@ def test_the_subject_of_a_call() -> None:
     assert subject_of({"command": ["git", "status"]}) == "git status"
     assert subject_of("not arguments") == ""
     assert subject_of({"other": 1}) == ""
+
+
+# --- issue 25, item 10: a hostile stored denial --------------------------------------------
+
+HOSTILE = "Error: Sandbox approval required for -h: Shell commands can read, write, or execute."
+
+
+def test_a_denial_naming_no_tool_of_zero_s_offers_no_grant() -> None:
+    """`/approve` offered "always allow -h"; Zero printed its help, exited 0, and zero-tui
+    reported a grant that did not exist."""
+    for name in ("-h", "--help", "help", "--json", "my.plugin-tool"):
+        output = HOSTILE.replace("-h", name, 1)
+        ask = approval_ask(name, {"cmd": "ls"}, output)
+        assert ask is not None
+        assert (ask.tool, ask.grant_helps) == (name, False)
+        assert ways_forward(ask) == ["allow and retry"]
+        assert why_no_grant(ask).startswith(f"{name} is not one of Zero's tools")
+
+
+def test_a_result_that_names_another_tool_than_the_call_is_not_zero_s() -> None:
+    assert approval_ask("exec_command", {}, HOSTILE) is None
+    assert approval_ask("-h", {}, PLAIN) is None
+
+
+def test_zero_s_own_tools_are_granted() -> None:
+    for name in ("exec_command", "write_file", "apply_patch", "mcp_github_create_issue"):
+        ask = approval_ask(name, {}, PLAIN.replace("exec_command", name, 1))
+        assert ask is not None
+        assert ask.grant_helps, name
+    assert is_zero_tool("bash")
+    assert not is_zero_tool("-h")
+    assert not is_zero_tool("mcp_-h")

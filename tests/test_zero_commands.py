@@ -113,13 +113,18 @@ def test_rewind_and_grants_run_zero_s_commands(
         ),
         "sandbox grants": (
             0,
-            {"grants": [{"toolName": "exec_command", "decision": "allow", "approvedAt": "t"}]},
+            {
+                "grants": [
+                    {"toolName": "exec_command", "decision": "allow", "approvedAt": "t"},
+                    {"toolName": "write_file", "scope": "/w/a.txt", "decision": "allow"},
+                ]
+            },
         ),
     }
     log = scripted(tmp_path, monkeypatch, answers)
     result = rewind(store, "s", 1)
     assert (result.restored, result.deleted, result.skipped) == (1, 1, 0)
-    (grant,) = grants(store)
+    grant, _ = grants(store)
     assert grant.describe() == "exec_command (every call) [allow]"
     allow_always(store, "write_file", path="/w/a.txt")
     revoke(store, "exec_command")
@@ -128,8 +133,26 @@ def test_rewind_and_grants_run_zero_s_commands(
         ["sandbox", "grants", "list", "--json"],
         ["sandbox", "grants", "allow", "write_file", "--path", "/w/a.txt", "--reason",
          "allowed from zero-tui"],
+        ["sandbox", "grants", "list", "--json"],  # the grant is there
         ["sandbox", "grants", "revoke", "exec_command"],
     ]  # fmt: skip
+
+
+def test_a_grant_is_asked_only_for_zero_s_tools_and_confirmed_by_zero_s_list(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25, item 10: `zero sandbox grants allow -h` prints Zero's help and exits 0."""
+    log = scripted(tmp_path, monkeypatch, {"sandbox grants": (0, {"grants": []})})
+    for name in ("-h", "--help", "help", "my_plugin_tool"):
+        with pytest.raises(ZeroCommandError, match="is not one of Zero's tools"):
+            allow_always(store, name)
+    assert not log.exists()  # zero was never asked
+    with pytest.raises(ZeroCommandError, match="Zero lists no such grant: bash is not allowed"):
+        allow_always(store, "bash")  # it answers, and lists no grant
+    assert calls(log) == [
+        ["sandbox", "grants", "allow", "bash", "--reason", "allowed from zero-tui"],
+        ["sandbox", "grants", "list", "--json"],
+    ]
 
 
 def test_what_zero_says_when_it_refuses_is_one_line(
@@ -176,6 +199,8 @@ def test_against_the_real_zero(
     assert grants(store) == []
     allow_always(store, "exec_command")
     assert [grant.tool for grant in grants(store)] == ["exec_command"]
+    with pytest.raises(ZeroCommandError, match="is not one of Zero's tools"):
+        allow_always(store, "-h")
     revoke(store, "exec_command")
     assert grants(store) == []
     result = rewind(store, "s", 4)  # drops the answer only; no checkpoint after 4

@@ -19,6 +19,7 @@ from typing import Any
 
 from zero_tui.agent.engine import AgentUnavailable, agent_environment, find_agent
 from zero_tui.store import SessionStore
+from zero_tui.store.approvals import is_zero_tool
 
 COMMAND_TIMEOUT = 60.0
 
@@ -246,11 +247,27 @@ def grants(store: SessionStore) -> list[Grant]:
 
 
 def allow_always(store: SessionStore, tool: str, *, path: str = "") -> None:
-    """`zero sandbox grants allow TOOL [--path PATH]`: Zero's own persistent grant."""
+    """`zero sandbox grants allow TOOL [--path PATH]`: Zero's own persistent grant, for one
+    of Zero's tools only, and said done only once Zero lists it (`grants`).
+
+    The name is checked, not put after `--`: Zero 0.8.0's grants parser takes every word
+    that starts with `-` for a flag, `--` included (`unknown sandbox grants flag "--"`), and
+    `-h` or `help` for its help, which it prints with exit status 0."""
+    if not is_zero_tool(tool):
+        raise ZeroCommandError(f"{tool!r} is not one of Zero's tools: no grant was asked for")
     arguments = ["sandbox", "grants", "allow", tool]
     if path:
         arguments += ["--path", path]
     run_zero(store, [*arguments, "--reason", "allowed from zero-tui"])
+    scope = os.path.abspath(path) if path else ""
+    if not any(
+        grant.tool == tool and grant.scope == scope and grant.decision == "allow"
+        for grant in grants(store)
+    ):
+        raise ZeroCommandError(
+            f"`zero sandbox grants allow {tool}` ended without an error, but Zero lists no "
+            f"such grant: {tool} is not allowed"
+        )
 
 
 def revoke(store: SessionStore, tool: str, *, path: str = "") -> None:

@@ -11,7 +11,8 @@ which way forward Zero would honour (internal/sandbox/engine.go, in its order):
   even then, so no retry is offered for it;
 * **always allow** — Zero's persistent grant, `zero sandbox grants allow <tool>`. Zero
   checks network, destructive-command and escalation prompts before any grant, so a grant
-  is offered only for what it can allow.
+  is offered only for what it can allow, and only for one of Zero's own tools (`is_zero_tool`):
+  the name comes from the session's text, and `-h` there would make Zero print its help.
 """
 
 from __future__ import annotations
@@ -25,6 +26,33 @@ _REQUIRED = re.compile(
     re.S,
 )
 _NO_GRANT_CATEGORIES = frozenset({"network", "destructive", "escalation"})
+
+ZERO_TOOLS = frozenset(
+    {
+        # Zero v0.8.0's built-in tools (internal/tools, swarm, specialist, specmode, plugins)
+        *("apply_patch", "ask_user", "bash", "capture_artifact", "create_goal"),
+        *("desktop_action", "desktop_snapshot", "desktop_windows", "edit_file"),
+        *("escalate_model", "exec_command", "get_goal", "glob", "grep", "list_directory"),
+        *("list_sessions", "lsp_navigate", "read_file", "read_minified_file"),
+        *("request_permissions", "send_message", "skill", "terminal_session", "tool_search"),
+        *("update_goal", "update_plan", "view_image", "web_fetch", "web_search"),
+        *("write_file", "write_stdin", "submit_spec"),
+        *("browser_action", "browser_click", "browser_connect", "browser_install"),
+        *("browser_launch", "browser_open", "browser_press", "browser_snapshot", "browser_type"),
+        *("swarm_collect", "swarm_handoff", "swarm_inbox", "swarm_schedule", "swarm_send"),
+        *("swarm_spawn", "swarm_status"),
+        *("GenerateSpecialist", "Task", "TaskOutput", "TaskStop"),
+    }
+)
+_MCP_TOOL = re.compile(r"mcp_[a-z0-9_]+")  # Zero's name for a server's tool: mcp_<server>_<tool>
+
+
+def is_zero_tool(name: str) -> bool:
+    """Whether `name` is one of Zero's tools: a built-in one, or an MCP server's as Zero
+    names them. Never a flag or a word Zero's command line would take for one."""
+    return name in ZERO_TOOLS or _MCP_TOOL.fullmatch(name) is not None
+
+
 _SUBJECT_KEYS = ("cmd", "command", "path", "file_path", "url", "pattern")
 
 
@@ -60,20 +88,25 @@ def approval_ask(
     reason: str = "",
 ) -> ApprovalAsk | None:
     """The approval a tool result asked for, or None when the result is not Zero's
-    `Sandbox approval required` (a block, an ordinary error, a success)."""
+    `Sandbox approval required` (a block, an ordinary error, a success, or one that names
+    another tool than `tool`, the one called)."""
     match = _REQUIRED.match(output.strip())
     if match is None:
         return None
     said = reason or match.group("reason").strip()
     network = "network" in categories or "network access" in said
+    named = match.group("tool")
+    if tool and named != tool:
+        return None  # Zero names the tool that was called: this text is not Zero's
     return ApprovalAsk(
-        tool=match.group("tool") or tool,
+        tool=named,
         subject=subject_of(arguments),
         risk_level=risk_level,
         categories=categories,
         reason=said,
         retry_helps=not network,
-        grant_helps=not (_NO_GRANT_CATEGORIES & set(categories))
+        grant_helps=is_zero_tool(named)
+        and not (_NO_GRANT_CATEGORIES & set(categories))
         and not network
         and "destructive" not in said
         and "escalat" not in said,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zero_tui.store import Event, SessionStore, StoreError, gojson
-from zero_tui.store.approvals import ApprovalAsk, approval_ask
+from zero_tui.store.approvals import ApprovalAsk, approval_ask, is_zero_tool
 from zero_tui.store.payload_decoder import decode_payload
 from zero_tui.store.payloads import PermissionPayload, ToolCallPayload, ToolResultPayload
 from zero_tui.transcript.turns import TurnSpan, turn_of
@@ -139,6 +139,11 @@ def why_no_retry(ask: ApprovalAsk) -> str:
 
 def why_no_grant(ask: ApprovalAsk) -> str:
     """Why Zero's persistent grant for the tool would not cover this call."""
+    if not is_zero_tool(ask.tool):
+        return (
+            f"{ask.tool} is not one of Zero's tools (the session's text names it): there is "
+            "no grant of Zero's to offer for it."
+        )
     categories = set(ask.categories)
     reason = ask.reason.lower()
     if "network" in categories or "network access" in reason:
