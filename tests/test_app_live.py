@@ -108,6 +108,38 @@ async def test_rows_preview_and_counts_follow_the_store_with_no_key_pressed(
         assert picker(pilot).state.store_total == 3
 
 
+def replace_folder(root: Path, how: str) -> None:
+    if how == "renamed away":
+        root.rename(root.with_name("sessions.old"))
+    else:
+        shutil.rmtree(root)
+    root.mkdir()
+
+
+@pytest.mark.parametrize("how", ["renamed away", "removed and made again"])
+async def test_a_store_folder_replaced_under_the_picker_is_read_anew(
+    three: StoreBuilder, how: str
+) -> None:
+    """Issue 25, item 6: the picker kept the old rows, or said "No Zero sessions yet",
+    forever: it watched the folder that was no longer the store."""
+    root = Path(three.root)
+    app = picker_app(three)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, lambda: picker(pilot).state.watch_mode != "", "the watch")
+        assert shown_ids(pilot) == ["new", "mid", "old"]
+        replace_folder(root, how)
+        store = SessionStore(root)
+        store.create("fresh", cwd=W, title="In the new store")
+        store.append_events("fresh", [user("hi"), assistant("hello")])
+        await wait_until(pilot, lambda: shown_ids(pilot) == ["fresh"], "the new store's rows")
+        store.create("later", cwd=W, title="Later in the new store")
+        store.append_events("later", [user("hi"), assistant("hello")])
+        await wait_until(
+            pilot, lambda: sorted(shown_ids(pilot)) == ["fresh", "later"], "followed anew"
+        )
+
+
 async def test_before_the_user_moves_the_highlight_is_on_the_newest(
     three: StoreBuilder,
 ) -> None:

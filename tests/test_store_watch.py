@@ -21,10 +21,12 @@ class Collected:
     def __init__(self) -> None:
         self.ids: set[str] = set()
         self.lock = threading.Lock()
+        self.read_all = 0  # how many times the watcher said "read the whole store again"
 
     def __call__(self, ids: set[str]) -> None:
         with self.lock:
             self.ids |= ids
+            self.read_all += not ids
 
     def wait_for(self, expected: set[str], timeout: float = 10.0) -> set[str]:
         deadline = time.monotonic() + timeout
@@ -182,3 +184,40 @@ def test_a_watch_that_fails_falls_back_to_polling_and_says_why(
     finally:
         stop.set()
         thread.join(timeout=5)
+
+
+# --- issue 25, item 6: the store folder replaced under the watch ---------------------------
+
+
+def renamed_away(root: Path) -> None:
+    root.rename(root.with_name("sessions.old"))
+    root.mkdir()
+
+
+def removed_and_made_again(root: Path) -> None:
+    shutil.rmtree(root)
+    root.mkdir()
+
+
+@pytest.mark.parametrize("replace", [renamed_away, removed_and_made_again])
+def test_a_store_folder_replaced_under_the_watch_is_watched_anew(
+    watching: tuple[SessionStore, Collected, StoreWatcher], replace: Callable[[Path], None]
+) -> None:
+    """The picker kept the old rows, or said "No Zero sessions yet", forever: the watch
+    stayed on the folder renamed away or removed. The watcher says to read the whole store
+    again, then follows the folder now in its place (whose inode number may be the old
+    one's: the watching process says the watched folder went)."""
+    store, collected, watcher = watching
+    replace(store.root)
+    SessionStore(store.root).create("fresh", cwd="/w")
+    # Read all again; polling may see only the sessions come and go (rm -rf and mkdir can
+    # give the new folder the old one's inode number), which is as good for a poll.
+    wait_until(
+        lambda: collected.read_all > 0 or (not watcher.notify and "fresh" in collected.ids),
+        "read the new store from the start",
+    )
+    SessionStore(store.root).create("later", cwd="/w")  # watched in the new folder
+    assert "later" in collected.wait_for({"later"})
+    SessionStore(store.root).append_events("fresh", [("message", {"role": "user", "content": "x"})])
+    assert "fresh" in collected.wait_for({"fresh"})
+    assert watcher.mode.startswith(("file-change notification", "polling every 0.1s"))

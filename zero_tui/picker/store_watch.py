@@ -10,12 +10,19 @@ after every append, rename and rewind) once a `interval`; what changed while the
 being put in place is found the same way. `mode` says which is in use, for the status
 line, and `on_mode` is told each time it changes. Idle, notification costs next to
 nothing; a poll of 10,000 sessions costs 10,000 stats a second.
+
+A store folder replaced under the watch (renamed away, or removed, and another made in its
+place) is no longer the folder watched: the watching process says the watched folder went,
+and the device and inode at the store's path change (an `rm -rf` and `mkdir` may reuse the
+inode number, hence both). Then `emit(set())` says to read the whole store again, and the
+folder now in its place is watched.
 """
 
 from __future__ import annotations
 
 import os
 import select
+import stat
 import subprocess
 import sys
 import threading
@@ -29,10 +36,12 @@ POLL_VARIABLE = "ZERO_TUI_POLL"
 WATCH_CHILD = Path(__file__).with_name("watch_child.py")
 STOP_LOOK_SECONDS = 0.5  # how often a watch with nothing to say looks whether to stop
 
-_UNTIL_THE_STORE_EXISTS = ("no store yet", "the store was removed")
+STORE_REPLACED = "the store was replaced"
+_UNTIL_THE_STORE_EXISTS = ("no store yet", "the store was removed", STORE_REPLACED)
 
 Emit = Callable[[set[str]], None]
 Stat = tuple[int, int, int]  # inode, size, mtime in ns
+Identity = tuple[int, int] | None  # the store folder's device and inode; None: not a folder
 
 
 class StoreWatcher:
@@ -70,6 +79,11 @@ class StoreWatcher:
                 reason = self._notified(emit, stop, polled)
                 if reason is None:
                     return
+                if reason == STORE_REPLACED and self.root.is_dir():
+                    # Watch the new folder from this look on, and read it all from after it.
+                    polled = _snapshot(self.root)
+                    emit(set())
+                    continue
             else:
                 reason = "no notification asked for" if not self.notify else "no store yet"
             polled = self._poll(emit, stop, reason)
@@ -81,6 +95,7 @@ class StoreWatcher:
         a child process (watch_child.py: watchfiles holds the GIL while it starts). What
         changes from `polled` (the last poll's look, else now) until the watch is in place
         is told once it is."""
+        identity = _identity(self.root)
         before = _snapshot(self.root) if polled is None else polled
         try:
             child = subprocess.Popen(
@@ -94,7 +109,7 @@ class StoreWatcher:
             return f"notification failed: {error}"
         self.mode = "file-change notification"
         try:
-            return self._follow_child(child, emit, stop, before)
+            return self._follow_child(child, emit, stop, before, identity)
         finally:
             _end_child(child)
 
@@ -104,7 +119,12 @@ class StoreWatcher:
         emit: Emit,
         stop: threading.Event,
         before: dict[str, Stat | None],
+        identity: Identity,
     ) -> str | None:
+        """Pass on what the watching process tells until `stop` (None), or until the watch
+        ends (why). The store folder renamed away or removed, another put in its place: the
+        watching process says so (the watched folder went), and so do the device and inode
+        of what is now at the store's path (`_gone`)."""
         assert child.stdout is not None
         output = child.stdout.fileno()
         pending = b""
@@ -112,6 +132,8 @@ class StoreWatcher:
         while not stop.is_set():
             readable, _, _ = select.select([output], [], [], STOP_LOOK_SECONDS)
             if not readable:
+                if _identity(self.root) != identity:
+                    return self._gone(emit)
                 continue
             data = os.read(output, 65536)
             if not data:
@@ -126,16 +148,26 @@ class StoreWatcher:
                         emit(changed)
                     continue
                 if record == STORE_REMOVED:
-                    emit(set())  # the store itself went away: look at everything again
-                    return "the store was removed"
+                    return self._gone(emit)
                 if record:
                     batch.append(os.fsdecode(record))
                     continue
+                if _identity(self.root) != identity:
+                    return self._gone(emit)
                 changed = _session_ids(self.root, batch)
                 batch = []
                 if changed:
                     emit(changed)
         return None
+
+    def _gone(self, emit: Emit) -> str:
+        """The watched folder is no longer the store: STORE_REPLACED when another is in its
+        place (`run` reads it all and watches it), else the store was removed (read again
+        now: it is empty)."""
+        if self.root.is_dir():
+            return STORE_REPLACED
+        emit(set())
+        return "the store was removed"
 
     def _poll(
         self, emit: Emit, stop: threading.Event, reason: str
@@ -143,13 +175,18 @@ class StoreWatcher:
         """Poll until `stop` (None), or until notification becomes possible (the store
         appears): then the last look, which notification takes on from."""
         self.mode = f"polling every {self.interval:g}s ({reason})"
+        seen = _identity(self.root)  # the last folder seen in the store's place
         known = _snapshot(self.root)
         while not stop.wait(self.interval):
+            identity = _identity(self.root)
             now = _snapshot(self.root)
             changed = _changed_sessions(known, now)
             known = now
-            if changed:
+            if identity is not None and seen is not None and identity != seen:
+                emit(set())  # another folder in the store's place: read it all
+            elif changed:
                 emit(changed)
+            seen = identity or seen
             if self.notify and reason in _UNTIL_THE_STORE_EXISTS and self.root.is_dir():
                 return known  # switch to notification
         return None
@@ -165,6 +202,14 @@ def _end_child(child: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         child.kill()
         child.wait()
+
+
+def _identity(root: Path) -> Identity:
+    try:
+        info = os.stat(root)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
 
 
 def _session_ids(root: Path, paths: Iterable[str]) -> set[str]:

@@ -7,8 +7,9 @@ Only the standard library and watchfiles are imported.
 
 Out, on stdout, records each ended by a NUL: `\\x03` once the watch is in place; the paths
 of a batch of changes, one record each, and an empty record ending the batch; `\\x02` when
-the store itself went away, or `\\x01` and a reason when notification fails (either
-ends the process). It ends when its stdin closes: the app stopped watching, or ended.
+the store folder itself went away (removed or renamed: another may be in its place), or
+`\\x01` and a reason when notification fails (either ends the process). It ends when its
+stdin closes: the app stopped watching, or ended.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ STORE_REMOVED = b"\x02"
 READY = b"\x03"
 END = b"\0"
 DEBOUNCE_MS = 150  # changes this close together arrive as one batch
+DELETED = 3  # watchfiles' Change.deleted, as its Rust backend reports it
 
 
 def watch(root: Path, out: BinaryIO, stop: threading.Event) -> int:
@@ -44,7 +46,7 @@ def watch(root: Path, out: BinaryIO, stop: threading.Event) -> int:
                 changes = notify.watch(DEBOUNCE_MS, 50, 1000, stop)
                 if changes in ("stop", "signal"):
                     return 0
-                if not root.is_dir():
+                if not root.is_dir() or _root_went(root, changes):
                     out.write(STORE_REMOVED + END)
                     return 0
                 if isinstance(changes, set) and changes:
@@ -54,6 +56,16 @@ def watch(root: Path, out: BinaryIO, stop: threading.Event) -> int:
         reason = " ".join(str(error).split()) or type(error).__name__
         out.write(FAILED + reason.encode("utf-8", "replace") + END)
         return 1
+
+
+def _root_went(root: Path, changes: object) -> bool:
+    """Whether the watched folder itself was removed or renamed away: the watch stays on it,
+    wherever it went, even when another folder is already in its place (`rm -rf` and `mkdir`
+    may even give the new one the old inode number)."""
+    where = str(root)
+    return isinstance(changes, set) and any(
+        kind == DELETED and path == where for kind, path in changes
+    )
 
 
 def main() -> int:
