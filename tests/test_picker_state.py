@@ -203,6 +203,14 @@ def test_the_status_line_says_polling_only_when_it_polls() -> None:
     polling = replace(shown, watch_mode="polling every 1s (watchfiles is not installed)")
     assert polling.status() == "1 shown · polling the store every 1s"
     assert "watchfiles is not installed" in polling.live_note()
+    limited = replace(
+        shown,
+        watch_mode="file-change notification, 3 sessions polled every 1s "
+        "(the inotify watch limit is reached)",
+    )  # issue 25, item 7: notification, but not for the sessions made past the limit
+    assert limited.status() == (
+        "1 shown · 3 sessions polled every 1s (the inotify watch limit is reached)"
+    )
 
 
 def test_the_counts_move_with_a_session_and_never_go_below_zero() -> None:

@@ -3,8 +3,11 @@ session arrives as its id, with notification and with polling alike."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -221,3 +224,89 @@ def test_a_store_folder_replaced_under_the_watch_is_watched_anew(
     SessionStore(store.root).append_events("fresh", [("message", {"role": "user", "content": "x"})])
     assert "fresh" in collected.wait_for({"fresh"})
     assert watcher.mode.startswith(("file-change notification", "polling every 0.1s"))
+
+
+# --- issue 25, item 7: sessions made past the inotify watch limit ------------------------
+
+
+def test_sessions_the_watch_leaves_out_are_polled_and_said(tmp_path: Path, stand_in: Path) -> None:
+    """watchfiles says nothing when the kernel refuses a new folder's watch: the watching
+    process finds it out and says which; those are polled, and the mode says so."""
+    limit = b"\x04the inotify watch limit is reached/"
+    (tmp_path / "says").write_bytes(b"\x03\0" + limit + b"late\0")
+    (tmp_path / "go").touch()
+    store = SessionStore(tmp_path / "sessions")
+    store.create("early", cwd="/w")
+    store.create("late", cwd="/w")
+    watcher, collected, stop, thread = start_watching(store.root)
+    try:
+        expected = (
+            "file-change notification, 1 session polled every 0.1s "
+            "(the inotify watch limit is reached)"
+        )
+        wait_until(lambda: watcher.mode == expected, "the mode")
+        store.append_events("late", [("message", {"role": "user", "content": "polled"})])
+        assert collected.wait_for({"late"}) == {"late"}  # the stand-in tells no change
+        shutil.rmtree(store.session_dir("late"))
+        assert collected.wait_for({"late"}) == {"late"}
+        wait_until(lambda: watcher.mode == "file-change notification", "none polled")
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+LIMITED = """
+import json, sys, threading, time
+from pathlib import Path
+from zero_tui.picker.store_watch import StoreWatcher
+from zero_tui.store import SessionStore
+store = SessionStore(sys.argv[1])
+changed = set()
+watcher = StoreWatcher(store.root, interval=0.1, notify=True)
+stop = threading.Event()
+threading.Thread(target=watcher.run, args=(changed.update, stop), daemon=True).start()
+def wait(condition):
+    deadline = time.monotonic() + 20
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+wait(lambda: watcher.mode == "file-change notification")
+for number in range(8):  # past the limit: root + 4 sessions + 8 > 10 watches
+    store.create(f"late{number}", cwd="/w")
+wait(lambda: "polled" in watcher.mode)
+changed.clear()
+store.append_events("late7", [("message", {"role": "user", "content": "seen?"})])
+wait(lambda: "late7" in changed)
+stop.set()
+print(json.dumps({"mode": watcher.mode, "changed": sorted(changed)}))
+"""
+
+
+def test_the_real_watch_limit_reached_by_sessions_made_later(tmp_path: Path) -> None:
+    """The kernel's limit lowered to 10 watches in a user namespace of the test's own (the
+    machine's limit is shared with every other process of the user: never reached here)."""
+    unshare = shutil.which("unshare")
+    if unshare is None or sys.platform != "linux":
+        pytest.skip("needs Linux's unshare")
+    store = SessionStore(tmp_path / "sessions")
+    for number in range(4):
+        store.create(f"early{number}", cwd="/w")
+    script = tmp_path / "limited.py"
+    script.write_text(LIMITED)
+    shell = (
+        "echo 10 > /proc/sys/user/max_inotify_watches || exit 77; "
+        f'exec "{sys.executable}" "{script}" "{store.root}"'
+    )
+    done = subprocess.run(
+        [unshare, "--user", "--map-root-user", "sh", "-c", shell],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])},
+    )
+    if done.returncode == 77 or b"unshare" in done.stderr:
+        pytest.skip(f"no user namespace here: {done.stderr.decode().strip()}")
+    assert done.returncode == 0, done.stderr.decode()
+    said = json.loads(done.stdout)
+    assert said["changed"] == ["late7"]
+    assert said["mode"].startswith("file-change notification, ")
+    assert said["mode"].endswith(" polled every 0.1s (the inotify watch limit is reached)")

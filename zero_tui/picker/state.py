@@ -35,6 +35,7 @@ from zero_tui.picker.session_rows import (
     scanning_text,
     status_text,
 )
+from zero_tui.picker.store_watch import NOTIFICATION
 from zero_tui.store import Metadata
 from zero_tui.store.store import UnreadableSession
 from zero_tui.store.usage import Tokens
@@ -231,9 +232,11 @@ class PickerState:
         return line + self._content_status()
 
     def _polling_status(self) -> str:
-        """The status line's word on polling (said only then: notification is the norm)."""
+        """The status line's word on polling (said only then: notification is the norm),
+        also of the sessions notification leaves out (the inotify watch limit reached)."""
         if not self.polling:
-            return ""
+            notified, _, polled = self.watch_mode.partition(", ")
+            return polled if notified == NOTIFICATION else ""
         interval = self.watch_mode.split(" (", 1)[0].removeprefix("polling ")
         return f"polling the store {interval}"
 

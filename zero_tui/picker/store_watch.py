@@ -4,7 +4,10 @@
 of sessions that were created, appended to, renamed or removed. It uses the platform's
 file-change notification (inotify, through watchfiles, in a child process:
 watch_child.py) where it can, and polls where it cannot: the store does not exist yet,
-the kernel's watch limit is reached, the platform has none, or `ZERO_TUI_POLL=1`. Polling
+the kernel's watch limit is reached for the store folder itself, the platform has none, or
+`ZERO_TUI_POLL=1`. Session folders made once the limit is reached are not watched, and
+watchfiles says nothing of it: the watching process finds them out (`UNWATCHED`), and those
+sessions alone are polled (`UnwatchedSessions`, said by `mode`). Polling
 lists the store's folders and stats each session's `metadata.json` (Zero rewrites it
 after every append, rename and rewind) once a `interval`; what changed while the watch was
 being put in place is found the same way. `mode` says which is in use, for the status
@@ -26,16 +29,18 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from zero_tui.picker.watch_child import END, FAILED, READY, STORE_REMOVED
+from zero_tui.picker.watch_child import END, FAILED, READY, STORE_REMOVED, UNWATCHED
 
 METADATA_FILE = "metadata.json"
 POLL_VARIABLE = "ZERO_TUI_POLL"
 WATCH_CHILD = Path(__file__).with_name("watch_child.py")
 STOP_LOOK_SECONDS = 0.5  # how often a watch with nothing to say looks whether to stop
 
+NOTIFICATION = "file-change notification"
 STORE_REPLACED = "the store was replaced"
 _UNTIL_THE_STORE_EXISTS = ("no store yet", "the store was removed", STORE_REPLACED)
 
@@ -107,7 +112,7 @@ class StoreWatcher:
             )
         except OSError as error:
             return f"notification failed: {error}"
-        self.mode = "file-change notification"
+        self.mode = NOTIFICATION
         try:
             return self._follow_child(child, emit, stop, before, identity)
         finally:
@@ -129,8 +134,16 @@ class StoreWatcher:
         output = child.stdout.fileno()
         pending = b""
         batch: list[str] = []
+        unwatched = UnwatchedSessions(self.root)
+        next_poll = time.monotonic() + self.interval
         while not stop.is_set():
             readable, _, _ = select.select([output], [], [], STOP_LOOK_SECONDS)
+            if unwatched.stats and time.monotonic() >= next_poll:
+                next_poll = time.monotonic() + self.interval
+                changed = unwatched.poll()
+                if changed:
+                    emit(changed)
+                self.mode = unwatched.mode(self.interval)
             if not readable:
                 if _identity(self.root) != identity:
                     return self._gone(emit)
@@ -149,6 +162,10 @@ class StoreWatcher:
                     continue
                 if record == STORE_REMOVED:
                     return self._gone(emit)
+                if record.startswith(UNWATCHED):
+                    unwatched.add(record[1:])
+                    self.mode = unwatched.mode(self.interval)
+                    continue
                 if record:
                     batch.append(os.fsdecode(record))
                     continue
@@ -190,6 +207,43 @@ class StoreWatcher:
             if self.notify and reason in _UNTIL_THE_STORE_EXISTS and self.root.is_dir():
                 return known  # switch to notification
         return None
+
+
+class UnwatchedSessions:
+    """The session folders inotify does not watch (the watching process tells which, and
+    why: the kernel's watch limit reached as they were made), polled meanwhile."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.stats: dict[str, Stat | None] = {}
+        self.why = ""
+
+    def add(self, record: bytes) -> None:
+        """Poll the folder an UNWATCHED record names (`why/name`) from now on."""
+        why, _, name = os.fsdecode(record).rpartition("/")
+        self.why = why or self.why
+        self.stats[name] = _session_stat(self.root, name)
+
+    def poll(self) -> set[str]:
+        """Those of the folders that changed since the last look; a removed one is let go."""
+        changed: set[str] = set()
+        for name, before in list(self.stats.items()):
+            now = _session_stat(self.root, name)
+            if now != before:
+                changed.add(name)
+            if now is None and not os.path.isdir(os.path.join(self.root, name)):
+                del self.stats[name]
+            else:
+                self.stats[name] = now
+        return changed
+
+    def mode(self, interval: float) -> str:
+        """The watcher's mode: notification, and which sessions are polled and why."""
+        count = len(self.stats)
+        if not count:
+            return NOTIFICATION
+        sessions = "1 session" if count == 1 else f"{count:,} sessions"
+        return f"{NOTIFICATION}, {sessions} polled every {interval:g}s ({self.why})"
 
 
 def _end_child(child: subprocess.Popen[bytes]) -> None:
@@ -234,14 +288,13 @@ def _snapshot(root: Path) -> dict[str, Stat | None]:
         names = os.listdir(root)
     except OSError:
         return {}
-    found: dict[str, Stat | None] = {}
-    for name in names:
-        if name.startswith("."):
-            continue
-        try:
-            info = os.stat(os.path.join(root, name, METADATA_FILE))
-        except OSError:
-            found[name] = None
-            continue
-        found[name] = (info.st_ino, info.st_size, info.st_mtime_ns)
-    return found
+    return {name: _session_stat(root, name) for name in names if not name.startswith(".")}
+
+
+def _session_stat(root: Path, name: str) -> Stat | None:
+    """A session folder's metadata.json's stat (None when it has none)."""
+    try:
+        info = os.stat(os.path.join(root, name, METADATA_FILE))
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
