@@ -961,9 +961,14 @@ def grants_command(args: list[str]) -> int:
     index = 0
     while index < len(rest):
         arg = rest[index]
+        if arg in ("-h", "--help", "help"):  # as Zero 0.8.0: its help, exit status 0
+            print(f"Usage:\n  zero sandbox grants {action} <tool> [flags]")
+            return 0
         if arg in ("--path", "--reason") and index + 1 < len(rest):
             options[arg[2:]] = rest[index + 1]
             index += 1
+        elif arg.startswith("-") and arg != "--json":  # `--` too
+            return app_error(f"unknown sandbox grants flag {gojson.encode_string(arg)}", EXIT_USAGE)
         elif arg != "--json":
             positional.append(arg)
         index += 1
