@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,12 @@ from conftest import StoreBuilder, assistant, settle, user
 from test_app_picker import SIZE, W, picker, picker_app, shown_ids, status, type_text
 from textual.pilot import Pilot
 from textual.widgets import Static
+from textual.worker import WorkerState
 
+from zero_tui.search.catalog import SessionCatalog
+from zero_tui.store import SessionStore
 from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets import store_feed
 from zero_tui.ui.widgets.transcript_view import TranscriptView
 
 
@@ -127,3 +132,60 @@ async def test_the_title_keeps_the_search_mode_after_going_up(
         title = str(picker(pilot).query_one("#picker-title", Static).visual)
         assert title == f"Resume a session · {project} · searching what was said (ctrl+t: titles)"
         assert shown_ids(pilot) == ["one"]
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
+    """Let the app run until `condition` holds (a bounded number of its turns)."""
+    for _ in range(2000):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the condition never held")
+
+
+def content_searching(pilot: Pilot[Any]) -> bool:
+    return any(
+        worker.group == "content" and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        for worker in pilot.app.workers
+    )
+
+
+async def test_the_first_results_show_while_the_index_is_built(
+    content_store: StoreBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A content query is asked again as the build goes on: the sessions indexed so far show
+    before it is done, with its progress on the status line."""
+    go_on, finish = threading.Event(), threading.Event()
+
+    def staged_build(
+        store: SessionStore,
+        cache_dir: Path | None = None,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> int:
+        with SessionCatalog(store, cache_dir) as catalog:
+            catalog.refresh()
+            go_on.wait(timeout=60)
+            catalog.update_content(["payments"])
+            if progress is not None:
+                progress(1, 3)
+            finish.wait(timeout=60)
+            catalog.update_content()
+        return 3
+
+    monkeypatch.setattr(store_feed, "build_index", staged_build)
+    async with picker_app(content_store).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "idempotent")
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: not content_searching(pilot))
+        assert shown_ids(pilot) == []  # nothing indexed yet
+        go_on.set()
+        await until(pilot, lambda: shown_ids(pilot) == ["payments"])
+        assert "indexing 1/3" in status(pilot)
+        assert "idempotent" in snippet(pilot, 0)
+        finish.set()
+        await settle(pilot)
+        assert shown_ids(pilot) == ["payments"]
+        assert "indexing" not in status(pilot)

@@ -1,15 +1,17 @@
 """The full-text index of the sessions' logs (sqlite FTS5), kept up to date incrementally.
 
 What a person said (messages, tool calls and outputs, compaction summaries, errors) is
-indexed per event in the `event_text` table, whose rowid is `session key << EVENT_BITS | n`,
-so a hit's session is known without a lookup; every word of the values of the events read
+indexed per event in the contentless `event_text` table, whose rowid is `text key <<
+EVENT_BITS | the line's offset in the log`, so a hit's session is its text key's and its
+event is read again from the log (`events_at`); every word of the values of the events read
 in one go (`content.payload_values`), once, is one row of `event_grams` (for substrings),
-numbered as the first of those events, so a session has one such row per update of its
-log. A log is
-read from the byte offset indexed up to; a shrunk, replaced or rewritten log is indexed
-again; a deleted session is dropped (by the metadata cache). The state of each log is
-re-read inside the write transaction, so two processes never index the same bytes twice.
-Queries live in `search.query`.
+under the offset of the first of those lines, so a session has one such row per update of
+its log. A log is read from the byte offset indexed up to; a shrunk, replaced or rewritten
+log is indexed anew under a new text key (the old rows are left behind, found by no
+session). Many sessions go in one write transaction (`_Batch`): a cold build commits a few
+times a second, not once per session, and a query on another connection sees it go on.
+The state of each log is read inside the write transaction, so two processes never index
+the same bytes twice. Queries live in `search.query`.
 """
 
 from __future__ import annotations
@@ -31,8 +33,7 @@ from zero_tui.search.database import (
     EVENT_BITS,
     Bypassed,
     CatalogDatabase,
-    delete_event_text,
-    insert_grams,
+    new_text_key,
     sql_lists,
     trigrams_supported,
 )
@@ -42,12 +43,17 @@ from zero_tui.store.events import compaction_plan, decode_line
 from zero_tui.store.gotext import trim_space_bytes
 
 if TYPE_CHECKING:  # the text of events is read only when a log changed
+    from collections.abc import Iterator
+
     from zero_tui.search.content import EventText
 
 TAIL_CHECK_BYTES = 4096
 READ_CHUNK = 8 * 1024 * 1024
 FULL_CHECK_SECONDS = 60.0
 _PROGRESS_EVERY = 64
+BATCH_SECONDS = 0.5  # the longest a write transaction takes sessions in
+BATCH_BYTES = 32 * 1024 * 1024  # the most log bytes one write transaction indexes
+LINE_READ = 64 * 1024  # what is read at a time to find an event's line again
 UP_TO_DATE = -1  # `_index_session`: the log had nothing new
 BUSY_SECONDS = BUSY_TIMEOUT_MS / 1000
 
@@ -61,7 +67,9 @@ _LOG_CHECK = (
     "AND typeof(log_events) = 'integer' AND typeof(log_check) = 'text' THEN log_check END "
     "FROM sessions"
 )
-_STATE_COLUMNS = "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events"
+_STATE_COLUMNS = (
+    "key, log_identity, log_stat, log_checked_ns, log_offset, log_tail, log_events, text_key"
+)
 
 
 class LogState(NamedTuple):
@@ -74,6 +82,7 @@ class LogState(NamedTuple):
     offset: int
     tail: bytes | None
     events: int
+    text_key: int | None  # what its rows are indexed under (None: none yet)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,34 +184,37 @@ class ContentIndex:
             looked_at, checks, unchanged = _compare(wanted, due, self._log_stats)
         self._logs_to_check -= unchanged
         to_read = list(checks)
-        events = 0
-        changed: set[str] = set()
         complete = True
         skipped = looked_at - len(to_read)
-        for done, session_id in enumerate(to_read):
-            if cancelled():
-                complete = False
-                break
-            if progress is not None and done % _PROGRESS_EVERY == 0:
-                progress(skipped + done, looked_at)
+        batch = _Batch(self._database)
+        try:
             try:
-                added = self._look_at(session_id, checks[session_id], cancelled)
-            except sqlite3.OperationalError:
-                added = None  # busy beyond the timeout: each of the rest would wait as long
-            except Bypassed:
-                report = UpdateReport(looked_at, len(changed), events, False, frozenset(changed))
-                raise IndexReplaced(report) from None
-            if added is None:
-                complete = False
-                break
-            if added != UP_TO_DATE:
-                changed.add(session_id)
-                events += added
+                for done, session_id in enumerate(to_read):
+                    if cancelled():
+                        complete = False
+                        break
+                    if done % _PROGRESS_EVERY == 0:
+                        batch.commit()  # what progress reports, a query finds
+                        if progress is not None:
+                            progress(skipped + done, looked_at)
+                    if self._look_at(session_id, checks[session_id], cancelled, batch) is None:
+                        complete = False
+                        break
+                    if batch.due():
+                        batch.commit()
+                batch.commit()
+            except BaseException as error:
+                batch.fail(error)
+                raise
+        except sqlite3.OperationalError:
+            complete = False  # busy beyond the timeout: each of the rest would wait as long
+        except Bypassed:
+            raise IndexReplaced(batch.report(looked_at, complete=False)) from None
         if progress is not None and complete:
             progress(looked_at, looked_at)
         if full and complete and session_ids is None:
             self._all_logs_checked_at = started
-        return UpdateReport(looked_at, len(changed), events, complete, frozenset(changed))
+        return batch.report(looked_at, complete=complete)
 
     @property
     def checking_in_background(self) -> bool:
@@ -260,7 +272,7 @@ class ContentIndex:
             return {}
 
     def _look_at(
-        self, session_id: str, check: str | None, cancelled: Callable[[], bool]
+        self, session_id: str, check: str | None, cancelled: Callable[[], bool], batch: _Batch
     ) -> int | None:
         """Index what is new in one log, if its stat says it may have changed (the answer of
         `_index_session`), and keep it among the logs to check until its timestamps can be
@@ -269,7 +281,7 @@ class ContentIndex:
             self._logs_to_check.discard(session_id)
             return UP_TO_DATE
         self._logs_to_check.add(session_id)
-        added = self._index_session(session_id, cancelled)
+        added = self._index_session(session_id, cancelled, batch)
         if added == UP_TO_DATE and self._settled(session_id):
             self._logs_to_check.discard(session_id)
         return added
@@ -301,60 +313,159 @@ class ContentIndex:
 
     # --- one log, chunk by chunk ---------------------------------------------------------
 
-    def _index_session(self, session_id: str, cancelled: Callable[[], bool]) -> int | None:
-        """Index what is new in one log: UP_TO_DATE when there was nothing new, None when
-        cancelled, else the number of events added."""
+    def _index_session(
+        self, session_id: str, cancelled: Callable[[], bool], batch: _Batch
+    ) -> int | None:
+        """Index what is new in one log, in `batch`'s transaction: UP_TO_DATE when there was
+        nothing new, None when cancelled, else the number of events added."""
         path = self._log_stats.path(session_id)
         added = 0
         touched = False
         while True:
-            with self._database.lock:
-                found = self._log_state(session_id)
+            connection = batch.connection()
+            found = self._log_state(session_id)
             if found is None:
                 return added if touched else UP_TO_DATE
             key, state = found
-            checked_ns = time.time_ns()
-            chunk = _read_chunk(path, state, checked_ns)
+            chunk = _read_chunk(path, state, time.time_ns())
             if chunk is None:
                 return added if touched else UP_TO_DATE
-            result = self._commit_chunk(session_id, key, state, chunk)
-            if result is None:
-                continue  # another process moved this session on: look again
+            written = _write_chunk(connection, session_id, key, state, chunk)
             if not touched and not chunk.reset and not chunk.data:
                 return UP_TO_DATE  # unchanged: only the time of this check was recorded
-            added += result
+            batch.wrote(session_id, written, len(chunk.data))
+            added += written
             touched = True
             if chunk.info is None or chunk.offset >= chunk.info.st_size or not chunk.data:
                 return added
             if cancelled():
                 return None
+            if batch.due():
+                batch.commit()
 
-    def _commit_chunk(
-        self, session_id: str, key: int, state: LogState, chunk: _Chunk
-    ) -> int | None:
-        """Write one chunk's events and the new state, if the state is still `state`: the
-        number of events written, None when another process moved the session on."""
-        texts = _line_texts(chunk.data)
-        with self._database.write() as connection:
-            current = self._log_state(session_id)
-            if current is None or current != (key, state):
-                return None
-            if chunk.reset:
-                delete_event_text(connection, key)
-            count = 0 if chunk.reset else state.events
-            grams = _gram_row(key, count, texts)
-            rows, count, compaction = _event_rows(session_id, key, count, texts)
-            connection.executemany(
-                "INSERT INTO event_text (rowid, body, sequence, role, event_id) "
-                "VALUES (?, ?, ?, ?, ?)",
-                rows,
-            )
-            if grams is not None:
-                insert_grams(connection, *grams)
-            if chunk.reset and compaction is False:
-                compaction = None  # indexed anew: the old plan goes
-            _record_state(connection, key, chunk, count, compaction)
-            return len(rows)
+    # --- the events of hits, read again from their logs -----------------------------------
+
+    def events_at(self, session_id: str, offsets: Iterable[int]) -> dict[int, EventText]:
+        """offset -> the event of the line there in the session's log, for those of these
+        offsets that still start a readable line."""
+        from zero_tui.search.content import line_text
+
+        found: dict[int, EventText] = {}
+        try:
+            with open(self._log_stats.path(session_id), "rb", buffering=0) as log:
+                for offset in offsets:
+                    text = line_text(_line_at(log.fileno(), offset))
+                    if text is not None:
+                        found[offset] = text
+        except OSError:
+            pass
+        return found
+
+    def first_events(self, session_id: str, limit: int) -> Iterator[EventText]:
+        """The session's first `limit` readable events, from its log as it is now."""
+        try:
+            with open(self._log_stats.path(session_id), "rb", buffering=0) as log:
+                data = log.read(READ_CHUNK)
+        except OSError:
+            return
+        if len(data) == READ_CHUNK:
+            data = data[: data.rfind(b"\n") + 1]
+        for _, _, text in _line_texts(0, data)[:limit]:
+            if text is not None:
+                yield text
+
+
+class _Batch:
+    """The write transaction a run of sessions is indexed in: committed when `due`, so that
+    a cold build pays a commit (and FTS5 a new segment) a few times a second, not once per
+    session; what it indexed counts once committed."""
+
+    def __init__(self, database: CatalogDatabase) -> None:
+        self._database = database
+        self._open: contextlib.AbstractContextManager[sqlite3.Connection] | None = None
+        self._connection: sqlite3.Connection | None = None
+        self._started = 0.0
+        self._bytes = 0
+        self._pending: dict[str, int] = {}  # session id -> events added, not yet committed
+        self._changed: set[str] = set()
+        self._events = 0
+
+    def connection(self) -> sqlite3.Connection:
+        """The open transaction's connection (one is begun when none is)."""
+        if self._open is None or self._connection is None:
+            opened = self._database.write()
+            self._connection = opened.__enter__()
+            self._open = opened
+            self._started = time.monotonic()
+            self._bytes = 0
+        return self._connection
+
+    def wrote(self, session_id: str, events: int, size: int) -> None:
+        self._pending[session_id] = self._pending.get(session_id, 0) + events
+        self._bytes += size
+
+    def due(self) -> bool:
+        if self._open is None:
+            return False
+        return self._bytes >= BATCH_BYTES or time.monotonic() - self._started >= BATCH_SECONDS
+
+    def commit(self) -> None:
+        opened, self._open = self._open, None
+        if opened is None:
+            return
+        opened.__exit__(None, None, None)
+        self._changed.update(self._pending)
+        self._events += sum(self._pending.values())
+        self._pending.clear()
+
+    def fail(self, error: BaseException) -> None:
+        """Roll the open transaction back after `error` (raising `Bypassed` when the
+        database was given up for it)."""
+        opened, self._open = self._open, None
+        self._pending.clear()
+        if opened is not None:
+            opened.__exit__(type(error), error, error.__traceback__)
+
+    def report(self, sessions: int, *, complete: bool) -> UpdateReport:
+        changed = frozenset(self._changed)
+        return UpdateReport(sessions, len(changed), self._events, complete, changed)
+
+
+def _write_chunk(
+    connection: sqlite3.Connection, session_id: str, key: int, state: LogState, chunk: _Chunk
+) -> int:
+    """Write one chunk's events and the log's new state: the number of events written."""
+    lines = _line_texts(chunk.start, chunk.data)
+    text_key = state.text_key
+    if chunk.reset or text_key is None:  # the rows of what was indexed before stay behind
+        text_key = new_text_key(connection) if lines else None
+    count = 0 if chunk.reset else state.events
+    rows: list[tuple[int, str]] = []
+    compaction: str | bool | None = False
+    if text_key is not None:
+        rows, compaction = _event_rows(session_id, text_key, lines)
+        connection.executemany("INSERT INTO event_text (rowid, body) VALUES (?, ?)", rows)
+        grams = _gram_row(text_key, lines)
+        if grams is not None:
+            connection.execute("INSERT INTO event_grams (rowid, body) VALUES (?, ?)", grams)
+    if chunk.reset and compaction is False:
+        compaction = None  # indexed anew: the old plan goes
+    _record_state(connection, key, chunk, count + len(lines), compaction, text_key)
+    return len(rows)
+
+
+def _line_at(fd: int, offset: int) -> bytes:
+    """The line of the log that starts at `offset` (b"" past its end)."""
+    data = b""
+    while len(data) < READ_CHUNK:
+        piece = os.pread(fd, LINE_READ, offset + len(data))
+        end = piece.find(b"\n")
+        if end >= 0:
+            return data + piece[:end]
+        data += piece
+        if len(piece) < LINE_READ:
+            break
+    return data
 
 
 def _read_chunk(path: str, state: LogState, checked_ns: int) -> _Chunk | None:
@@ -405,55 +516,56 @@ def _plan(fd: int, info: os.stat_result | None, state: LogState) -> tuple[int, b
     return state.offset, False
 
 
-def _line_texts(data: bytes) -> list[tuple[bytes, EventText | None]]:
-    """Each non-blank line of `data` (complete lines) with its searchable text."""
+def _line_texts(start: int, data: bytes) -> list[tuple[int, bytes, EventText | None]]:
+    """Each non-blank line of `data` (complete lines, read from offset `start` of the log)
+    with its offset and its searchable text."""
     from zero_tui.search.content import line_text  # with every payload type: not at start
 
-    found: list[tuple[bytes, EventText | None]] = []
+    found: list[tuple[int, bytes, EventText | None]] = []
+    offset = start
     for piece in data.split(b"\n"):
         content = piece if piece[:1] == b"{" and piece[-1:] == b"}" else trim_space_bytes(piece)
         if content:
-            found.append((content, line_text(content)))
+            found.append((offset, content, line_text(content)))
+        offset += len(piece) + 1
     return found
 
 
 def _event_rows(
-    session_id: str, key: int, count: int, texts: list[tuple[bytes, EventText | None]]
-) -> tuple[list[tuple[int, str, int, str, str]], int, str | bool | None]:
-    """The `event_text` rows of these lines, numbered on from `count` events; the count
-    after them; and the plan of the last compaction among them (False when there is none)."""
-    low = key << EVENT_BITS
+    session_id: str, text_key: int, lines: list[tuple[int, bytes, EventText | None]]
+) -> tuple[list[tuple[int, str]], str | bool | None]:
+    """The `event_text` rows of these lines; and the plan of the last compaction among them
+    (False when there is none)."""
+    low = text_key << EVENT_BITS
     compaction: str | bool | None = False
-    rows: list[tuple[int, str, int, str, str]] = []
-    for line, text in texts:
-        count += 1
-        if text is None or count >= 1 << EVENT_BITS:
+    rows: list[tuple[int, str]] = []
+    for offset, line, text in lines:
+        if text is None or offset >= 1 << EVENT_BITS:
             continue
         if text.text:
-            rows.append((low | count, text.text, text.sequence, text.role, text.event_id))
+            rows.append((low | offset, text.text))
         if text.event_type == "session_compaction":
             compaction = _compaction_json(line, session_id)
-    return rows, count, compaction
+    return rows, compaction
 
 
 def _gram_row(
-    key: int, count: int, texts: list[tuple[bytes, EventText | None]]
+    text_key: int, lines: list[tuple[int, bytes, EventText | None]]
 ) -> tuple[int, str] | None:
-    """The `event_grams` row of these lines (numbered on from `count` events): every word of
+    """The `event_grams` row of these lines (under the first one's offset): every word of
     their events' values once, a word a line; None when there are none.
 
     A word here is what whitespace separates, as in a query: a query's word, having no
     whitespace, is inside the values if and only if it is inside one of their words, so
     each is indexed once however often it was said (a trigram never spans two lines)."""
-    first = count + 1
-    if not trigrams_supported() or first >= 1 << EVENT_BITS:
+    if not trigrams_supported() or not lines or lines[0][0] >= 1 << EVENT_BITS:
         return None
     words = dict.fromkeys(
-        word for _, text in texts if text is not None for word in text.values.split()
+        word for _, _, text in lines if text is not None for word in text.values.split()
     )
     if not words:
         return None
-    return (key << EVENT_BITS) | first, "\n".join(words)
+    return (text_key << EVENT_BITS) | lines[0][0], "\n".join(words)
 
 
 def _record_state(
@@ -462,9 +574,10 @@ def _record_state(
     chunk: _Chunk,
     count: int,
     compaction: str | bool | None,
+    text_key: int | None,
 ) -> None:
-    """Note how far the log is indexed, and its latest compaction's plan unless
-    `compaction` is False (unchanged)."""
+    """Note how far the log is indexed, under which text key, and its latest compaction's
+    plan unless `compaction` is False (unchanged)."""
     info = chunk.info
     values: tuple[Any, ...] = (None, None, None, 0, None, 0)
     if info is not None:
@@ -478,8 +591,8 @@ def _record_state(
         )
     connection.execute(
         "UPDATE sessions SET log_identity = ?, log_stat = ?, log_checked_ns = ?, "
-        "log_offset = ?, log_tail = ?, log_events = ?, log_check = ? WHERE key = ?",
-        (*values, _log_check(info, chunk.checked_ns), key),
+        "log_offset = ?, log_tail = ?, log_events = ?, log_check = ?, text_key = ? WHERE key = ?",
+        (*values, _log_check(info, chunk.checked_ns), text_key, key),
     )
     if compaction is not False:
         connection.execute("UPDATE sessions SET compaction = ? WHERE key = ?", (compaction, key))
@@ -503,11 +616,11 @@ def _compaction_json(line: bytes, session_id: str) -> str | None:
 
 
 def _state_of(row: tuple[Any, ...]) -> tuple[int, LogState] | None:
-    key, identity, log_stat, checked, offset, tail, count = row
+    key, identity, log_stat, checked, offset, tail, count, text_key = row
     if not isinstance(key, int):
         return None
     if not (isinstance(offset, int) and isinstance(count, int)):
-        return key, LogState(None, None, None, 0, None, 0)
+        return key, LogState(None, None, None, 0, None, 0, None)
     return key, LogState(
         identity if isinstance(identity, str) else None,
         log_stat if isinstance(log_stat, str) else None,
@@ -515,6 +628,7 @@ def _state_of(row: tuple[Any, ...]) -> tuple[int, LogState] | None:
         max(0, offset),
         tail if isinstance(tail, bytes) else None,
         max(0, count),
+        text_key if isinstance(text_key, int) else None,
     )
 
 

@@ -1,11 +1,14 @@
 """The catalog's sqlite database: where it is, its schema, and what happens when it fails.
 
 One database per store in zero-tui's cache dir (`zero_tui.paths`), in WAL mode, with named
-columns and a schema version. The text is indexed twice: `event_text`, one row per event
-of what a person said, by words (ranking, snippets); and `event_grams`, one row per
-indexed chunk of a log holding every distinct word of its events' values, by trigrams
-(substrings), with the text it was given kept compressed in `gram_text` to take it out
-again (FTS5 needs it).
+columns and a schema version. The text is indexed twice, both contentless (the logs are
+the source of truth: a hit's event is read again from its log, at the byte offset its
+rowid holds): `event_text`, one row per event of what a person said, by words (ranking,
+phrases); and `event_grams`, one row per indexed chunk of a log holding every distinct
+word of its events' values, by trigrams (substrings). A row's id is `text key << EVENT_BITS
+| offset of its line in the log`; a session's `text_key` is new whenever its log is
+indexed anew, so the rows of a log's earlier version (or of a dropped session) belong to
+no session and are never found; `purge_due` says when they are worth clearing out.
 A missing, corrupt, foreign, read-only or version-mismatched database is rebuilt, or
 bypassed with an in-memory one. Two processes may share it: writes are short transactions
 (WAL, a busy timeout), and a write that waited the timeout out sets `busy` rather than
@@ -21,7 +24,6 @@ import hashlib
 import os
 import sqlite3
 import threading
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,11 +32,10 @@ from zero_tui.paths import default_cache_dir
 from zero_tui.store import Metadata
 from zero_tui.store.models import RESUMABLE_KINDS
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 BUSY_TIMEOUT_MS = 5000
 KEYS_PER_QUERY = 20_000
-EVENT_BITS = 32  # an indexed event's rowid: session key << EVENT_BITS | its number
-GRAM_TEXT_LEVEL = 1  # zlib: the kept texts are read back only to take them out
+EVENT_BITS = 32  # an indexed line's rowid: text key << EVENT_BITS | its offset in the log
 
 METADATA_COLUMNS = tuple(
     field.name for field in dataclasses.fields(Metadata) if field.name != "goal"
@@ -88,18 +89,18 @@ CREATE TABLE sessions (
     log_tail,
     log_events INTEGER NOT NULL DEFAULT 0,
     log_check,
-    compaction
+    compaction,
+    text_key
 );
 CREATE UNIQUE INDEX sessions_by_id ON sessions (session_id);
 CREATE INDEX sessions_log_check ON sessions (session_id, log_check, log_offset, log_events);
 CREATE INDEX sessions_recency ON sessions (updated_at DESC, session_id);
 CREATE INDEX sessions_by_cwd ON sessions (cwd);
 CREATE INDEX sessions_listing_exceptions ON sessions (key) WHERE {LISTING_EXCEPTION};
+CREATE UNIQUE INDEX sessions_by_text_key ON sessions (text_key) WHERE text_key IS NOT NULL;
 CREATE VIRTUAL TABLE event_text USING fts5(
-    body, sequence UNINDEXED, role UNINDEXED, event_id UNINDEXED,
-    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+    body, content = '', tokenize = 'unicode61 remove_diacritics 2'
 );
-CREATE TABLE gram_text (rowid INTEGER PRIMARY KEY, body BLOB NOT NULL);
 CREATE TABLE session_tokens (
     session_id TEXT PRIMARY KEY,
     log_stat TEXT NOT NULL,
@@ -113,7 +114,7 @@ CREATE TABLE session_tokens (
     reasoning INTEGER NOT NULL
 );
 """
-# Contentless: the text is lower-cased already (`content.go_lower`), and kept in `gram_text`.
+# The text is lower-cased already (`content.go_lower`).
 _GRAMS_SCHEMA = """
 CREATE VIRTUAL TABLE event_grams USING fts5(
     body, content = '', columnsize = 0, tokenize = 'trigram case_sensitive 1'
@@ -169,36 +170,14 @@ def sql_lists(keys: Iterable[int]) -> Iterator[str]:
         yield ",".join(map(str, wanted[start : start + KEYS_PER_QUERY]))
 
 
-def delete_event_text(connection: sqlite3.Connection, session_key: int) -> None:
-    """Drop one session's indexed text: the rowids `session_key << EVENT_BITS | n` of both
-    indexes. A contentless index takes a row out only given the text it was given: a kept
-    text that no longer decompresses is a damaged database."""
-    low = session_key << EVENT_BITS
-    span = (low, low + (1 << EVENT_BITS) - 1)
-    connection.execute("DELETE FROM event_text WHERE rowid BETWEEN ? AND ?", span)
-    kept = connection.execute(
-        "SELECT rowid, body FROM gram_text WHERE rowid BETWEEN ? AND ?", span
-    ).fetchall()
-    for rowid, packed in kept:
-        try:
-            body = zlib.decompress(packed).decode("utf-8")
-        except (zlib.error, TypeError, UnicodeDecodeError):
-            raise sqlite3.DatabaseError("a kept trigram text is damaged") from None
-        connection.execute(
-            "INSERT INTO event_grams (event_grams, rowid, body) VALUES ('delete', ?, ?)",
-            (rowid, body),
-        )
-    if kept:
-        connection.execute("DELETE FROM gram_text WHERE rowid BETWEEN ? AND ?", span)
-
-
-def insert_grams(connection: sqlite3.Connection, rowid: int, body: str) -> None:
-    """Index `body` (lower-cased values) for substrings under `rowid`, and keep it."""
-    connection.execute("INSERT INTO event_grams (rowid, body) VALUES (?, ?)", (rowid, body))
-    connection.execute(
-        "INSERT INTO gram_text (rowid, body) VALUES (?, ?)",
-        (rowid, zlib.compress(body.encode("utf-8"), GRAM_TEXT_LEVEL)),
-    )
+def new_text_key(connection: sqlite3.Connection) -> int:
+    """A text key no session of this database has had (in the caller's write transaction):
+    the rows indexed under an earlier one are never found again."""
+    connection.execute("UPDATE info SET value = CAST(value AS INTEGER) + 1 WHERE key = 'text_keys'")
+    row = connection.execute("SELECT value FROM info WHERE key = 'text_keys'").fetchone()
+    if row is None:
+        raise sqlite3.DatabaseError("the info table has no text_keys")
+    return int(row[0])
 
 
 def catalog_path(store_root: Path, cache_dir: Path | None = None) -> Path:
@@ -455,7 +434,7 @@ class CatalogDatabase:
             connection.execute(statement)
         connection.executemany(
             "INSERT INTO info (key, value) VALUES (?, ?)",
-            [("schema_version", _schema_version()), ("root", self._root_text)],
+            [("schema_version", _schema_version()), ("root", self._root_text), ("text_keys", "0")],
         )
         if not in_transaction:
             connection.execute("COMMIT")

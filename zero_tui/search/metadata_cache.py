@@ -34,7 +34,6 @@ from zero_tui.search.database import (
     RANKED_COLUMNS,
     Bypassed,
     CatalogDatabase,
-    delete_event_text,
     sql_lists,
     typed,
 )
@@ -199,8 +198,7 @@ def _write_found(connection: sqlite3.Connection, found: _Found) -> dict[str, int
     """Write what a look found, in the caller's transaction: the sessions dropped, the
     metadata remembered anew with the verdicts and tokens read with it. The keys of the
     sessions written."""
-    for session_key in found.dropped:
-        delete_event_text(connection, session_key)
+    for session_key in found.dropped:  # its indexed text stays, found by no session
         connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
     rows = [
         (

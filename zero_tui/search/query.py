@@ -29,17 +29,20 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from operator import itemgetter
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from zero_tui.search.catalog import EVENT_BITS, SessionCatalog
-from zero_tui.search.database import trigrams_supported
+from zero_tui.search.database import sql_lists, trigrams_supported
 from zero_tui.store import Metadata
 from zero_tui.store.gotext import go_lower
 from zero_tui.text.labels import parse_rfc3339
+
+if TYPE_CHECKING:  # events are read only for the hits shown
+    from zero_tui.search.content import EventText
 
 DEFAULT_LIMIT = 50
 MIN_SUBSTRING = 3  # the shortest word also found inside other words (a trigram)
@@ -375,8 +378,8 @@ def _search_text(
     if len(top) < limit:
         top += heapq.nsmallest(limit - len(top), rest, key=prepared.position.__getitem__)
     together = matches.one_event if matches is not None else frozenset()
-    events = _best_events(catalog, parsed, top, together)
-    inside = [key for key in top if key not in events]
+    events = _best_events(catalog, parsed, top, together, prepared.metadata)
+    inside = {key: prepared.metadata[key] for key in top if key not in events}
     if inside and parsed.terms:
         events.update(_events_holding(catalog, parsed.terms, inside))
     plans = catalog.compactions(top) if top else {}
@@ -386,15 +389,16 @@ def _search_text(
     return SearchResult(hits, len(candidates), parsed.notices)
 
 
-# The sessions as one string: sqlite finds them all in one step, without Python's lock.
+# The sessions as one string: sqlite finds them all in one step, without Python's lock. A
+# row's text key is its session's while the log is as indexed (else no session's).
 _SESSIONS_MATCHING = (
-    "SELECT group_concat(session) FROM (SELECT DISTINCT rowid >> 32 AS session "
-    "FROM event_text WHERE event_text MATCH ?)"
+    "SELECT group_concat(key) FROM sessions WHERE text_key IN (SELECT rowid >> "
+    f"{EVENT_BITS} FROM event_text WHERE event_text MATCH ?)"
 )
 _EVENTS_MATCHING = "SELECT rowid FROM event_text WHERE event_text MATCH ?"
 _SESSIONS_WITH_GRAMS = (
-    "SELECT group_concat(session) FROM (SELECT DISTINCT rowid >> 32 AS session "
-    "FROM event_grams WHERE event_grams MATCH ?)"
+    "SELECT group_concat(key) FROM sessions WHERE text_key IN (SELECT rowid >> "
+    f"{EVENT_BITS} FROM event_grams WHERE event_grams MATCH ?)"
 )
 
 
@@ -453,7 +457,7 @@ def _word_sessions(
             events = found if events is None else events & found
             if not events:
                 break
-        one_event = {rowid >> EVENT_BITS for rowid in events or ()}
+        one_event = set(_text_keys(connection, {rowid >> EVENT_BITS for rowid in events or ()}))
     if len(terms) == 1:
         return one_event, [one_event]
     return one_event, [_sessions_with(connection, term.fts()) for term in terms]
@@ -487,6 +491,22 @@ def _keys(row: tuple[object, ...] | None) -> set[int]:
     """The session keys a `group_concat` gave."""
     joined = row[0] if row else None
     return set(map(int, joined.split(","))) if isinstance(joined, str) else set()
+
+
+def _text_keys(
+    connection: sqlite3.Connection, wanted: Iterable[int], *, of: str = "text_key"
+) -> dict[int, int]:
+    """session key -> its text key, for the sessions whose text keys (`of` "text_key") or
+    keys (`of` "key") are `wanted`."""
+    found: dict[int, int] = {}
+    for listed in sql_lists(wanted):
+        found.update(
+            connection.execute(
+                f"SELECT key, text_key FROM sessions WHERE {of} IN ({listed}) "
+                "AND typeof(text_key) = 'integer'"
+            )
+        )
+    return found
 
 
 def _events_with(connection: sqlite3.Connection, expression: str) -> set[int]:
@@ -526,50 +546,62 @@ def matching_sessions(catalog: SessionCatalog, query: Query) -> TextMatches | No
 
 
 def _best_events(
-    catalog: SessionCatalog, parsed: Query, session_keys: list[int], together: frozenset[int]
-) -> dict[int, tuple[str, object, object, object]]:
-    """session key -> (body, sequence, role, event id) of its best event (bm25 over the
-    words): among the events holding every word for the sessions that have one
-    (`together`), else among those holding any; a query per kind, so that the doclists are
-    read once, not once per session."""
+    catalog: SessionCatalog,
+    parsed: Query,
+    session_keys: list[int],
+    together: frozenset[int],
+    metadata: dict[int, Metadata],
+) -> dict[int, EventText]:
+    """session key -> its best event (bm25 over the words), read again from its log: among
+    the events holding every word for the sessions that have one (`together`), else among
+    those holding any; a query per kind, so that the doclists are read once, not once per
+    session."""
     if not parsed.terms or not session_keys:
         return {}
     best: dict[int, tuple[float, int]] = {}
     with catalog.lock:
         connection = catalog.connection
-        pending = list(session_keys)
+        text_keys = _text_keys(connection, session_keys, of="key")
+        pending = [text_keys[key] for key in session_keys if key in text_keys]
         if len(parsed.terms) > 1 and len(parsed.terms) <= MATCH_TERMS:
             every = " AND ".join(term.fts() for term in parsed.terms)
-            _best_of(connection, every, [key for key in pending if key in together], best)
+            in_one = [text_keys[key] for key in session_keys if key in together]
+            _best_of(connection, every, [key for key in in_one if key in pending], best)
             pending = [key for key in pending if key not in best]
         _best_of(connection, _or_expression(parsed.terms), pending, best)
-        rowids = ",".join(str(rowid) for _, rowid in best.values())
-        rows = connection.execute(
-            "SELECT rowid, body, sequence, role, event_id FROM event_text "
-            f"WHERE rowid IN ({rowids})"
-        ).fetchall()
-    return {row[0] >> EVENT_BITS: (row[1], row[2], row[3], row[4]) for row in rows}
+    session_of = {text_key: key for key, text_key in text_keys.items()}
+    events: dict[int, EventText] = {}
+    for text_key, (_, rowid) in best.items():
+        key = session_of[text_key]
+        offset = rowid & _OFFSET_MASK
+        found = catalog.content.events_at(metadata[key].session_id, [offset]).get(offset)
+        if found is not None:
+            events[key] = found
+    return events
+
+
+_OFFSET_MASK = (1 << EVENT_BITS) - 1
 
 
 def _best_of(
     connection: sqlite3.Connection,
     expression: str,
-    session_keys: list[int],
+    text_keys: list[int],
     best: dict[int, tuple[float, int]],
 ) -> None:
-    """Note in `best` (session key -> bm25 score, rowid) the best event of each of these
-    sessions among those matching `expression`."""
-    if not session_keys:
+    """Note in `best` (text key -> bm25 score, rowid) the best event under each of these
+    text keys among those matching `expression`."""
+    if not text_keys:
         return
-    keys = ",".join(str(int(key)) for key in session_keys)
+    keys = ",".join(str(int(key)) for key in text_keys)
     for rowid, score in connection.execute(
         "SELECT rowid, bm25(event_text) FROM event_text WHERE event_text MATCH ? "
         f"AND (rowid >> {EVENT_BITS}) IN ({keys})",
         (expression,),
     ):
-        session_key = rowid >> EVENT_BITS
-        if session_key not in best or score < best[session_key][0]:
-            best[session_key] = (score, rowid)
+        text_key = rowid >> EVENT_BITS
+        if text_key not in best or score < best[text_key][0]:
+            best[text_key] = (score, rowid)
 
 
 SCAN_EVENTS = 4096
@@ -578,51 +610,40 @@ the session is listed without a snippet (its word may also be in a value not sho
 
 
 def _events_holding(
-    catalog: SessionCatalog, terms: Sequence[Term], session_keys: list[int]
-) -> dict[int, tuple[str, object, object, object]]:
+    catalog: SessionCatalog, terms: Sequence[Term], sessions: dict[int, Metadata]
+) -> dict[int, EventText]:
     """session key -> its first event whose text holds the most of `terms` (lower-cased, as
     substrings), for sessions where no event holds one as a word; none when only some other
-    value of an event holds them."""
+    value of an event holds them. Read from the logs."""
     needles = [go_lower(term.text) for term in terms]
-    found: dict[int, tuple[str, object, object, object]] = {}
-    with catalog.lock:
-        connection = catalog.connection
-        for session_key in session_keys:
-            low = session_key << EVENT_BITS
-            best: tuple[str, object, object, object] | None = None
-            most = 0
-            for body, sequence, role, event_id in connection.execute(
-                "SELECT body, sequence, role, event_id FROM event_text "
-                "WHERE rowid BETWEEN ? AND ? LIMIT ?",
-                (low, low + (1 << EVENT_BITS) - 1, SCAN_EVENTS),
-            ):
-                lowered = go_lower(body) if isinstance(body, str) else ""
-                held = sum(needle in lowered for needle in needles)
-                if held > most:
-                    best, most = (body, sequence, role, event_id), held
-                    if held == len(needles):
-                        break
-            if best is not None:
-                found[session_key] = best
+    found: dict[int, EventText] = {}
+    for session_key, meta in sessions.items():
+        best: EventText | None = None
+        most = 0
+        for event in catalog.content.first_events(meta.session_id, SCAN_EVENTS):
+            lowered = go_lower(event.text)
+            held = sum(needle in lowered for needle in needles)
+            if held > most:
+                best, most = event, held
+                if held == len(needles):
+                    break
+        if best is not None:
+            found[session_key] = best
     return found
 
 
 def _hit(
-    meta: Metadata,
-    event: tuple[str, object, object, object] | None,
-    plan: str | None,
-    terms: Sequence[Term],
+    meta: Metadata, event: EventText | None, plan: str | None, terms: Sequence[Term]
 ) -> SearchHit:
     if event is None:
         return SearchHit(meta)
-    body, sequence, role, event_id = event
-    sequence = sequence if isinstance(sequence, int) else None
-    compacted, summary = _compacted(plan, event_id, sequence)
+    sequence = event.sequence
+    compacted, summary = _compacted(plan, event.event_id, sequence)
     return SearchHit(
         meta,
         sequence,
-        role if isinstance(role, str) else None,
-        make_snippet(body if isinstance(body, str) else "", terms),
+        event.role or None,
+        make_snippet(event.text, terms),
         compacted,
         summary if compacted else sequence,
     )

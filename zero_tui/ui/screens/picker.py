@@ -242,6 +242,8 @@ class PickerScreen(PickerKeys):
     def on_index_progress(self, message: IndexProgress) -> None:
         if not message.finished:
             self.state = replace(self.state, index_progress=(message.done, message.total))
+            if self.state.content_mode and self.state.query:
+                self.body.rank_as_indexed()  # the first results while the build goes on
             return
         self.state = replace(self.state, index_progress=None, index_ready=True)
         if self.state.content_mode and self.state.query:

@@ -248,6 +248,18 @@ class PickerBody(Horizontal):
         self._ranked_for = None
         self._start_ranking()
 
+    def rank_as_indexed(self) -> None:
+        """The text index grew while it is built: the results so far, unless a content
+        search is under way (typing goes first; the next progress asks again)."""
+        searching = any(
+            worker.node is self
+            and worker.group == "content"
+            and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in self.workers
+        )
+        if not searching:
+            self.rank_again()
+
     def forget_ranking(self) -> None:
         """A new scan: its rows are ranked afresh."""
         self._ranker.forget()
