@@ -370,10 +370,12 @@ def build_rows(
         _sized(
             per_size,
             m,
-            "search index size (words and trigrams)",
+            "full-text index size (the catalog's file)",
             "index_bytes",
             baseline=("store", "store_bytes"),
             ratio=lambda v: v["index_vs_store"],
+            budget="≤ 0.5x store",
+            within=lambda v: v["index_vs_store"] <= 0.5,
             fmt=_megabytes,
         ),
         _sized(

@@ -17,7 +17,10 @@ the simplest way, said in the figure's baseline:
    --session ID` (Zero has no export command; this one reads and decodes the whole log) —
    or a Python loop calling json.loads on every line;
 5. `zero-tui sessions --all --json` with no cache vs `zero sessions list --json` — or
-   `cat` of every metadata file.
+   `cat` of every metadata file;
+6. the full-text index built cold: `zero-tui search WORD --all` with no cache vs `zero
+   search --reindex WORD` (both read every log and write their index; WORD is in no
+   session, so neither stops early) — or `grep -rliF` when there is no Zero.
 
 Zero runs with HOME and the XDG folders in the work dir, XDG_DATA_HOME above the store,
 ZERO_DISABLE_MODELS_FETCH=1, and (for its TUI, which asks for a provider before it opens)
@@ -59,6 +62,8 @@ GOAL_SEARCH = 0.8
 GOAL_PICKER = 1.5
 GOAL_EXPORT = 1.0
 GOAL_COLD_LISTING = 0.5
+GOAL_INDEX_BUILD = 1.0
+ABSENT_WORD = "zyzzogeton"  # in no generated session
 
 SCREEN = (200, 50)
 TUI_DEADLINE_SECONDS = 60.0
@@ -159,12 +164,13 @@ def _say(message: str) -> None:
 # --- processes ---------------------------------------------------------------------------
 
 
-def _timed(command: list[str], env: dict[str, str]) -> float:
-    """Wall seconds of one run; a failed run is an error, never a fast figure."""
+def _timed(command: list[str], env: dict[str, str], *, found_nothing: int = 0) -> float:
+    """Wall seconds of one run; a failed run is an error, never a fast figure.
+    `found_nothing`: the exit status of a search that matched nothing, also a success."""
     started = time.perf_counter()
     result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     elapsed = time.perf_counter() - started
-    if result.returncode != 0:
+    if result.returncode not in (0, found_nothing):
         said = result.stderr.decode(errors="replace").strip().splitlines()
         raise BenchmarkFailure(
             f"{shlex.join(command)} exited with {result.returncode}: {said[-1] if said else ''}"
@@ -440,6 +446,37 @@ def compare_cold_listing(
     )
 
 
+def compare_index_build(
+    root: Path, sessions: int, env: dict[str, str], work: Path, zero: str | None, repeats: int
+) -> Comparison:
+    """Both full-text indexes built from nothing, each in its own command (see 6. above)."""
+    cache = work / "index-cache"
+    ours_env = _with_cache(env, cache)
+    ours = [*store_bench._zero_tui_command(), "search", ABSENT_WORD, "--all", "--store", str(root)]
+    if zero is not None:
+        theirs = [zero, "search", "--reindex", ABSENT_WORD]
+        label = f"`zero search --reindex {ABSENT_WORD}`"
+    else:
+        theirs = ["grep", "-rliF", "--", ABSENT_WORD, str(root)]
+        label = "grep -rliF (no zero)"
+
+    def cold() -> float:
+        shutil.rmtree(cache, ignore_errors=True)
+        return _timed(ours, ours_env, found_nothing=1)  # `zero-tui search` says so by 1
+
+    ours_s, theirs_s, ratio = _paired(cold, partial(_timed, theirs, env, found_nothing=1), repeats)
+    return Comparison(
+        "vs Zero: full-text index, cold build",
+        sessions,
+        ours_s,
+        label,
+        theirs_s,
+        ratio,
+        GOAL_INDEX_BUILD,
+        zero is not None,
+    )
+
+
 def compare_export(
     root: Path, env: dict[str, str], work: Path, zero: str | None, repeats: int
 ) -> Comparison:
@@ -580,6 +617,9 @@ def run(
         versus.comparisons.append(compare_cold_listing(root, sessions, env, work, zero, repeats))
         _say(f"{sessions:,} sessions: search")  # after the listing: Zero's adds files
         versus.comparisons += compare_search(root, sessions, env, work, zero, repeats)
+        _say(f"{sessions:,} sessions: full-text index, cold build")
+        builds = max(1, min(repeats, 3))  # each reads the whole store
+        versus.comparisons.append(compare_index_build(root, sessions, env, work, zero, builds))
         shutil.rmtree(data)
 
         if not tui:

@@ -159,17 +159,15 @@ async def test_the_first_results_show_while_the_index_is_built(
 
     def staged_build(
         store: SessionStore,
-        cache_dir: Path | None = None,
-        *,
-        progress: Callable[[int, int], None] | None = None,
-        cancelled: Callable[[], bool] = lambda: False,
+        cache_dir: Path | None,
+        progress: Callable[[int, int], None],
+        **_: object,
     ) -> int:
         with SessionCatalog(store, cache_dir) as catalog:
             catalog.refresh()
             go_on.wait(timeout=60)
             catalog.update_content(["payments"])
-            if progress is not None:
-                progress(1, 3)
+            progress(1, 3)
             finish.wait(timeout=60)
             catalog.update_content()
         return 3

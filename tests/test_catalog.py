@@ -67,7 +67,7 @@ def check_grams(catalog: SessionCatalog) -> None:
     """The substring index is whole (FTS5's integrity check raises otherwise)."""
     with catalog.lock:
         catalog.connection.execute(
-            "INSERT INTO event_grams (event_grams, rank) VALUES ('integrity-check', 1)"
+            "INSERT INTO word_grams (word_grams, rank) VALUES ('integrity-check', 1)"
         )
 
 
@@ -636,7 +636,7 @@ def test_without_trigrams_words_are_still_found_and_the_index_is_rebuilt_once_th
     with contextlib.closing(sqlite3.connect(catalog.path)) as check:
         tables = {row[0] for row in check.execute("SELECT name FROM sqlite_master")}
         version = check.execute("SELECT value FROM info WHERE key = 'schema_version'").fetchone()
-    assert "event_grams" not in tables
+    assert "word_grams" not in tables
     assert version == (f"{SCHEMA_VERSION}-words",)
     monkeypatch.undo()
     catalog = SessionCatalog(store, tmp_path / "cache")

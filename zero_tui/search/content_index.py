@@ -3,13 +3,13 @@
 What a person said (messages, tool calls and outputs, compaction summaries, errors) is
 indexed per event in the contentless `event_text` table, whose rowid is `text key <<
 EVENT_BITS | the line's offset in the log`, so a hit's session is its text key's and its
-event is read again from the log (`events_at`); every word of the values of the events read
-in one go (`content.payload_values`), once, is one row of `event_grams` (for substrings),
-under the offset of the first of those lines, so a session has one such row per update of
-its log. A log is read from the byte offset indexed up to; a shrunk, replaced or rewritten
-log is indexed anew under a new text key (the old rows are left behind, found by no
-session). Many sessions go in one write transaction (`_Batch`): a cold build commits a few
-times a second, not once per session, and a query on another connection sees it go on.
+event is read again from the log (`events_at`); every word of the values of its events
+(`content.payload_values`) is in the store's vocabulary, noted as held by its text key
+(for substrings: see `database`). A log is read from the byte offset indexed up to; a
+shrunk, replaced or rewritten log is indexed anew under a new text key (what was indexed
+before is left behind, found by no session). Many sessions go in one write transaction
+(`_Batch`): a cold build commits a few times a second, not once per session, and a query
+on another connection sees it go on.
 The state of each log is read inside the write transaction, so two processes never index
 the same bytes twice. Queries live in `search.query`.
 """
@@ -330,7 +330,7 @@ class ContentIndex:
             chunk = _read_chunk(path, state, time.time_ns())
             if chunk is None:
                 return added if touched else UP_TO_DATE
-            written = _write_chunk(connection, session_id, key, state, chunk)
+            written = _write_chunk(connection, session_id, key, state, chunk, batch.vocabulary)
             if not touched and not chunk.reset and not chunk.data:
                 return UP_TO_DATE  # unchanged: only the time of this check was recorded
             batch.wrote(session_id, written, len(chunk.data))
@@ -389,6 +389,7 @@ class _Batch:
         self._pending: dict[str, int] = {}  # session id -> events added, not yet committed
         self._changed: set[str] = set()
         self._events = 0
+        self.vocabulary = _Vocabulary()
 
     def connection(self) -> sqlite3.Connection:
         """The open transaction's connection (one is begun when none is)."""
@@ -423,6 +424,7 @@ class _Batch:
         database was given up for it)."""
         opened, self._open = self._open, None
         self._pending.clear()
+        self.vocabulary.forget()
         if opened is not None:
             opened.__exit__(type(error), error, error.__traceback__)
 
@@ -432,7 +434,12 @@ class _Batch:
 
 
 def _write_chunk(
-    connection: sqlite3.Connection, session_id: str, key: int, state: LogState, chunk: _Chunk
+    connection: sqlite3.Connection,
+    session_id: str,
+    key: int,
+    state: LogState,
+    chunk: _Chunk,
+    vocabulary: _Vocabulary,
 ) -> int:
     """Write one chunk's events and the log's new state: the number of events written."""
     lines = _line_texts(chunk.start, chunk.data)
@@ -445,9 +452,12 @@ def _write_chunk(
     if text_key is not None:
         rows, compaction = _event_rows(session_id, text_key, lines)
         connection.executemany("INSERT INTO event_text (rowid, body) VALUES (?, ?)", rows)
-        grams = _gram_row(text_key, lines)
-        if grams is not None:
-            connection.execute("INSERT INTO event_grams (rowid, body) VALUES (?, ?)", grams)
+        if trigrams_supported():
+            words = _value_words(lines)
+            connection.executemany(
+                "INSERT OR IGNORE INTO word_sessions (word_id, text_key) VALUES (?, ?)",
+                [(word_id, text_key) for word_id in vocabulary.ids(connection, words)],
+            )
     if chunk.reset and compaction is False:
         compaction = None  # indexed anew: the old plan goes
     _record_state(connection, key, chunk, count + len(lines), compaction, text_key)
@@ -549,23 +559,56 @@ def _event_rows(
     return rows, compaction
 
 
-def _gram_row(
-    text_key: int, lines: list[tuple[int, bytes, EventText | None]]
-) -> tuple[int, str] | None:
-    """The `event_grams` row of these lines (under the first one's offset): every word of
-    their events' values once, a word a line; None when there are none.
-
-    A word here is what whitespace separates, as in a query: a query's word, having no
-    whitespace, is inside the values if and only if it is inside one of their words, so
-    each is indexed once however often it was said (a trigram never spans two lines)."""
-    if not trigrams_supported() or not lines or lines[0][0] >= 1 << EVENT_BITS:
-        return None
-    words = dict.fromkeys(
-        word for _, _, text in lines if text is not None for word in text.values.split()
+def _value_words(lines: list[tuple[int, bytes, EventText | None]]) -> list[str]:
+    """Every word of these lines' values once (what whitespace separates, as in a query:
+    a query's word, having no whitespace, is inside the values if and only if it is inside
+    one of their words)."""
+    return list(
+        dict.fromkeys(
+            word for _, _, text in lines if text is not None for word in text.values.split()
+        )
     )
-    if not words:
-        return None
-    return (text_key << EVENT_BITS) | lines[0][0], "\n".join(words)
+
+
+class _Vocabulary:
+    """The ids of the store's value words (`value_words`), new ones added with their
+    trigrams; those met in an update remembered (ids are never reused)."""
+
+    LOOKUP = 500  # words asked for at once
+    REMEMBERED = 200_000  # words remembered at the most
+
+    def __init__(self) -> None:
+        self._known: dict[str, int] = {}
+
+    def forget(self) -> None:
+        """The transaction the words were added in was rolled back."""
+        self._known.clear()
+
+    def ids(self, connection: sqlite3.Connection, words: list[str]) -> list[int]:
+        """The id of each of `words`, added to the vocabulary when new (in the caller's
+        write transaction)."""
+        known = self._known
+        if len(known) > self.REMEMBERED:
+            known.clear()
+        missing = [word for word in words if word not in known]
+        for start in range(0, len(missing), self.LOOKUP):
+            asked = missing[start : start + self.LOOKUP]
+            marks = ",".join("?" * len(asked))
+            known.update(
+                connection.execute(
+                    f"SELECT word, id FROM value_words WHERE word IN ({marks})", asked
+                )
+            )
+        for word in missing:
+            if word not in known:
+                added = connection.execute("INSERT INTO value_words (word) VALUES (?)", (word,))
+                word_id = added.lastrowid
+                assert word_id is not None
+                connection.execute(
+                    "INSERT INTO word_grams (rowid, word) VALUES (?, ?)", (word_id, word)
+                )
+                known[word] = word_id
+        return [known[word] for word in words]
 
 
 def _record_state(

@@ -1,14 +1,16 @@
 """The catalog's sqlite database: where it is, its schema, and what happens when it fails.
 
 One database per store in zero-tui's cache dir (`zero_tui.paths`), in WAL mode, with named
-columns and a schema version. The text is indexed twice, both contentless (the logs are
-the source of truth: a hit's event is read again from its log, at the byte offset its
-rowid holds): `event_text`, one row per event of what a person said, by words (ranking,
-phrases); and `event_grams`, one row per indexed chunk of a log holding every distinct
-word of its events' values, by trigrams (substrings). A row's id is `text key << EVENT_BITS
-| offset of its line in the log`; a session's `text_key` is new whenever its log is
-indexed anew, so the rows of a log's earlier version (or of a dropped session) belong to
-no session and are never found; `purge_due` says when they are worth clearing out.
+columns and a schema version. The text is indexed twice, and kept by neither index (the
+logs are the source of truth: a hit's event is read again from its log). `event_text`
+holds one contentless row per event of what a person said, by words (ranking, phrases),
+whose id is `text key << EVENT_BITS | offset of its line in the log`. For substrings, the
+distinct words of every event's values (what whitespace separates) are a vocabulary,
+`value_words`, each word once for the whole store, indexed by trigrams (`word_grams`), and
+`word_sessions` says which sessions' logs hold each word: a query's word, having no
+whitespace, is inside a session's values if and only if it is inside one of its words. A
+session's `text_key` is new whenever its log is indexed anew, so what was indexed of a
+log's earlier version (or of a dropped session) belongs to no session and is never found.
 A missing, corrupt, foreign, read-only or version-mismatched database is rebuilt, or
 bypassed with an in-memory one. Two processes may share it: writes are short transactions
 (WAL, a busy timeout), and a write that waited the timeout out sets `busy` rather than
@@ -114,11 +116,17 @@ CREATE TABLE session_tokens (
     reasoning INTEGER NOT NULL
 );
 """
-# The text is lower-cased already (`content.go_lower`).
+# The words are lower-cased already (`content.go_lower`).
 _GRAMS_SCHEMA = """
-CREATE VIRTUAL TABLE event_grams USING fts5(
-    body, content = '', columnsize = 0, tokenize = 'trigram case_sensitive 1'
+CREATE TABLE value_words (id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE);
+CREATE VIRTUAL TABLE word_grams USING fts5(
+    word, content = '', columnsize = 0, tokenize = 'trigram case_sensitive 1'
 );
+CREATE TABLE word_sessions (
+    word_id INTEGER NOT NULL,
+    text_key INTEGER NOT NULL,
+    PRIMARY KEY (word_id, text_key)
+) WITHOUT ROWID;
 """
 
 

@@ -397,8 +397,8 @@ _SESSIONS_MATCHING = (
 )
 _EVENTS_MATCHING = "SELECT rowid FROM event_text WHERE event_text MATCH ?"
 _SESSIONS_WITH_GRAMS = (
-    "SELECT group_concat(key) FROM sessions WHERE text_key IN (SELECT rowid >> "
-    f"{EVENT_BITS} FROM event_grams WHERE event_grams MATCH ?)"
+    "SELECT group_concat(key) FROM sessions WHERE text_key IN (SELECT text_key FROM "
+    "word_sessions WHERE word_id IN (SELECT rowid FROM word_grams WHERE word_grams MATCH ?))"
 )
 
 
