@@ -565,8 +565,8 @@ def _best_events(
         pending = [text_keys[key] for key in session_keys if key in text_keys]
         if len(parsed.terms) > 1 and len(parsed.terms) <= MATCH_TERMS:
             every = " AND ".join(term.fts() for term in parsed.terms)
-            in_one = [text_keys[key] for key in session_keys if key in together]
-            _best_of(connection, every, [key for key in in_one if key in pending], best)
+            in_one = [text_key for key, text_key in text_keys.items() if key in together]
+            _best_of(connection, every, in_one, best)
             pending = [key for key in pending if key not in best]
         _best_of(connection, _or_expression(parsed.terms), pending, best)
     session_of = {text_key: key for key, text_key in text_keys.items()}
