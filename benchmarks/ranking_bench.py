@@ -4,8 +4,9 @@ Budget (design.md §4): p95 under 10 ms over 10,000 sessions, and at least 20x f
 Textual's built-in fuzzy matcher on the same rows. Run: `python -m benchmarks.ranking_bench`.
 
 The rows look like the resume picker's: `<when padded to 12>  <title>` as the label, the
-session id as the value. Textual's matcher is given only the label (the shown text): the
-id column would only make it slower, so the ratio is the conservative one.
+session id as the value, a model and a provider. Textual's matcher is given only the label
+(the shown text): the id column would only make it slower, so the ratio is the
+conservative one.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ _FILES = (
     "web/src/App.tsx", "scripts/release.sh", "docs/HOW_ZERO_WORKS.md", "Makefile",
 )  # fmt: skip
 _FIXED_TITLES = ("Use claude sonnet for reviews", "export the transcript")
+_MODELS = (
+    ("claude-sonnet-4-5", "anthropic"), ("gpt-5", "openai"), ("claude-opus-4-1", "anthropic"),
+)  # fmt: skip
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 # What a user types, one state of the search box per keystroke (backspaces included).
@@ -80,7 +84,12 @@ def session_rows(n: int, seed: int = 7) -> list[PickerItem]:
         stamp = f"2026{month + 1:02d}{day:02d}{hour:02d}{minute:02d}{rng.randint(0, 59):02d}"
         unix_nano = 1780567200000000000 - position * 3_600_000_000_000
         session_id = f"zero_{stamp}_{unix_nano}_{rng.randint(1, 40)}"
-        rows.append(PickerItem(label=f"{when:<12}  {title}", value=session_id))
+        model, provider = _MODELS[position % len(_MODELS)]
+        rows.append(
+            PickerItem(
+                label=f"{when:<12}  {title}", value=session_id, model=model, provider=provider
+            )
+        )
     return rows
 
 

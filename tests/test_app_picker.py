@@ -258,6 +258,35 @@ async def test_typo_tier_alone(ranked_store: StoreBuilder) -> None:
         assert rows.highlight_positions(0)
 
 
+async def test_a_typo_of_the_model_lists_its_sessions_and_says_why(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    builder = make_store()
+    sessions = (
+        ("Fix the date parser test", "claude-sonnet-4-5"),
+        ("Split the linter and the rest", "gpt-5"),
+        ("Bump Node", "claude-sonnet-4-5"),
+    )
+    for number, (title, model) in enumerate(sessions):
+        builder.add(
+            f"s{number}",
+            title=title,
+            cwd=W,
+            model_id=model,
+            updated_at=f"2026-07-04T1{number}:00:00Z",
+        )
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "snnet")
+        assert shown_ids(pilot) == ["s2", "s0"]  # not the gpt-5 one, s..n..n..e..t apart
+        session_list = picker(pilot).session_list
+        for line in range(2):
+            text = session_list.render_line(line).text
+            assert "  ≈ sonnet (model)  " in text
+            assert session_list.highlight_positions(line) == ()
+
+
 def _tier_of(pilot: Pilot[Any], line: int) -> Tier:
     ranking = picker(pilot).body._last_ranking
     assert ranking is not None

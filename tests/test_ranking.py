@@ -366,7 +366,7 @@ def test_dotted_capital_i_keeps_positions_aligned() -> None:
 
 def expected_go_part(items: list[PickerItem], ranking: Ranking, query: str) -> list[int]:
     """Go's order; for ungrouped rows, a loose subsequence match (gap longer than the query)
-    only when nothing better matched (no exact tier, tight subsequence or words row)."""
+    only when nothing better matched (no exact tier, tight subsequence, words or typo row)."""
     go = apply_query(items, query)
     normalized = normalize_query(query)
     if any(item.group for item in items) or not normalized:
@@ -376,8 +376,9 @@ def expected_go_part(items: list[PickerItem], ranking: Ranking, query: str) -> l
     has_words = any(match.tier is Tier.WORDS for match in ranking)
     if strong or has_words:
         return strong
-    typos = {match.index for match in ranking if match.tier is Tier.TYPO}
-    return [row for row in go if row not in typos]  # a loose match that is a typo goes first
+    if any(match.tier is Tier.TYPO for match in ranking):
+        return []
+    return go
 
 
 def test_index_matches_go_order_while_typing_and_deleting() -> None:
@@ -537,3 +538,43 @@ def test_snnet_still_finds_sonnet_among_many_rows() -> None:
     ranking = RankedIndex(items).rank("snnet").indices
     first = next(at for at, row in enumerate(ranking) if "sonnet" in items[row].label.lower())
     assert first < 10
+
+
+def test_snnet_lists_the_sonnet_sessions_and_says_why(demo: list[PickerItem]) -> None:
+    # The README's own example: no title says "sonnet", the model does; the gpt-5 sessions
+    # that hold s, n, n, e, t far apart in their titles are not listed beside them.
+    ranking = RankedIndex(demo).rank("snnet")
+    on_sonnet = {index for index, item in enumerate(demo) if "sonnet" in item.model}
+    assert {match.index for match in ranking} == on_sonnet
+    assert {match.tier for match in ranking} == {Tier.TYPO}
+    assert {match.reason for match in ranking} == {"≈ sonnet (model)"}
+
+
+def test_a_typo_of_the_provider_finds_its_sessions(demo: list[PickerItem]) -> None:
+    on_openai = [item.label[14:] for item in demo if item.provider == "openai"]
+    assert titles(demo, "opnai") == on_openai
+    assert {match.reason for match in RankedIndex(demo).rank("opnai")} == {"≈ openai (provider)"}
+
+
+def test_a_typo_names_the_title_word_it_is_close_to() -> None:
+    items = [
+        PickerItem("Jul  1 10:47  export the transcript", "id-1", model="gpt-5"),
+        PickerItem("Jul  2 10:47  fix the parser", "id-2", model="exporter-1"),
+    ]
+    ranking = RankedIndex(items).rank("exprot")
+    assert [(match.index, match.reason) for match in ranking] == [
+        (0, "≈ export (title)"),
+        (1, "≈ exporter (model)"),
+    ]
+    assert highlighted(items[0], ranking[0]) in {"exprt", "expot"}
+    assert ranking[1].positions == ()  # nothing of the title matched
+
+
+def test_a_typo_match_takes_the_place_of_loose_subsequences() -> None:
+    items = [
+        session("Jul  1 10:47  Explain the difference between stores", 1),
+        session("Jul  2 10:47  Use claude sonnet for reviews", 2),
+    ]
+    ranking = RankedIndex(items).rank("snnet")
+    assert [(match.index, match.tier) for match in ranking] == [(1, Tier.TYPO)]
+    assert ranking[0].reason == "≈ sonnet (title)"

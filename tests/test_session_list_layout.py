@@ -15,7 +15,7 @@ from zero_tui.picker.row_layout import (
     natural_widths,
     row_layout,
     row_text,
-    title_and_lineage,
+    title_lineage_note,
     usage_text,
 )
 from zero_tui.picker.session_rows import PickerRow
@@ -134,12 +134,12 @@ def test_a_fork_s_lineage_shares_the_title_s_cells() -> None:
         "f", "l", "", "Plan the parser (fork)", "", "", 3, True, "/w",
         parent_id="p", parent_name="“Plan the parser”", forked_at=24,
     )  # fmt: skip
-    title, lineage = title_and_lineage(fork, 100)
+    title, lineage, _ = title_lineage_note(fork, 100, "")
     assert (title, lineage) == (
         "Plan the parser (fork)",
         "  ⑂ fork of “Plan the parser” at event #24",
     )
-    title, lineage = title_and_lineage(fork, 40)
+    title, lineage, _ = title_lineage_note(fork, 40, "")
     assert title == "Plan the parser (fork)"[:19] + "…"  # half the cells, then the lineage
     assert lineage.startswith("  ⑂ fork of")
     assert len(title) + len(lineage) == 40

@@ -94,6 +94,18 @@ def test_snapshot_filtered_picker(snap_compare: SnapCompare, picker_store: Store
     assert snap_compare(app, terminal_size=SIZE, run_before=type_query)
 
 
+def test_snapshot_a_typo_says_why_it_matched(
+    snap_compare: SnapCompare, picker_store: StoreBuilder
+) -> None:
+    async def type_query(pilot: Pilot[Any]) -> None:
+        await settled(pilot)
+        await pilot.press(*"snnet")
+        await settled(pilot)
+
+    app = make_app(picker_store.store, cwd=W, clock=fixed_clock())
+    assert snap_compare(app, terminal_size=SIZE, run_before=type_query)
+
+
 def test_snapshot_all_workspaces(snap_compare: SnapCompare, picker_store: StoreBuilder) -> None:
     async def widen(pilot: Pilot[Any]) -> None:
         await settled(pilot)

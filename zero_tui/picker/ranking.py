@@ -14,7 +14,9 @@ For ungrouped items (session rows) it goes beyond Go (design §3, issue 10):
 - Go's subsequence matches that are loose (a gap longer than the query) are noise next to a
   real match ("linter" would match most titles letter by letter): they are kept only when
   nothing better matched, and the rapidfuzz typo tier fills in only when the exact tiers
-  and the words found fewer than `TYPO_FILL_BELOW` rows.
+  and the words found fewer than `TYPO_FILL_BELOW` rows. A typo match is a row with a field
+  (a title word, the model, the provider, the id) close to each word typed; its `Match.reason`
+  says which (`≈ sonnet (model)`), and a loose match is not listed beside it.
 
 No textual or rich import here: the UI turns `Match.positions` into highlight spans.
 """
@@ -60,6 +62,7 @@ _REMEMBERED_QUERIES = 16
 _WORD_PATTERN = re.compile(r"\w+")
 # Padding for rapidfuzz's partial_ratio (see _Vocabulary): a noncharacter no one types.
 _PAD = "\uffff" * 8
+_UNMATCHED = (0.0, -9)  # the typo tier's key of a field that did not match
 
 
 class Tier(IntEnum):
@@ -112,6 +115,7 @@ class Match:
     tier: Tier
     score: float
     positions: tuple[int, ...]
+    reason: str = ""  # why a `Tier.TYPO` row matched: `≈ sonnet (model)`
 
 
 def go_lower(text: str) -> str:
@@ -359,7 +363,7 @@ class RankedIndex:
         self._providers = [go_lower(item.provider) for item in items]
         self._vocabulary: _Vocabulary | None = None
         if build_vocabulary:
-            self._vocabulary = _Vocabulary(self._labels, self._values)
+            self._vocabulary = self._new_vocabulary()
         # Every search starts with one character: those are remembered apart, so typing
         # other queries does not push them out.
         self._first_chars: OrderedDict[str, _Remembered] = OrderedDict()
@@ -440,7 +444,7 @@ class RankedIndex:
                 indices += rows
                 runs.append(_Run(len(indices), tier, scores))
         strong = sum(len(rows) for tier, rows, _ in blocks if tier is not Tier.SUBSEQUENCE)
-        # Only loose matches: a close typo is likelier what was meant, so it goes first.
+        # Only loose matches: a close typo is likelier what was meant, and takes their place.
         only_loose = not indices and bool(loose_rows)
         typo_rows: list[int] = []
         if strong < TYPO_FILL_BELOW and len(query) >= TYPO_MIN_QUERY_LENGTH:
@@ -454,8 +458,8 @@ class RankedIndex:
             if typo_rows:
                 indices += typo_rows
                 runs.append(_Run(len(indices), Tier.TYPO, typo_scores))
-        if only_loose:
-            shown = set(self._filtered(loose_rows, filters)) - set(typo_rows)
+        if only_loose and not typo_rows:
+            shown = set(self._filtered(loose_rows, filters))
             pairs = [(r, s) for r, s in zip(loose_rows, loose_scores, strict=True) if r in shown]
             if pairs:
                 indices += [row for row, _ in pairs]
@@ -718,20 +722,20 @@ class RankedIndex:
         *,
         include_loose: bool = False,
     ) -> tuple[list[int], list[float]]:
-        """Rows no Go tier matched whose label or id is within a typo or two of the query.
+        """Rows no Go tier matched with a field within a typo or two of the query.
 
         A row is a candidate when each query word of three or more characters is close to
-        one of its words (a rapidfuzz pass over the vocabulary, cached per word); only the
-        candidates are scored, with `partial_ratio` against the label, and against the id
-        when no Go tier matched at all.
+        one of its words: of the title, the model, the provider or the id (a rapidfuzz pass
+        over the vocabulary, cached per word). Only the candidates are scored, with
+        `partial_ratio` against the label, the model and the provider, and against the id
+        when no Go tier matched at all; at equal scores a title match goes first.
         """
         terms = {term for term in _WORD_PATTERN.findall(query) if len(term) >= 3}
         if not terms:
             return [], []
-        if self._vocabulary is None:
-            self._vocabulary = _Vocabulary(self._labels, self._values)
-        vocabulary = self._vocabulary
-        candidates = set.intersection(*(set(vocabulary.rows_near(term)) for term in terms))
+        vocabulary = self._typo_vocabulary()
+        near = [vocabulary.rows_near(term) for term in terms]
+        candidates = set.intersection(*(set(rows) for rows, _ in near))
         if candidates:
             candidates.difference_update(walk.rows)
             if not include_loose:
@@ -741,27 +745,76 @@ class RankedIndex:
         if not candidates:
             return [], []
         rows = sorted(candidates)
-        best: dict[int, float] = {}
-        searched = [vocabulary.padded_labels]
+        # Each row's best field as (similarity, -its rank): title, model, provider, id.
+        keys: list[list[tuple[float, int]]] = []
+        # A title is scored only where each word typed is close to one of its words.
+        titled = sorted(candidates.intersection(*(title_rows for _, title_rows in near)))
+        searched = [(0, titled, vocabulary.padded_labels)]
         if not (walk.rows or walk.loose_rows):
             # Ids all look alike ("zero_<time>_<nanos>_<n>"): next to a real match, a
             # neighbouring id would be noise (and Go leaves exactly one row for a full id).
-            searched.append(vocabulary.padded_values)
-        for strings in searched:
-            choices = list(map(strings.__getitem__, rows))
-            for _, similarity, position in process.extract(
+            searched.append((3, rows, vocabulary.padded_values))
+        for rank, scored, strings in searched:
+            found = process.extract(
                 query,
-                choices,
+                list(map(strings.__getitem__, scored)),
                 scorer=fuzz.partial_ratio,
                 processor=None,
                 score_cutoff=TYPO_SIMILARITY_CUTOFF,
                 limit=None,
-            ):
-                row = rows[position]
-                if similarity > best.get(row, 0.0):
-                    best[row] = similarity
-        ranked = sorted(best.items(), key=lambda entry: (-entry[1], entry[0]))
-        return [row for row, _ in ranked], [similarity for _, similarity in ranked]
+            )
+            by_row = {scored[position]: (similarity, -rank) for _, similarity, position in found}
+            keys.append(list(map(by_row.get, rows, repeat(_UNMATCHED))))
+        for rank, values in ((1, self._models), (2, self._providers)):
+            # Models and providers repeat: each distinct one is scored once.
+            by_value = {
+                value: (similarity, -rank)
+                for value, similarity in _similarities(query, {values[row] for row in rows})
+            }
+            if by_value:
+                keys.append(
+                    list(map(by_value.get, map(values.__getitem__, rows), repeat(_UNMATCHED)))
+                )
+        best = list(map(max, *keys)) if len(keys) > 1 else keys[0]
+        matched = list(map(operator.gt, best, repeat(_UNMATCHED)))
+        rows = list(compress(rows, matched))
+        best = list(compress(best, matched))
+        # Stable: at equal keys the rows stay in their order.
+        order = sorted(range(len(rows)), key=best.__getitem__, reverse=True)
+        return list(map(rows.__getitem__, order)), [best[at][0] for at in order]
+
+    def _new_vocabulary(self) -> _Vocabulary:
+        return _Vocabulary([self._labels, self._values, self._models, self._providers])
+
+    def _typo_vocabulary(self) -> _Vocabulary:
+        if self._vocabulary is None:
+            self._vocabulary = self._new_vocabulary()
+        return self._vocabulary
+
+    def typo_reason(self, index: int, query: str) -> str:
+        """Why item `index` is a typo match of `query`: the closest word of one of its
+        fields for each word typed, `≈ sonnet (model)`."""
+        fields = (
+            ("title", self._labels[index]),
+            ("model", self._models[index]),
+            ("provider", self._providers[index]),
+            ("id", self._values[index]),
+        )
+        found: list[str] = []
+        for term in dict.fromkeys(_WORD_PATTERN.findall(query)):
+            if len(term) < TYPO_MIN_QUERY_LENGTH:
+                continue
+            closest = max(
+                (
+                    (_word_similarity(term, word), -rank, word, name)
+                    for rank, (name, text) in enumerate(fields)
+                    for word in _WORD_PATTERN.findall(text)
+                ),
+                default=None,
+            )
+            if closest is not None and closest[0] >= _WORD_SIMILARITY_CUTOFF:
+                found.append(f"{closest[2]} ({closest[3]})")
+        return f"≈ {', '.join(dict.fromkeys(found))}" if found else ""
 
     def positions(self, index: int, tier: Tier, query: str) -> tuple[int, ...]:
         """Label code-point indices to highlight for item `index` matched by `tier`."""
@@ -797,32 +850,44 @@ class _Vocabulary:
     unpadded, "rev" scores 80 against "store" (its last two characters, "re").
     """
 
-    def __init__(self, labels: list[str], values: list[str]) -> None:
+    def __init__(self, fields: list[list[str]]) -> None:
+        """`fields`: the labels, the ids, then other texts of the same rows (models, ...)."""
+        labels, values = fields[0], fields[1]
         word_rows: defaultdict[str, list[int]] = defaultdict(list)
-        # Titles repeat their pieces: split on whitespace (never inside a word) and find
-        # the words of each distinct piece once.
+        title_rows: defaultdict[str, list[int]] = defaultdict(list)
+        # Titles (and models) repeat their pieces: split on whitespace (never inside a
+        # word) and find the words of each distinct piece once.
         piece_words: dict[str, list[str]] = {}
-        for row, (label, value) in enumerate(zip(labels, values, strict=True)):
-            words = set(_WORD_PATTERN.findall(value))
-            for piece in label.split():
+
+        def words_of(text: str) -> set[str]:
+            words: set[str] = set()
+            for piece in text.split():
                 found = piece_words.get(piece)
                 if found is None:
                     found = piece_words[piece] = _WORD_PATTERN.findall(piece)
                 words.update(found)
-            for word in words:
+            return words
+
+        for row, (label, *others) in enumerate(zip(*fields, strict=True)):
+            in_title = words_of(label)
+            for word in in_title:
+                title_rows[word].append(row)
+            for word in in_title.union(*map(words_of, others)):
                 word_rows[word].append(row)
         self._word_rows = word_rows
+        self._title_rows = title_rows
         self._words = sorted(word_rows, key=len)
         self._padded_words = [f"{_PAD}{word}{_PAD}" for word in self._words]
         self._lengths = list(map(len, self._words))
         self.padded_labels = [f"{_PAD}{label}{_PAD}" for label in labels]
         self.padded_values = [f"{_PAD}{value}{_PAD}" for value in values]
-        self._near: OrderedDict[str, frozenset[int]] = OrderedDict()
+        self._near: OrderedDict[str, tuple[frozenset[int], frozenset[int]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def rows_near(self, term: str) -> frozenset[int]:
-        """Rows with a word close to `term`: similar as a whole, or a longer word with a
-        close part ("exprot" reaches "exporter"). Cached: typing changes only the last word."""
+    def rows_near(self, term: str) -> tuple[frozenset[int], frozenset[int]]:
+        """Rows with a word close to `term` (similar as a whole, or a longer word with a
+        close part: "exprot" reaches "exporter"), and those of them where it is a title's.
+        Cached: typing changes only the last word."""
         with self._lock:
             cached = self._near.get(term)
         if cached is not None:
@@ -845,16 +910,40 @@ class _Vocabulary:
             score_cutoff=_WORD_SIMILARITY_CUTOFF,
             limit=None,
         )
-        word_rows = self._word_rows
-        rows = frozenset().union(
-            *(word_rows[word] for word, _, _ in near),
-            *(word_rows[self._words[low + position]] for _, _, position in longer),
+        words = [word for word, _, _ in near]
+        words += [self._words[low + position] for _, _, position in longer]
+        title_rows = self._title_rows
+        found = (
+            frozenset().union(*map(self._word_rows.__getitem__, words)),
+            frozenset().union(*(title_rows[word] for word in words if word in title_rows)),
         )
         with self._lock:
-            self._near[term] = rows
+            self._near[term] = found
             if len(self._near) > _TERM_CACHE_SIZE:
                 self._near.popitem(last=False)
-        return rows
+        return found
+
+
+def _similarities(query: str, texts: Iterable[str]) -> Iterator[tuple[str, float]]:
+    """Those of `texts` that score at least the cutoff against `query`, as the typo tier
+    scores a label (padded, see _Vocabulary), with their scores."""
+    for text in texts:
+        if text:
+            similarity = fuzz.partial_ratio(
+                query, f"{_PAD}{text}{_PAD}", processor=None, score_cutoff=TYPO_SIMILARITY_CUTOFF
+            )
+            if similarity:
+                yield text, similarity
+
+
+def _word_similarity(term: str, word: str) -> float:
+    """How close a typed word is to a row's word, as `_Vocabulary.rows_near` finds them:
+    as a whole, or a close part of a longer word."""
+    similarity = fuzz.ratio(term, word, processor=None)
+    if len(term) + 1 < len(word) <= 4 * len(term):
+        part = fuzz.partial_ratio(term, f"{_PAD}{word}{_PAD}", processor=None)
+        similarity = max(similarity, part)
+    return similarity
 
 
 def _typo_positions(query: str, padded_label: str) -> tuple[int, ...]:
@@ -942,7 +1031,11 @@ class Ranking(Sequence[Match]):
             score = run.scores
         if run.tier is Tier.UNFILTERED:
             return Match(index, run.tier, score, ())
-        return Match(index, run.tier, score, self._index.positions(index, run.tier, self._query))
+        positions = self._index.positions(index, run.tier, self._query)
+        if run.tier is Tier.TYPO:
+            reason = self._index.typo_reason(index, self._query)
+            return Match(index, run.tier, score, positions, reason)
+        return Match(index, run.tier, score, positions)
 
 
 class Highlights(Mapping[int, tuple[int, ...]]):

@@ -174,20 +174,32 @@ def usage_text(tokens: Tokens | None) -> str:
     return f"{compact_count(tokens.total)} tok"
 
 
-def title_and_lineage(row: PickerRow, width: int, cells: Cells = cell_width) -> tuple[str, str]:
-    """The title and, for a fork, `  ⑂ fork of … at event #N` in `width` cells: the title
-    gives up its end first, down to half the cells, then the lineage its end."""
-    if not row.is_fork:
-        return crop(row.title, width, cells), ""
-    lineage = "  " + row.lineage
-    title = crop(row.title, max(width // 2, width - cells(lineage)), cells)
-    return title, crop(lineage, width - cells(title), cells)
+def title_lineage_note(
+    row: PickerRow, width: int, note: str, cells: Cells = cell_width
+) -> tuple[str, str, str]:
+    """The title, a fork's lineage and a ranked row's `note` (why it matched), each after
+    a gap, in `width` cells: the title gives up its end first, down to half the cells,
+    then the lineage and the note their ends."""
+    lineage = "  " + row.lineage if row.is_fork else ""
+    note = "  " + note if note else ""
+    if not (lineage or note):
+        return crop(row.title, width, cells), "", ""
+    title = crop(row.title, max(width // 2, width - cells(lineage) - cells(note)), cells)
+    room = width - cells(title)
+    if note:
+        # The note says why the row is listed: it keeps its cells before the lineage does.
+        note = crop(note, room, cells)
+        lineage = crop(lineage, room - cells(note), cells)
+    else:
+        lineage = crop(lineage, room, cells)
+    return title, lineage, note
 
 
 @dataclass(frozen=True, slots=True)
 class RowText:
     """The text of each column of one row at a layout; "" where the column is left out.
-    The title and a fork's lineage are cropped, not padded: `title_pad` spaces follow."""
+    The title, a fork's lineage and the note are cropped, not padded: `title_pad` spaces
+    follow."""
 
     title: str
     lineage: str  # a fork's, with the gap before it
@@ -196,13 +208,21 @@ class RowText:
     model: str
     count: str
     usage: str
+    note: str = ""  # why a ranked row matched (`≈ sonnet (model)`), after the lineage
 
 
 def row_text(
-    row: PickerRow, layout: RowLayout, *, home: str, usage: str = "", cells: Cells = cell_width
+    row: PickerRow,
+    layout: RowLayout,
+    *,
+    home: str,
+    usage: str = "",
+    note: str = "",
+    cells: Cells = cell_width,
 ) -> RowText:
-    """`row`'s text at `layout`; `usage`: its tokens column's text (`usage_text`)."""
-    title, lineage = title_and_lineage(row, layout.title, cells)
+    """`row`'s text at `layout`; `usage`: its tokens column's text (`usage_text`); `note`:
+    why it matched a query, shown after its title."""
+    title, lineage, note = title_lineage_note(row, layout.title, note, cells)
     workspace = model = tokens = ""
     if layout.workspace:
         shown = shorten_path(row.workspace, home, layout.workspace) or NO_WORKSPACE
@@ -212,5 +232,5 @@ def row_text(
     count = "  " + pad(f"{row.event_count} ev", layout.count, right=True, cells=cells)
     if layout.usage:
         tokens = "  " + pad(usage, layout.usage, right=True, cells=cells)
-    title_pad = layout.title - cells(title) - cells(lineage)
-    return RowText(title, lineage, title_pad, workspace, model, count, tokens)
+    title_pad = layout.title - cells(title) - cells(lineage) - cells(note)
+    return RowText(title, lineage, title_pad, workspace, model, count, tokens, note)

@@ -1,10 +1,11 @@
 """What the picker's session list shows, without Textual, and where its highlight goes.
 
-`ShownRows` holds the rows in their ranked order, each line's matched positions and its
-snippet (a content search's), which sessions run now, their tokens, and the columns'
-natural widths; the list widget (zero_tui.ui.widgets.session_list) draws from it and
-measures text with Rich. It also remembers whether the user moved the highlight, which
-decides where the highlight goes when new rows come (`cursor_on`).
+`ShownRows` holds the rows in their ranked order, each line's matched positions, its
+note (why a typo matched it) and its snippet (a content search's), which sessions run now,
+their tokens, and the columns' natural widths; the list widget
+(zero_tui.ui.widgets.session_list) draws from it and measures text with Rich. It also
+remembers whether the user moved the highlight, which decides where the highlight goes
+when new rows come (`cursor_on`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
 HighlightLookup = Callable[[int], Sequence[int]]
 """Display line -> code-point positions of that row's label to highlight."""
+NoteLookup = Callable[[int], str]
+"""Display line -> why that row matched the query, shown after its title ("": nothing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,7 @@ class ShownRows:
         self.rows: Sequence[PickerRow] = ()
         self.order: Sequence[int] = ()
         self.highlight: HighlightLookup | None = None
+        self.notes: NoteLookup | None = None
         # With snippets (content search), each row takes two lines: its own and the snippet.
         self.snippets: Callable[[int], SnippetLine | None] | None = None
         self.show_workspace = False
@@ -63,9 +67,11 @@ class ShownRows:
         *,
         show_workspace: bool,
         snippets: Callable[[int], SnippetLine | None] | None,
+        notes: NoteLookup | None = None,
     ) -> None:
         """Show `rows` at `order` (None: their own order, recency)."""
         self.rows = rows
+        self.notes = notes
         self.snippets = snippets
         self.show_workspace = show_workspace
         self.widths = self._natural_widths()
@@ -87,6 +93,12 @@ class ShownRows:
         if self.highlight is None or not 0 <= line < len(self.order):
             return ()
         return self.highlight(line)
+
+    def note(self, line: int) -> str:
+        """Why the row at display `line` matched the query ("": no note)."""
+        if self.notes is None or not 0 <= line < len(self.order):
+            return ""
+        return self.notes(line)
 
     def snippet_at(self, line: int) -> SnippetLine | None:
         """The snippet under the row at display `line`, if any."""

@@ -28,7 +28,7 @@ from zero_tui.picker.preview_data import PreviewData
 from zero_tui.picker.ranking import Ranking
 from zero_tui.picker.scopes import RowRanker, ScopeKey
 from zero_tui.picker.session_rows import PickerRow
-from zero_tui.picker.shown_rows import HighlightLookup, SnippetLine
+from zero_tui.picker.shown_rows import HighlightLookup, NoteLookup, SnippetLine
 from zero_tui.picker.state import PickerState
 from zero_tui.search.query import SearchHit, highlight_term
 from zero_tui.store import Metadata, SessionStore
@@ -335,6 +335,7 @@ class PickerBody(Horizontal):
         *,
         cursor: int = 0,
         snippets: Callable[[int], SnippetLine | None] | None = None,
+        notes: NoteLookup | None = None,
         content_status: str | None = None,
     ) -> None:
         session_list = self.session_list
@@ -345,6 +346,7 @@ class PickerBody(Horizontal):
             show_workspace=self.state.all_workspaces,
             cursor=cursor,
             snippets=snippets,
+            notes=notes,
         )
         self.post_message(self.Shown(session_list.row_count, content_status))
         self._open_if_pending()
@@ -385,7 +387,10 @@ class PickerBody(Horizontal):
         def highlight(line: int) -> tuple[int, ...]:
             return ranking[line].positions
 
-        self._show_ranked(message.rows, message.order, highlight=highlight)
+        def note(line: int) -> str:
+            return ranking[line].reason
+
+        self._show_ranked(message.rows, message.order, highlight=highlight, notes=note)
 
     @work(thread=True, exclusive=True, group="content", exit_on_error=False)
     def _content_search(
@@ -431,12 +436,19 @@ class PickerBody(Horizontal):
         *,
         highlight: HighlightLookup | None = None,
         snippets: Callable[[int], SnippetLine | None] | None = None,
+        notes: NoteLookup | None = None,
         content_status: str | None = None,
     ) -> None:
         cursor = self._cursor_in(rows, order)
         self.session_list.set_empty_message(self.state.list_empty_message())
         self._set_rows(
-            rows, order, highlight, cursor=cursor, snippets=snippets, content_status=content_status
+            rows,
+            order,
+            highlight,
+            cursor=cursor,
+            snippets=snippets,
+            notes=notes,
+            content_status=content_status,
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

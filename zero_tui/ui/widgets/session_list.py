@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from zero_tui.picker.session_rows import PickerRow
-from zero_tui.picker.shown_rows import HighlightLookup, ShownRows, SnippetLine
+from zero_tui.picker.shown_rows import HighlightLookup, NoteLookup, ShownRows, SnippetLine
 from zero_tui.ui.widgets.session_row_painter import message_strip, row_strip, snippet_strip
 
 if TYPE_CHECKING:
@@ -117,13 +117,17 @@ class SessionList(ScrollView, can_focus=False):
         show_workspace: bool,
         cursor: int = 0,
         snippets: Callable[[int], SnippetLine | None] | None = None,
+        notes: NoteLookup | None = None,
     ) -> None:
         """Replace the rows; `order` defaults to the rows' own order (recency), and
         `highlight(line)` gives the matched label positions.
 
-        `snippets(line)` gives the line shown under the row at display line `line`."""
+        `snippets(line)` gives the line shown under the row at display line `line`, and
+        `notes(line)` why it matched, after its title."""
         shown = self.shown
-        shown.set_rows(rows, order, highlight, show_workspace=show_workspace, snippets=snippets)
+        shown.set_rows(
+            rows, order, highlight, show_workspace=show_workspace, snippets=snippets, notes=notes
+        )
         self._invalidate()
         self.virtual_size = Size(0, len(shown.order) * shown.lines_per_row)
         self.cursor = max(0, min(cursor, len(shown.order) - 1))
@@ -308,6 +312,7 @@ class SessionList(ScrollView, can_focus=False):
                     self._part,
                     is_cursor=is_cursor,
                     is_hover=is_hover,
+                    note=shown.note(line),
                 )
             self._strip_cache[key] = strip
         return strip

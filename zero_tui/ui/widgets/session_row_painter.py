@@ -43,8 +43,10 @@ def row_strip(
     *,
     is_cursor: bool,
     is_hover: bool,
+    note: str = "",
 ) -> Strip:
-    """`row`'s line, with the label's characters at `positions` marked as matched."""
+    """`row`'s line, with the label's characters at `positions` marked as matched and
+    `note` (why it matched) after its title."""
     overlay = Style()
     if is_cursor:
         overlay = part("session-list--cursor")
@@ -62,7 +64,7 @@ def row_strip(
 
     layout = row_layout(width, shown.widths, timed=bool(row.when) or running)
     usage = shown.usage_text(row) if layout.usage else ""
-    text = row_text(row, layout, home=shown.home, usage=usage, cells=cell_len)
+    text = row_text(row, layout, home=shown.home, usage=usage, note=note, cells=cell_len)
     right: list[Segment] = []
     if text.workspace:
         workspace_style = base + part("session-list--workspace") + overlay
@@ -86,6 +88,8 @@ def row_strip(
     if text.lineage:
         fork_style = base + part("session-list--fork") + overlay
         left.append(Segment(text.lineage, fork_style))
+    if text.note:
+        left.append(Segment(text.note, detail_style))
     left.append(Segment(" " * text.title_pad, plain))
 
     strip = Strip([*left, *right], layout.left + layout.title + layout.right)
