@@ -117,6 +117,52 @@ def test_usage_errors_exit_2_with_one_line(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["question", "-rate"],  # as --help says: -word excludes, unquoted
+        ["-rate", "question"],
+        ["question", "--", "-rate"],
+        ["--json", "question", "-rate"],
+        ["question", "--limit", "5", "-rate"],
+        ["question", "--lim=5", "-rate"],
+        ["-rate", "--all", "question", "-heavy"],  # -h... is a word, not --help's -h
+    ],
+)
+def test_an_unquoted_exclusion_is_a_word_of_the_query(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    code, out, err = run(store, capsys, "--json", *args)
+    assert code == 0, err
+    assert sorted(hit["sessionId"] for hit in json.loads(out)) == (
+        ["far", "pay"] if "--all" in args else ["pay"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["question", "--limit", "-5"], "--limit wants a positive number"),  # a value, not a word
+        (["question", "--bogus"], "unrecognized arguments: --bogus"),
+        (["--json"], "the following arguments are required: QUERY"),
+    ],
+)
+def test_options_and_their_values_stay_options(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, out, err = run(store, capsys, *args)
+    assert (code, out) == (2, "")
+    assert message in err
+
+
+def test_a_dash_letter_that_is_no_option_is_a_word(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # search has no -n: `-n 5` excludes "n" and wants "5" (no session holds it)
+    code, out, _ = run(store, capsys, "question", "-n", "5", "--json")
+    assert (code, json.loads(out)) == (1, [])
+
+
 def test_limit(store: SessionStore, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(store, capsys, "question", "--all", "--limit", "2")
     assert code == 0

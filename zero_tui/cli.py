@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -81,13 +82,81 @@ def _terminal_columns() -> int:
         return 80
 
 
+# Marks a word that starts with "-" (`-webhook`, an exclusion) while argparse reads the line,
+# so that it is taken as a word, never as an unknown option. No one types it.
+_DASH_WORD = "\ufdd0"
+_NEGATIVE_NUMBER = re.compile(r"-\d+$|-\d*\.\d+$")
+
+
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    """argparse's, its errors raised as UsageError. With `dash_words`, a word of its words
+    positional (`nargs="+"`) may start with "-" (`search payment -webhook`): an argument
+    that is none of its options, nor an option's value, is a word wherever it stands."""
+
+    def __init__(self, *args: Any, dash_words: bool = False, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
+        self._dash_words = dash_words
+        self._words_dest: str | None = None
+        self._options: set[str] = set()  # every option string
+        self._valued: set[str] = set()  # the options that take a value
         super().__init__(*args, **kwargs)
+
+    def add_argument(self, *names: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*names, **kwargs)
+        if action.option_strings:
+            self._options.update(action.option_strings)
+            if action.nargs != 0:  # not a flag (store_true, help, version)
+                self._valued.update(action.option_strings)
+        elif action.nargs in ("+", "*"):
+            self._words_dest = action.dest
+        return action
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        dest = self._words_dest
+        if not self._dash_words or dest is None or args is None:
+            return super().parse_known_args(args, namespace)
+        parsed, extras = super().parse_known_args(self._mark_dash_words(args), namespace)
+        # A word after an option (`payment --json webhook`) is left over by argparse.
+        words = [*(getattr(parsed, dest, None) or []), *(e for e in extras if _is_word(e))]
+        setattr(parsed, dest, [word.removeprefix(_DASH_WORD) for word in words])
+        return parsed, [extra for extra in extras if not _is_word(extra)]
+
+    def _mark_dash_words(self, args: Sequence[str]) -> list[str]:
+        marked: list[str] = []
+        value_next = False
+        for position, arg in enumerate(args):
+            if arg == "--":
+                # what follows is words: "--" itself is not one
+                return marked + [_DASH_WORD + word for word in args[position + 1 :]]
+            word = (
+                not value_next
+                and arg.startswith("-")
+                and not arg.startswith("--")
+                and arg not in self._options
+                and not _NEGATIVE_NUMBER.match(arg)
+            )
+            marked.append(_DASH_WORD + arg if word else arg)
+            value_next = not word and self._takes_value(arg)
+        return marked
+
+    def _takes_value(self, arg: str) -> bool:
+        """Whether `arg` is an option whose value is the next argument (`--limit 5`, also
+        abbreviated as argparse allows: `--lim 5`)."""
+        if arg in self._valued:
+            return True
+        if not arg.startswith("--") or "=" in arg:
+            return False
+        matches = [option for option in self._options if option.startswith(arg)]
+        return len(matches) == 1 and matches[0] in self._valued
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+
+def _is_word(arg: str) -> bool:
+    return arg.startswith(_DASH_WORD) or not arg.startswith("-")
 
 
 def _common_options(parser: argparse.ArgumentParser, *, at_top: bool) -> None:
@@ -220,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = commands.add_parser(
         "search",
+        dash_words=True,
         help="find sessions by what was said in them",
         description=(
             'Words must all match (any order); "exact phrase"; -word excludes; filters: '
