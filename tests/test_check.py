@@ -61,7 +61,7 @@ def test_a_healthy_store(store: SessionStore, capsys: pytest.CaptureFixture[str]
     assert (code, out) == (0, "checked 2 sessions: healthy\n")
     assert run(["check", "s", "--store", str(store.root)], capsys)[:2] == (
         0,
-        "checked 1 session: healthy\n",
+        "checked session s: healthy\n",
     )
 
 

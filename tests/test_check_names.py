@@ -4,6 +4,7 @@ cannot be read."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -37,15 +38,30 @@ def test_a_unique_prefix_names_the_session(
     (store.root / "beta" / "events.jsonl").write_bytes(b'{"torn')
     code, said = check(store, capsys, "be")
     assert code == 1
-    assert "beta" in said
-    assert "checked 1 session" in said
+    assert "checked session beta: 2 problems" in said
 
 
 def test_latest_is_what_resume_latest_opens(
     store: SessionStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
     store.append_events("alpha-1", [("message", {"role": "assistant", "content": "newest"})])
-    assert check(store, capsys, "latest") == (0, "checked 1 session: healthy\n")
+    assert check(store, capsys, "latest") == (0, "checked session alpha-1: healthy\n")
+    code, said = check(store, capsys, "latest", "--json")
+    assert code == 0
+    assert json.loads(said)["sessionId"] == "alpha-1"
+
+
+def test_the_json_names_the_session_checked_or_none_for_the_store(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, said = check(store, capsys, "be", "--json")
+    assert (code, json.loads(said)["sessionId"], json.loads(said)["sessionsChecked"]) == (
+        0,
+        "beta",
+        1,
+    )
+    code, said = check(store, capsys, "--json")
+    assert (code, json.loads(said)["sessionId"]) == (0, None)
 
 
 def test_an_ambiguous_prefix_names_the_sessions_it_matches(
@@ -62,5 +78,5 @@ def test_a_prefix_finds_a_session_whose_metadata_cannot_be_read(
     (store.root / "beta" / METADATA_FILE).write_bytes(b"{not json")
     code, said = check(store, capsys, "bet")
     assert code == 1
-    assert "checked 1 session" in said
+    assert "checked session beta: " in said
     assert "metadata" in said

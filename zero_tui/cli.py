@@ -760,6 +760,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         document = {
             "root": str(report.root),
+            "sessionId": session_id,  # the full id of the session named (null: the store)
             "sessionsChecked": report.sessions_checked,
             "healthy": report.healthy,
             "findings": [
@@ -787,6 +788,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     for finding in report.findings:
         out.write(sanitize_line(f"{finding.where}: {finding.message}") + "\n")
     checked = f"{report.sessions_checked:,} session" + ("" if report.sessions_checked == 1 else "s")
+    if session_id is not None:  # named by a prefix or `latest`: say which, as `show` does
+        checked = sanitize_line(f"session {session_id}")
     if report.healthy:
         out.write(f"checked {checked}: healthy\n")
         return EXIT_OK
