@@ -400,6 +400,44 @@ def test_txt_matches_zeros_export_example(store: SessionStore, workspace: str) -
     )
 
 
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_a_results_internal_meta_is_left_out_and_a_cut_output_says_so(
+    store: SessionStore, fmt: str
+) -> None:
+    # Zero's own meta keys (internal/tools): Zero's card shows only the budget tag.
+    bookkeeping = {
+        "emitted_bytes": "5120",
+        "output_budget_spill_created": "true",
+        "output_budget_category": "logs",
+        "exit_code": "0",
+        "sandbox_wrapped": "true",
+    }
+    cut = {
+        **bookkeeping,
+        "truncated": "true",
+        "output_budget_estimated_original_tokens": "12345",
+        "output_budget_estimated_retained_tokens": "1200",
+        "spill_path": "/home/u/.zero/spill/1.txt",
+    }
+    events: list[Spec] = [user("run it")]
+    for number, result_meta in enumerate((bookkeeping, cut)):
+        events.append(("tool_call", {"id": f"c{number}", "name": "bash", "arguments": "{}"}))
+        events.append(
+            (
+                "tool_result",
+                {"toolCallId": f"c{number}", "name": "bash", "status": "ok", "output": "ok",
+                 "meta": result_meta},
+            )
+        )  # fmt: skip
+    make_session(store, "m", events)
+    text = render_export(*load_export_events(store, "m")[:2], fmt).decode()
+    for key in bookkeeping:
+        assert key not in text
+    assert "Meta" not in text
+    assert "spill" not in text
+    assert text.count("compact 12.3k→1.2k tok · raw saved") == 1
+
+
 def test_txt_resume_card_shows_the_apps_model(store: SessionStore) -> None:
     make_session(store, "s1", [user("hi")], model_id="gpt-4.1", provider="openai")
     meta, events, _ = load_export_events(store, "s1")
@@ -1085,3 +1123,45 @@ def test_default_names_in_the_same_second_and_a_folder_as_the_target(
     assert inside.path == str(folder / name)
     with pytest.raises(AtomicWriteError, match=r"the folder .*/sub does not exist$"):
         export_session(store, hostile, path="sub/", workspace=workspace, now=NOW, fmt="json")
+
+
+@pytest.mark.parametrize(
+    ("meta", "tag"),
+    [
+        ({}, ""),
+        ({"emitted_bytes": "10", "truncated": "false"}, ""),
+        ({"truncated": "true"}, "compact output"),
+        ({"command_output_reduced": "true", "spill_path": " "}, "compact output"),
+        (
+            {
+                "command_output_reduced": "true",
+                "output_budget_estimated_original_tokens": "900",
+                "output_budget_estimated_retained_tokens": "800",
+                "command_output_original_tokens": "4000",  # the command's own count wins
+                "command_output_retained_tokens": "999",
+            },
+            "compact 4.0k→999 tok",
+        ),
+        (
+            {
+                "truncated": "true",
+                "output_budget_estimated_original_tokens": "100",
+                "output_budget_estimated_retained_tokens": "100",
+            },
+            "compact output",
+        ),
+        (
+            {
+                "truncated": "true",
+                "output_budget_estimated_original_tokens": "1_000",  # not Go's Atoi
+                "output_budget_estimated_retained_tokens": "10",
+                "spill_path": "/s",
+            },
+            "compact output · raw saved",
+        ),
+    ],
+)
+def test_the_output_budget_tag_is_zeros(meta: dict[str, str], tag: str) -> None:
+    from zero_tui.transcript.export_parts import output_budget_tag
+
+    assert output_budget_tag(meta) == tag

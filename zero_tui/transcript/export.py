@@ -20,7 +20,8 @@ Formats:
   text's trailing newlines removed and whitespace-only rows skipped. Unlike Zero, no
   internal card marker (a NUL) is written.
 * md — a document: the session's facts, one section per turn, tool calls and their output
-  in `<details>` blocks, fenced code kept, the compaction summary marked as such.
+  in `<details>` blocks (as Zero's tool cards show them: not the result's internal `meta`),
+  fenced code kept, the compaction summary marked as such.
 * json — the events as `zero-tui show --json` prints them (an indented JSON array of
   `{id, sessionId, sequence, type, createdAt, payload}`), written one event at a time.
 * html — one self-contained page (`zero_tui.transcript.export_html`).
@@ -623,9 +624,6 @@ def _md_tool(row: Row) -> str:
     if view.changed_files:
         files = ", ".join(md_code_span(path) for path in view.changed_files)
         parts.append(f"**Changed files:** {files}\n")
-    if view.meta:
-        pairs = ", ".join(f"{md_inline(key)}: {md_code_span(value)}" for key, value in view.meta)
-        parts.append(f"**Meta:** {pairs}\n")
     for note in view.notes:
         parts.append(f"*({note})*\n")
     return "\n".join(parts) + "\n</details>\n\n"

@@ -278,11 +278,6 @@ def _tool(row: Row) -> str:
     if view.changed_files:
         files = ", ".join(f"<code>{_e_line(path)}</code>" for path in view.changed_files)
         body.append(f'<div class="files">Changed files: {files}</div>')
-    if view.meta:
-        pairs = ", ".join(
-            f"{_e_line(key)}: <code>{_e_line(value)}</code>" for key, value in view.meta
-        )
-        body.append(f'<div class="files">Meta: {pairs}</div>')
     body += [f'<div class="empty">{_e_line(note)}</div>' for note in view.notes]
     return (
         f'<details class="tool"><summary>{summary}</summary>'

@@ -66,7 +66,6 @@ class ToolView:
     output: str
     output_is_diff: bool
     changed_files: tuple[str, ...]
-    meta: tuple[tuple[str, str], ...]
     notes: tuple[str, ...]
 
     @property
@@ -114,6 +113,9 @@ def tool_view(row: Row) -> ToolView:
         output = info.display_preview or info.output
     arguments, argument_fields = pretty_arguments(info.arguments)
     notes = []
+    budget = output_budget_tag(info.meta)
+    if budget:
+        notes.append(budget)
     if info.truncated:
         notes.append("output truncated by Zero")
     if info.redacted:
@@ -128,6 +130,43 @@ def tool_view(row: Row) -> ToolView:
         output=output,
         output_is_diff=bool(info.display_preview) and bool(_DIFF_START.match(output)),
         changed_files=tuple(info.changed_files),
-        meta=tuple(sorted(info.meta.items())),
         notes=tuple(notes),
     )
+
+
+def output_budget_tag(meta: dict[str, str]) -> str:
+    """What Zero's tool card says of a result's `meta` (Go's `toolResultBudgetTag`):
+    `compact 12.3k→1.2k tok · raw saved` for an output Zero cut down, else nothing.
+
+    The rest of `meta` (`emitted_bytes`, `output_budget_spill_created`, `exit_code`…) is
+    Zero's bookkeeping for the model and the run; Zero's TUI never shows it."""
+    if meta.get("command_output_reduced") != "true" and meta.get("truncated") != "true":
+        return ""
+    original = _go_atoi(meta.get("command_output_original_tokens"))
+    if original is None:
+        original = _go_atoi(meta.get("output_budget_estimated_original_tokens"))
+    retained = _go_atoi(meta.get("command_output_retained_tokens"))
+    if retained is None:
+        retained = _go_atoi(meta.get("output_budget_estimated_retained_tokens"))
+    tag = "compact output"
+    if original is not None and retained is not None and original > retained:
+        tag = f"compact {_go_compact_count(original)}→{_go_compact_count(retained)} tok"
+    if trim_space(meta.get("spill_path", "")):
+        tag += " · raw saved"
+    return tag
+
+
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def _go_atoi(text: str | None) -> int | None:
+    """Go's strconv.Atoi: an optional sign and ASCII digits, nothing else (64-bit range)."""
+    if text is None or not _GO_INT.fullmatch(text):
+        return None
+    value = int(text)
+    return value if -(1 << 63) <= value < 1 << 63 else None
+
+
+def _go_compact_count(value: int) -> str:
+    """Go's compactCount: `999`, `1.2k`, `12345.7k`."""
+    return str(value) if value < 1000 else f"{value / 1000:.1f}k"
