@@ -357,7 +357,7 @@ async def test_ctrl_s_exports_from_a_dialog(session: StoreBuilder, workspace: Pa
         await wait_note(pilot, f"wrote transcript to {workspace / 'dialog.txt'}")
 
 
-async def test_the_export_dialog_follows_the_extension(
+async def test_the_export_dialog_says_what_formats_hold_and_follows_the_extension(
     session: StoreBuilder, workspace: Path
 ) -> None:
     app = app_for(session, workspace, Recorder(), resume="s1")
@@ -365,6 +365,9 @@ async def test_the_export_dialog_follows_the_extension(
         await opened(pilot)
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        said = str(pilot.app.screen.query_one("#export-formats", Static).visual)
+        assert "txt: Zero's own format, without the tool calls" in said
+        assert "md, html: with the tool calls" in said
         await type_text(pilot, "dialog.html")
         await pilot.press("enter")
         await wait_note(pilot, f"wrote transcript to {workspace / 'dialog.html'}")

@@ -19,6 +19,7 @@ from zero_tui.agent.zero_commands import FileChange, Grant, RewindPlan
 from zero_tui.store.approvals import approval_ask
 from zero_tui.transcript.denied_calls import DeniedCall
 from zero_tui.transcript.turns import TurnSpan
+from zero_tui.ui.screens.dialogs import ExportDialog
 from zero_tui.ui.screens.zero_dialogs import ApprovalDialog, PermissionsDialog, RewindDialog
 
 SnapCompare = Callable[..., bool]
@@ -110,6 +111,22 @@ def test_permissions_dialog(
 ) -> None:
     app, shown = over_a_transcript(make_store, lambda: PermissionsDialog(GRANTS))
     assert snap_compare(app, terminal_size=size, run_before=shown)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_export_dialog_says_what_each_format_holds(
+    snap_compare: SnapCompare, make_store: Callable[..., StoreBuilder], size: tuple[int, int]
+) -> None:
+    app, shown = over_a_transcript(
+        make_store,
+        lambda: ExportDialog("Export “Parser work”", "zero-transcript-20260704-120000.txt"),
+    )
+
+    async def shown_still(pilot: Pilot[Any]) -> None:
+        await shown(pilot)
+        await no_cursor_blink(pilot)  # the dialog's own path field
+
+    assert snap_compare(app, terminal_size=size, run_before=shown_still)
 
 
 @pytest.mark.parametrize("size", SIZES)

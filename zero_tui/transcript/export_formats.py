@@ -20,6 +20,11 @@ class ExportFormat(StrEnum):
 EXPORT_FORMATS: tuple[str, ...] = tuple(member.value for member in ExportFormat)
 FORMAT_CHOICES = "|".join(EXPORT_FORMATS)
 """`txt|md|json|html`, as usage lines write the choice."""
+FORMAT_CONTENTS = (
+    "txt: Zero's own format, without the tool calls · md, html: with the tool calls and "
+    "their output · json: the events"
+)
+"""What each format holds, as the export dialog says it."""
 _FORMAT_BY_EXTENSION = {
     ".txt": ExportFormat.TXT,
     ".md": ExportFormat.MD,

@@ -20,7 +20,7 @@ from zero_tui.commands import REGISTRY, Context, ExportRequest
 from zero_tui.store.store import UnreadableSession
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.transcript.answers import CodeBlock
-from zero_tui.transcript.export_formats import EXPORT_FORMATS
+from zero_tui.transcript.export_formats import EXPORT_FORMATS, FORMAT_CONTENTS
 from zero_tui.ui.widgets.composer import TextLine
 
 
@@ -101,6 +101,7 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
                     allow_blank=False,
                     id="export-format",
                 )
+            yield Static(Content(FORMAT_CONTENTS), id="export-formats", classes="dialog-hint")
             yield Static(
                 Content(
                     "Enter writes · Tab: format · Esc cancels · a relative path is in the workspace"
