@@ -286,3 +286,22 @@ def test_a_query_and_enter_typed_before_the_app_has_the_terminal_open_the_match(
     )
     tmux.press("C-q")
     tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
+
+
+def test_a_typo_of_the_model_in_the_demo_lists_its_sessions_and_says_why(tmux: Tmux) -> None:
+    command, _env = zero_tui_command()
+    tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
+    tmux.send_line(shlex.join([*command, "--demo"]))
+    tmux.wait_for(lambda screen: "Run the linter" in screen, "the demo's rows")
+
+    tmux.send_text("snnet")  # the README's example: no title says sonnet, the model does
+    screen = tmux.wait_for(
+        lambda screen: "12 of 17 match" in screen and "Run the linter" not in screen,
+        "the sonnet sessions alone",
+    )
+    rows = [line for line in screen.splitlines() if " ev " in line]
+    assert len(rows) == 12
+    assert all("≈ sonnet (model)" in row and "gpt-5" not in row for row in rows), screen
+
+    tmux.press("C-q")
+    tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")

@@ -145,6 +145,30 @@ def test_a_fork_s_lineage_shares_the_title_s_cells() -> None:
     assert len(title) + len(lineage) == 40
 
 
+def test_a_note_of_why_a_row_matched_keeps_its_cells_before_the_title() -> None:
+    row = PickerRow("s", "l", "", "Explain the payment flow end to end", "", "", 3, False, "/w")
+    note = "≈ sonnet (model)"
+    assert title_lineage_note(row, 60, note) == (
+        "Explain the payment flow end to end",
+        "",
+        "  ≈ sonnet (model)",
+    )
+    title, _, shown = title_lineage_note(row, 33, note)
+    assert (title, shown) == ("Explain the pa…", "  ≈ sonnet (model)")
+    title, _, shown = title_lineage_note(row, 21, note)
+    assert (title, shown) == ("Explai…", "  ≈ sonnet (m…")  # a third of the cells, then the note
+    fork = PickerRow(
+        "f", "l", "", "Plan the parser (fork)", "", "", 3, True, "/w",
+        parent_id="p", parent_name="“Plan the parser”", forked_at=24,
+    )  # fmt: skip
+    # the lineage gives up its cells first
+    assert title_lineage_note(fork, 50, note) == (
+        "Plan the parser…",
+        "  ⑂ fork of “Pl…",
+        "  ≈ sonnet (model)",
+    )
+
+
 def test_a_row_s_text_fills_its_layout_with_the_lineage_and_the_tokens() -> None:
     fork = PickerRow(
         "f", "l", "Jul 04 10:00", "Try another way", "gpt-5", "", 31, True, "/w",

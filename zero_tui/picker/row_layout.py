@@ -178,13 +178,15 @@ def title_lineage_note(
     row: PickerRow, width: int, note: str, cells: Cells = cell_width
 ) -> tuple[str, str, str]:
     """The title, a fork's lineage and a ranked row's `note` (why it matched), each after
-    a gap, in `width` cells: the title gives up its end first, down to half the cells,
-    then the lineage and the note their ends."""
+    a gap, in `width` cells: the title gives up its end first, down to half the cells (a
+    third beside a note, which says why the row is there), then the lineage and the note
+    their ends."""
     lineage = "  " + row.lineage if row.is_fork else ""
     note = "  " + note if note else ""
     if not (lineage or note):
         return crop(row.title, width, cells), "", ""
-    title = crop(row.title, max(width // 2, width - cells(lineage) - cells(note)), cells)
+    least = width // 3 if note else width // 2
+    title = crop(row.title, max(least, width - cells(lineage) - cells(note)), cells)
     room = width - cells(title)
     if note:
         # The note says why the row is listed: it keeps its cells before the lineage does.
