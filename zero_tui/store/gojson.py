@@ -2,8 +2,10 @@
 
 Encoder: store-format §12 — HTML escaping of < > &, U+2028/U+2029, short \\b \\f,
 \\ufffd for invalid UTF-8, map keys sorted by their UTF-8 bytes, compact separators.
-Decoder: no NaN/Infinity, one U+FFFD per invalid byte, objects decoded as ordered pairs
-so that struct fields can be matched case-insensitively with the last duplicate winning.
+Decoder: json.JSONDecoder's public hooks (object_pairs_hook, parse_constant, parse_float,
+parse_int) with Go's rules: no NaN/Infinity, one U+FFFD per invalid byte, objects decoded as
+ordered pairs so that struct fields can be matched case-insensitively with the last
+duplicate winning. A value nested deeper than json's recursion limit is an error (TOO_DEEP).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from zero_tui.store.gotext import decode_utf8, format_go_float, format_go_sprint_float
@@ -243,7 +245,7 @@ def _parse_float_literal(text: str) -> FloatLiteral | JSONNumber:
     return literal if math.isfinite(literal) else JSONNumber(text)
 
 
-# The fast decoders leave integers to the C scanner; only a number past Python's digit
+# The fast decoders leave integers to json's own; only a number past Python's digit
 # limit (a ValueError) sends the text through the exact ones. The pairs decoders feed
 # `unmarshal`, which needs the spelling of a float for its errors.
 _pairs_decoder = json.JSONDecoder(
@@ -283,9 +285,6 @@ def _describe(error: json.JSONDecodeError) -> str:
     return f"{error.msg} (column {error.colno})"
 
 
-# the C string scanner json's own decoder uses: (text, index after the quote, strict)
-scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -293,91 +292,36 @@ def _syntax_error(message: str, text: str, index: int) -> GoJSONError:
     return GoJSONError(_describe(json.JSONDecodeError(message, text, index)))
 
 
-def _read_key(text: str, index: int) -> tuple[str, int]:
-    if text[index : index + 1] != '"':
-        raise _syntax_error("Expecting property name enclosed in double quotes", text, index)
-    key, index = scanstring(text, index + 1, True)
-    index = _SPACE.match(text, index).end()  # type: ignore[union-attr]
-    if text[index : index + 1] != ":":
-        raise _syntax_error("Expecting ':' delimiter", text, index)
-    return _SURROGATE.sub("\ufffd", key), _SPACE.match(text, index + 1).end()  # type: ignore[union-attr]
+TOO_DEEP = "nested deeper than Python's JSON decoder reads"
+"""Go reads 10,000 levels; json's C decoder stops at its recursion limit (about 1,000 to
+5,000 levels, by Python version): such a value is unreadable here, said in one line."""
 
 
-def _decode_iterative(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
-    """The slow path for what the C decoder cannot nest: Go's grammar with an explicit
-    stack, up to Go's 10,000 levels (`depth` levels are already open around the value)."""
-    stack: list[list[Any]] = []  # [container, is_object, pending key]
-    space = _SPACE.match
-    while True:
-        index = space(text, index).end()  # type: ignore[union-attr]
-        ch = text[index : index + 1]
-        value: Any
-        if ch in ("{", "["):
-            if depth + len(stack) >= MAX_DEPTH:
-                raise GoJSONError("exceeded max depth")
-            index = space(text, index + 1).end()  # type: ignore[union-attr]
-            if ch == "{":
-                container: Any = JSONObject() if pairs else {}
-                if text[index : index + 1] != "}":
-                    key, index = _read_key(text, index)
-                    stack.append([container, True, key])
-                    continue
-            else:
-                container = []
-                if text[index : index + 1] != "]":
-                    stack.append([container, False, None])
-                    continue
-            value, index = container, index + 1
-        elif ch == '"':
-            value, index = scanstring(text, index + 1, True)
-            value = _SURROGATE.sub("\ufffd", value)
-        elif (number := _NUMBER.match(text, index)) is not None:
-            literal = number.group()
-            is_float = number.group(2) is not None or number.group(3) is not None
-            if is_float:
-                value = _parse_float_literal(literal) if pairs else _parse_float(literal)
-            else:
-                value = _parse_int(literal)
-            index = number.end()
-        elif text.startswith("true", index):
-            value, index = True, index + 4
-        elif text.startswith("false", index):
-            value, index = False, index + 5
-        elif text.startswith("null", index):
-            value, index = None, index + 4
-        else:
-            raise _syntax_error("Expecting value", text, index)
-        while True:
-            if not stack:
-                return value, index
-            frame = stack[-1]
-            container, is_object, key = frame
-            if not is_object:
-                container.append(value)
-            elif pairs:
-                container.append((key, value))
-            else:
-                container[key] = value
-            index = space(text, index).end()  # type: ignore[union-attr]
-            separator = text[index : index + 1]
-            if separator == ",":
-                index = space(text, index + 1).end()  # type: ignore[union-attr]
-                if is_object:
-                    frame[2], index = _read_key(text, index)
-                break
-            if separator == ("}" if is_object else "]"):
-                value, index = container, index + 1
-                stack.pop()
-                continue
-            raise _syntax_error("Expecting ',' delimiter", text, index)
+def _reads_gos_depth() -> bool:
+    """Whether json's decoder reads a value as deep as Go's limit: not on Python 3.11 to
+    3.13, whose recursion limit stops it first, so Go's limit needs no check there."""
+    try:
+        json.loads("[" * MAX_DEPTH + "]" * MAX_DEPTH)
+    except RecursionError:
+        return False
+    return True
+
+
+JSON_READS_GOS_DEPTH = _reads_gos_depth()
+
+
+def _may_pass_gos_depth(text: str, start: int, end: int, depth: int) -> bool:
+    """Whether text[start:end], which json decoded, may nest past Go's limit: only with
+    as many brackets, on a Python that reads as deep."""
+    brackets = MAX_DEPTH - depth
+    return (
+        JSON_READS_GOS_DEPTH
+        and text.count("[", start, end) + text.count("{", start, end) >= brackets
+    )
 
 
 def _decode_exact(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
-    """One value at text[index] with Go's rules; returns (value, end index).
-
-    The C decoder nests only as deep as Python's recursion limit (~1,000 levels), far
-    inside Go's 10,000: past it, the iterative decoder takes over and applies Go's limit.
-    """
+    """One value at text[index] with Go's rules; returns (value, end index)."""
     try:
         try:
             decoder = _pairs_decoder if pairs else _plain_decoder
@@ -388,11 +332,13 @@ def _decode_exact(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, 
             except ValueError:  # an integer past Python's digit limit
                 exact = _pairs_decoder_exact if pairs else _plain_decoder_exact
                 value, end = exact.raw_decode(text, index)
+            if _may_pass_gos_depth(text, index, end, depth):
+                check_valid(text[index:end], depth=depth)
             if _SURROGATE_SOURCE.search(text, index, end):
                 value = _replace_surrogates(value)
             return value, end
         except RecursionError:
-            return _decode_iterative(text, index, pairs, depth)
+            raise GoJSONError(TOO_DEEP) from None
     except json.JSONDecodeError as error:
         raise GoJSONError(_describe(error)) from None
 
@@ -405,12 +351,10 @@ def _whole_exact(text: str, pairs: bool, depth: int) -> Any:
     return value
 
 
-# The fast path: the C scanner alone, kept only when a cheap scan shows that none of Go's
+# The fast path: json's decoder alone, kept only when a cheap scan shows that none of Go's
 # rules could have changed the result. Anything else (an error, a number past Python's digit
-# limit, nesting past the recursion limit, a surrogate escape, whitespace around the value)
-# goes through the exact path above, which decides alone what is returned or raised.
-_pairs_scan: Callable[[str, int], tuple[Any, int]] = _pairs_decoder.scan_once  # type: ignore[attr-defined]
-_plain_scan: Callable[[str, int], tuple[Any, int]] = _plain_decoder.scan_once  # type: ignore[attr-defined]
+# limit, deep nesting, a surrogate escape, whitespace around the value) goes through the
+# exact path above, which decides alone what is returned or raised.
 _SURROGATE_ESCAPE = re.compile("\\\\u[dD][89a-fA-F]")
 
 
@@ -420,8 +364,10 @@ def _decode_fast(
     """The value at text[index] and its end, or None when only the exact path can say.
     `raw_surrogates` False: the text was made by `decode_utf8`, which leaves none in it."""
     try:
-        value, end = (_pairs_scan if pairs else _plain_scan)(text, index)
-    except (StopIteration, ValueError, RecursionError):
+        value, end = (_pairs_decoder if pairs else _plain_decoder).raw_decode(text, index)
+    except (ValueError, RecursionError):
+        return None
+    if _may_pass_gos_depth(text, index, end, 0):
         return None
     if _SURROGATE_ESCAPE.search(text, index, end) is not None:
         return None
@@ -545,11 +491,22 @@ def check_decodes(data: bytes, *, depth: int = 0) -> None:
     scanned for surrogates, which change a value but never whether it decodes)."""
     text = decode_utf8(data)
     try:
-        _value, end = _plain_scan(text, 0)
-    except (StopIteration, ValueError, RecursionError):
+        _value, end = _plain_decoder.raw_decode(text)
+    except (ValueError, RecursionError):
         end = -1
-    if end != len(text):
+    if end != len(text) or _may_pass_gos_depth(text, 0, end, depth):
         _whole_exact(text, False, depth)
+
+
+def check_go_reads(data: bytes, *, depth: int = 0) -> None:
+    """Raise GoJSONError unless Go's decoder reads `data` (its grammar and 10,000 levels),
+    however deep json's decoder reads: the token validator takes what nests deeper."""
+    try:
+        check_decodes(data, depth=depth)
+    except GoJSONError as error:
+        if str(error) != TOO_DEEP:
+            raise
+        check_valid(decode_utf8(data), depth=depth)
 
 
 def all_decode(values: Sequence[bytes]) -> bool:
@@ -559,10 +516,12 @@ def all_decode(values: Sequence[bytes]) -> bool:
     number past Python's digit limit, nesting past the recursion limit), or not."""
     text = decode_utf8(b"[" + b",".join(values) + b"]")
     try:
-        value, end = _plain_scan(text, 0)
-    except (StopIteration, ValueError, RecursionError):
+        value, end = _plain_decoder.raw_decode(text)
+    except (ValueError, RecursionError):
         return False
     # a value with a top-level comma in it (`1,2`) would count as two
+    if _may_pass_gos_depth(text, 0, end, 0):
+        return False
     return end == len(text) and len(value) == len(values)
 
 

@@ -526,7 +526,7 @@ class SessionStore:
                     raw = None
                 else:
                     try:
-                        gojson.loads(trimmed, depth=1)  # the line's object encloses it
+                        gojson.check_go_reads(trimmed, depth=1)  # the line's object encloses it
                     except GoJSONError:
                         raise StoreError("invalid raw JSON payload") from None
                     raw = gojson.compact_raw(trimmed)
