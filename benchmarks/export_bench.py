@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.big_session import EVENT_COUNT, SESSION_ID, write_session
-from zero_tui.short_lived import gc_paused
 from zero_tui.store import SessionStore
 from zero_tui.transcript.export import export_session
 from zero_tui.transcript.export_formats import EXPORT_FORMATS
@@ -69,15 +68,14 @@ def run(
             store.read_events(SESSION_ID)
 
         def export(fmt: str) -> None:
-            with gc_paused():  # as `zero-tui export` runs it (the app's worker does not)
-                exported = export_session(
-                    store,
-                    SESSION_ID,
-                    fmt=fmt,
-                    path=f"x.{fmt}",
-                    workspace=str(out),
-                    now=datetime.now(),
-                )
+            exported = export_session(
+                store,
+                SESSION_ID,
+                fmt=fmt,
+                path=f"x.{fmt}",
+                workspace=str(out),
+                now=datetime.now(),
+            )
             sizes[fmt] = exported.size
             Path(exported.path).unlink()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import io
 import json
@@ -19,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zero_tui import cli, json_output
+from zero_tui import json_output
 from zero_tui.cli import main
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.usage import Tokens
@@ -325,7 +324,7 @@ def test_a_session_named_by_id_is_read_without_the_catalog(
     add_session(store, "zero_20260704_alpha", cwd=workspace, title="Alpha", answer="first")
     probe = (
         "import sys; from zero_tui.cli import _main; "
-        "code, _ = _main(sys.argv[1:]); "
+        "code = _main(sys.argv[1:]); "
         "sys.stdout.write(f'|{code} {\"zero_tui.search.catalog\" in sys.modules}')"
     )
     base = ["--store", str(store.root), "--cwd", workspace]
@@ -404,17 +403,6 @@ def test_a_json_listing_is_json_dumps_of_each_item_on_its_own_line(items: list[o
     body = [line.removesuffix(",") for line in lines[1:-2]]
     assert body == [escape_json_controls(json.dumps(item, ensure_ascii=False)) for item in items]
     assert json.loads(out.getvalue()) == items
-
-
-@pytest.mark.parametrize("columns", ["60", "123", ""])
-def test_the_help_is_wrapped_as_argparse_wraps_it(
-    monkeypatch: pytest.MonkeyPatch, columns: str
-) -> None:
-    """The width comes without importing shutil, and is the one shutil gives argparse."""
-    monkeypatch.setenv("COLUMNS", columns)
-    ours = cli.build_parser().format_help()
-    monkeypatch.setattr(cli, "_Formatter", argparse.HelpFormatter)
-    assert ours == cli.build_parser().format_help()
 
 
 _TEXTS = st.text(max_size=12)

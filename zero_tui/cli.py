@@ -7,7 +7,6 @@ usable without a terminal.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import re
@@ -19,27 +18,49 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 from zero_tui import __version__
+from zero_tui.agent.running import refusal_while_written, running_sessions
+from zero_tui.atomic import AtomicWriteError, DestinationExists
+from zero_tui.commands import delete_session, estimate_cost
+from zero_tui.demo import demo_environment
 from zero_tui.json_output import (
     session_summary,
     summary_lines,
     write_json_array,
     write_json_lines,
 )
-from zero_tui.short_lived import exit_at_once, gc_paused
+from zero_tui.store import SessionStore
+from zero_tui.store.check import check_store, repair_store
 from zero_tui.store.errors import StoreError
+from zero_tui.store.fork import fork_session
 from zero_tui.store.gotext import equal_fold, trim_space
-from zero_tui.store.workspace import resolve_workspace
+from zero_tui.store.resumable import (
+    ResumeList,
+    filter_resumable,
+    resolve_session,
+    resolve_session_dir,
+)
+from zero_tui.store.trash import empty_trash, find_trashed, restore, trash_contents
+from zero_tui.store.workspace import resolve_workspace, workspace_matches
+from zero_tui.text.labels import display_title, time_label
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
-from zero_tui.transcript.export_formats import EXPORT_FORMATS
+from zero_tui.transcript.export import (
+    ExportResult,
+    display_rows,
+    export_session,
+    export_to_stream,
+    json_pieces,
+    open_session,
+)
+from zero_tui.transcript.export_formats import EXPORT_FORMATS, ExportFormatError
+from zero_tui.transcript.render_text import iter_transcript_text
+from zero_tui.transcript.usage import usage_report
 
 if TYPE_CHECKING:
     from zero_tui.picker.first_frame import FirstFrame
     from zero_tui.search.catalog import SessionCatalog
     from zero_tui.search.query import Query, SearchResult, TextMatches
     from zero_tui.search.scoped import ScopedMatches
-    from zero_tui.store import SessionStore
     from zero_tui.store.models import Metadata
-    from zero_tui.store.resumable import ResumeList
     from zero_tui.store.usage import Tokens
 
 PROG = "zero-tui"
@@ -51,35 +72,6 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """Bad command-line usage: one line on stderr, exit 2."""
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's, its width found as `shutil.get_terminal_size` finds it, without importing
-    shutil (and its compression modules): 2 ms of every command's start."""
-
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-    ) -> None:
-        if width is None:
-            width = _terminal_columns() - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-def _terminal_columns() -> int:
-    """$COLUMNS, else the terminal's width, else 80."""
-    with contextlib.suppress(ValueError):
-        columns = int(os.environ.get("COLUMNS", "0"))
-        if columns > 0:
-            return columns
-    stream = sys.__stdout__
-    try:
-        return os.get_terminal_size(1 if stream is None else stream.fileno()).columns or 80
-    except (ValueError, OSError):
-        return 80
 
 
 # Marks a word that starts with "-" (`-webhook`, an exclusion) while argparse reads the line,
@@ -94,7 +86,6 @@ class _Parser(argparse.ArgumentParser):
     that is none of its options, nor an option's value, is a word wherever it stands."""
 
     def __init__(self, *args: Any, dash_words: bool = False, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
         self._dash_words = dash_words
         self._words_dest: str | None = None
         self._options: set[str] = set()  # every option string
@@ -197,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sessions = commands.add_parser("sessions", help="the resume picker's list")
     _common_options(sessions, at_top=False)
+    sessions.set_defaults(func=cmd_sessions)
     sessions.add_argument("--all", action="store_true", help="every workspace")
     sessions.add_argument(
         "--include-empty", action="store_true", help="also sessions with no answer or tool use"
@@ -205,12 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = commands.add_parser("show", help="a session's events, compaction-aware")
     _common_options(show, at_top=False)
+    show.set_defaults(func=cmd_show)
     show.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     show.add_argument("--raw", action="store_true", help="the raw log, without rehydration")
     show.add_argument("--json", action="store_true", help="print a JSON array of events")
 
     export = commands.add_parser("export", help="write a session's transcript to a file")
     _common_options(export, at_top=False)
+    export.set_defaults(func=cmd_export)
     export.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     export.add_argument(
         "-o",
@@ -231,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="a health report of the store (or one session); --repair fixes the safe"
     )
     _common_options(check, at_top=False)
+    check.set_defaults(func=cmd_check)
     check.add_argument(
         "session_id",
         metavar="ID",
@@ -248,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
         "fork", help="a new session holding a session's events up to one of them"
     )
     _common_options(fork, at_top=False)
+    fork.set_defaults(func=cmd_fork)
     fork.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     fork.add_argument(
         "--at", metavar="SEQUENCE", type=int, help="the last event to keep (default: the last)"
@@ -259,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
         "usage", help="tokens used, per day, model and workspace (Zero's cost estimate too)"
     )
     _common_options(usage, at_top=False)
+    usage.set_defaults(func=cmd_usage)
     usage.add_argument("--days", metavar="N", type=int, help="the last N days (UTC), today too")
     usage.add_argument("--since", metavar="DATE", help="from this UTC day on (YYYY-MM-DD)")
     usage.add_argument("--session", metavar="ID", help="one session (an id, a prefix, latest)")
@@ -269,11 +266,13 @@ def build_parser() -> argparse.ArgumentParser:
         "delete", help="move sessions to zero-tui's trash (zero-tui restore brings them back)"
     )
     _common_options(delete, at_top=False)
+    delete.set_defaults(func=cmd_delete)
     delete.add_argument("session_ids", metavar="ID", nargs="+", help="ids, unique prefixes")
     delete.add_argument("--yes", action="store_true", help="do not ask (needed without a tty)")
 
     trash = commands.add_parser("trash", help="the sessions in the trash; --empty removes them")
     _common_options(trash, at_top=False)
+    trash.set_defaults(func=cmd_trash)
     trash.add_argument("--json", action="store_true", help="print a JSON array")
     trash.add_argument("--empty", action="store_true", help="remove them for good")
     trash.add_argument(
@@ -285,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     restore = commands.add_parser("restore", help="move sessions back from the trash")
     _common_options(restore, at_top=False)
+    restore.set_defaults(func=cmd_restore)
     restore.add_argument("session_ids", metavar="ID", nargs="+", help="ids, unique prefixes")
 
     search = commands.add_parser(
@@ -297,6 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     _common_options(search, at_top=False)
+    search.set_defaults(func=cmd_search)
     search.add_argument("query", metavar="QUERY", nargs="+", help="the query (words are joined)")
     search.add_argument("--all", action="store_true", help="every workspace")
     search.add_argument(
@@ -309,7 +310,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _store(args: argparse.Namespace) -> SessionStore:
     """The store `--store` names (which must exist), else Zero's default (which may not yet)."""
-    from zero_tui.store import SessionStore
 
     explicit = getattr(args, "store", None)
     if explicit is not None and not Path(explicit).is_dir():
@@ -379,7 +379,6 @@ def _listing(
     args: argparse.Namespace, store: SessionStore, workspace: str, catalog: SessionCatalog
 ) -> tuple[ResumeList, dict[str, Tokens]]:
     """The sessions `sessions` lists, and with --json their tokens."""
-    from zero_tui.store.resumable import filter_resumable
 
     # a cold catalog counts the tokens of a JSON listing in the same read of each log
     sessions = catalog.refresh(with_verdicts=not args.include_empty, with_tokens=args.json)
@@ -421,8 +420,6 @@ def _print_listing(
     out: TextIO,
     err: TextIO,
 ) -> int:
-    from zero_tui.agent.running import running_sessions
-    from zero_tui.text.labels import display_title, time_label
 
     running = running_sessions(store, listing.sessions)
     if args.json:
@@ -465,7 +462,6 @@ def _print_listing(
 def _named_session(store: SessionStore, args: argparse.Namespace) -> str:
     """The id of the session ID names: an id, a unique prefix of one, or `latest` (the
     catalog's first row for the workspace, as the picker lists it)."""
-    from zero_tui.store.resumable import resolve_session
 
     if not equal_fold(trim_space(args.session_id), "latest"):
         return resolve_session(store, args.session_id, _workspace(args))[0]
@@ -477,8 +473,6 @@ def _named_session(store: SessionStore, args: argparse.Namespace) -> str:
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.transcript.export import display_rows, json_pieces, open_session
-    from zero_tui.transcript.render_text import iter_transcript_text
 
     # streamed from the log, one event at a time: memory stays flat whatever its length
     store = _store(args)
@@ -506,13 +500,6 @@ def _session_tokens(store: SessionStore, session_id: str) -> Tokens | None:
 
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.atomic import AtomicWriteError, DestinationExists
-    from zero_tui.transcript.export import (
-        ExportResult,
-        export_session,
-        export_to_stream,
-    )
-    from zero_tui.transcript.export_formats import ExportFormatError
 
     store = _store(args)
     session_id = _named_session(store, args)
@@ -548,9 +535,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def cmd_fork(args: argparse.Namespace, out: TextIO) -> int:
-    from zero_tui.agent.running import refusal_while_written
-    from zero_tui.store.fork import fork_session
+def cmd_fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     store = _store(args)
     parent = _named_session(store, args)
@@ -582,10 +567,6 @@ def _usage_since(args: argparse.Namespace) -> str:
 
 
 def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.commands import estimate_cost
-    from zero_tui.store.resumable import resolve_session
-    from zero_tui.store.workspace import workspace_matches
-    from zero_tui.transcript.usage import usage_report
 
     store = _store(args)
     since = _usage_since(args)
@@ -670,8 +651,6 @@ def _ranked(buckets: dict[str, Any], key: str) -> list[dict[str, Any]]:
 
 
 def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.commands import delete_session
-    from zero_tui.store.resumable import resolve_session_dir
 
     store = _store(args)
     named = [
@@ -698,8 +677,6 @@ def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_trash(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.store.trash import empty_trash, trash_contents
-
     store = _store(args)
     if args.older_than is not None and not args.empty:
         raise UsageError("--older-than goes with --empty")
@@ -730,7 +707,6 @@ def cmd_trash(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.store.trash import find_trashed, restore
 
     store = _store(args)
     code = EXIT_OK
@@ -746,10 +722,8 @@ def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return code
 
 
-def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.search.catalog import SessionCatalog
-    from zero_tui.store.check import check_store, repair_store
-    from zero_tui.store.resumable import resolve_session_dir
 
     store = _store(args)
     session_id = None
@@ -842,9 +816,6 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from zero_tui.search.catalog import SessionCatalog
     from zero_tui.search.query import DEFAULT_LIMIT, QueryError, parse_query, search
     from zero_tui.search.scoped import ListingScope, scoped_matches
-    from zero_tui.store.resumable import filter_resumable
-    from zero_tui.text.labels import display_title, time_label
-    from zero_tui.text.sanitize import sanitize_line
 
     text = " ".join(args.query)
     limit = DEFAULT_LIMIT if args.limit is None else args.limit
@@ -978,8 +949,6 @@ def run_tui(args: argparse.Namespace, first: FirstFrame | None = None) -> int:
         from zero_tui.ui.app import run_app
 
         if args.demo:
-            from zero_tui.demo import demo_environment
-
             with demo_environment() as demo:
                 return run_app(
                     store_root=demo.root,
@@ -1003,7 +972,7 @@ def run_tui(args: argparse.Namespace, first: FirstFrame | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run zero-tui with `argv` (default: the command line's arguments); the exit code."""
-    return _main(argv)[0]
+    return _main(argv)
 
 
 def first_frame(argv: Sequence[str]) -> FirstFrame | None:
@@ -1017,24 +986,23 @@ def first_frame(argv: Sequence[str]) -> FirstFrame | None:
 
 
 def run() -> NoReturn:
-    """The `zero-tui` script: `main`, and then a scriptable command, a process that ran
-    nothing else, ends at once (`exit_at_once`); the app ends normally, its exit handlers
-    stopping any agent still running. Starting the picker on a terminal, its first frame
-    is drawn before anything else is loaded (zero_tui.picker.first_frame)."""
+    """The `zero-tui` script: `main`, then the interpreter's normal exit. Starting the
+    picker on a terminal, its first frame is drawn before anything else is loaded
+    (zero_tui.picker.first_frame)."""
     first = first_frame(sys.argv[1:])
     try:
-        code, scriptable = _main(None, first)
+        code = _main(None, first)
     finally:
         if first is not None:
             first.close()
-    if scriptable:
-        exit_at_once(code)
     sys.exit(code)
 
 
-def _main(argv: Sequence[str] | None, first: FirstFrame | None = None) -> tuple[int, bool]:
-    """The exit code, and whether it came from a scriptable command (not the app); `first`:
-    the picker's first frame, when one is on screen."""
+Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+
+def _main(argv: Sequence[str] | None, first: FirstFrame | None = None) -> int:
+    """The exit code; `first`: the picker's first frame, when one is on screen."""
     out, err = sys.stdout, sys.stderr
     try:
         args = build_parser().parse_args(argv)
@@ -1042,40 +1010,29 @@ def _main(argv: Sequence[str] | None, first: FirstFrame | None = None) -> tuple[
         if first is not None:
             first.close()  # the message goes to the normal screen
         err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
-        return EXIT_USAGE, True
-    handlers: dict[str, Callable[[], int]] = {
-        "sessions": lambda: cmd_sessions(args, out, err),
-        "show": lambda: cmd_show(args, out, err),
-        "export": lambda: cmd_export(args, out, err),
-        "check": lambda: cmd_check(args, out),
-        "search": lambda: cmd_search(args, out, err),
-        "fork": lambda: cmd_fork(args, out),
-        "usage": lambda: cmd_usage(args, out, err),
-        "delete": lambda: cmd_delete(args, out, err),
-        "trash": lambda: cmd_trash(args, out, err),
-        "restore": lambda: cmd_restore(args, out, err),
-    }
-    scriptable = args.command is not None
+        return EXIT_USAGE
     try:
-        if not scriptable:
-            return run_tui(args, first), False
-        with gc_paused():  # the process does nothing else meanwhile
-            return handlers[args.command](), True
+        if args.command is None:
+            return run_tui(args, first)
+        command: Command = args.func
+        code = command(args, out, err)
+        out.flush()  # here, so that a reader gone away is the BrokenPipeError below
+        return code
     except UsageError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
-        return EXIT_USAGE, scriptable
+        return EXIT_USAGE
     except StoreError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))}\n")
-        return EXIT_DATA_ERROR, scriptable
+        return EXIT_DATA_ERROR
     except BrokenPipeError:
         # the reader (`| head`) went away: not an error worth a traceback
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK, scriptable
+        return EXIT_OK
     except OSError as error:  # what no layer worded: still one line, never a traceback
         where = f": {error.filename}" if error.filename else ""
         reason = error.strerror or str(error)
         err.write(f"{PROG}: {sanitize_line(f'{reason}{where}')}\n")
-        return EXIT_DATA_ERROR, scriptable
+        return EXIT_DATA_ERROR
     except KeyboardInterrupt:
-        return 130, scriptable
+        return 130

@@ -1,8 +1,9 @@
-"""A scriptable command as its own process: the collector paused while it runs, and the
-script ending at once with everything written (`zero_tui.short_lived`)."""
+"""A scriptable command as its own process: it ends as any Python program does (its exit
+handlers run, the collector left alone), with everything written and its exit code."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import os
@@ -12,25 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.short_lived import gc_paused
+from zero_tui import cli
 from zero_tui.store import SessionStore
-
-
-def test_gc_paused_restores_the_collector() -> None:
-    assert gc.isenabled()
-    with gc_paused():
-        assert not gc.isenabled()
-        with gc_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with gc_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # it was off before: it stays off
-    finally:
-        gc.enable()
 
 
 @pytest.fixture
@@ -91,3 +75,32 @@ def test_a_reader_that_goes_away_ends_it_quietly(store: SessionStore, tmp_path: 
         assert process.wait(timeout=60) == 0
     assert b"Traceback" not in errors
     assert b"BrokenPipe" not in errors
+
+
+def test_the_script_runs_its_exit_handlers(store: SessionStore, tmp_path: Path) -> None:
+    script = (
+        "import atexit, sys\n"
+        "from zero_tui.cli import run\n"
+        "atexit.register(lambda: sys.stderr.write('exit handlers ran\\n'))\n"
+        "sys.argv = ['zero-tui', *sys.argv[1:]]\n"
+        "run()\n"
+    )
+    env = {**os.environ, "ZERO_TUI_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-c", script, "sessions", "--all", "--store", str(store.root)]
+    ended = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert ended.returncode == 0, ended.stderr
+    assert ended.stderr.endswith("exit handlers ran\n")
+
+
+def test_a_command_runs_with_the_collector_on(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[bool] = []
+
+    def sessions(args: argparse.Namespace, out: object, err: object) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_sessions", sessions)
+    assert cli.main(["sessions", "--store", str(store.root)]) == 0
+    assert seen == [True]
