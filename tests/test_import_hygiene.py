@@ -203,7 +203,6 @@ DEFERRED = (
     "zero_tui.search",
     "zero_tui.picker.session_usage",  # the catalog's tokens
     "zero_tui.agent.engine",
-    "zero_tui.picker.first_frame",
 )
 """What a module may import inside a function: Textual (and the UI on it), the catalog (with
 the search modules on it) and the agent engine, whose deferral is measured (docs/benchmarks:
@@ -234,30 +233,3 @@ def test_the_command_line_starts_without_what_is_deferred() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
     )
     assert result.stdout.strip() == "[]"
-
-
-def test_only_a_picker_start_on_a_terminal_loads_the_first_frame() -> None:
-    """The first frame's modules cost every command 20 ms: a subcommand or a pipe skips them
-    (issue 19: a search's start)."""
-    probe = (
-        "import os, sys, zero_tui.cli as cli\n"
-        "name = 'zero_tui.picker.first_frame'\n"
-        "cli.first_frame(['sessions', '--all'])\n"
-        "piped = name in sys.modules\n"
-        "os.isatty = lambda fd: True\n"
-        "cli.first_frame(['search', 'parser'])\n"
-        "subcommand = name in sys.modules\n"
-        "cli.first_frame(['--store', sys.argv[1]])\n"
-        "print(piped, subcommand, name in sys.modules)"
-    )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    missing = str(REPO / "no-such-store")  # the picker's start, which then draws nothing
-    result = subprocess.run(
-        [sys.executable, "-c", probe, missing],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        stdin=subprocess.DEVNULL,
-    )
-    assert result.stdout.split() == ["False", "False", "True"]

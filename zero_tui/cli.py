@@ -56,7 +56,6 @@ from zero_tui.transcript.render_text import iter_transcript_text
 from zero_tui.transcript.usage import usage_report
 
 if TYPE_CHECKING:
-    from zero_tui.picker.first_frame import FirstFrame
     from zero_tui.search.catalog import SessionCatalog
     from zero_tui.search.query import Query, SearchResult, TextMatches
     from zero_tui.search.scoped import ScopedMatches
@@ -942,32 +941,26 @@ def _answer_from_fresh_text(
     return None if matches is None else answer(matches)
 
 
-def run_tui(args: argparse.Namespace, first: FirstFrame | None = None) -> int:
-    """The app; `first`: the picker's first frame on screen, handed over to it (given back
-    at once when the app does not start, so that an error shows on the normal screen)."""
-    try:
-        from zero_tui.ui.app import run_app
+def run_tui(args: argparse.Namespace) -> int:
+    """The app (Textual is imported here: a subcommand never waits for it)."""
+    from zero_tui.ui.app import run_app
 
-        if args.demo:
-            with demo_environment() as demo:
-                return run_app(
-                    store_root=demo.root,
-                    cwd=str(demo.default_workspace),
-                    all_workspaces=args.all,
-                    resume=args.resume,
-                )
-        store = getattr(args, "store", None)
-        _store(args)  # an explicit store must exist
-        return run_app(
-            store_root=Path(store) if store else None,
-            cwd=_workspace(args),
-            all_workspaces=args.all,
-            resume=args.resume,
-            first=first,
-        )
-    finally:
-        if first is not None:
-            first.close()
+    if args.demo:
+        with demo_environment() as demo:
+            return run_app(
+                store_root=demo.root,
+                cwd=str(demo.default_workspace),
+                all_workspaces=args.all,
+                resume=args.resume,
+            )
+    store = getattr(args, "store", None)
+    _store(args)  # an explicit store must exist
+    return run_app(
+        store_root=Path(store) if store else None,
+        cwd=_workspace(args),
+        all_workspaces=args.all,
+        resume=args.resume,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -975,45 +968,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _main(argv)
 
 
-def first_frame(argv: Sequence[str]) -> FirstFrame | None:
-    """The picker's first frame, when `argv` starts the picker on a terminal. A script, a
-    pipe or a subcommand (`zero-tui search …`) does not even import it (20 ms of imports)."""
-    if not (os.isatty(0) and os.isatty(1)) or (argv and not argv[0].startswith("-")):
-        return None
-    from zero_tui.picker.first_frame import show_first_frame
-
-    return show_first_frame(argv)
-
-
 def run() -> NoReturn:
-    """The `zero-tui` script: `main`, then the interpreter's normal exit. Starting the
-    picker on a terminal, its first frame is drawn before anything else is loaded
-    (zero_tui.picker.first_frame)."""
-    first = first_frame(sys.argv[1:])
-    try:
-        code = _main(None, first)
-    finally:
-        if first is not None:
-            first.close()
-    sys.exit(code)
+    """The `zero-tui` script: `main`, then the interpreter's normal exit."""
+    sys.exit(_main(None))
 
 
 Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
-def _main(argv: Sequence[str] | None, first: FirstFrame | None = None) -> int:
-    """The exit code; `first`: the picker's first frame, when one is on screen."""
+def _main(argv: Sequence[str] | None) -> int:
+    """The exit code of `zero-tui ARGV`."""
     out, err = sys.stdout, sys.stderr
     try:
         args = build_parser().parse_args(argv)
     except UsageError as error:
-        if first is not None:
-            first.close()  # the message goes to the normal screen
         err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
         return EXIT_USAGE
     try:
         if args.command is None:
-            return run_tui(args, first)
+            return run_tui(args)
         command: Command = args.func
         code = command(args, out, err)
         out.flush()  # here, so that a reader gone away is the BrokenPipeError below

@@ -32,7 +32,7 @@ from zero_tui.transcript.export_formats import (
     unknown_format_message,
 )
 
-if TYPE_CHECKING:  # the first frame does not wait for these
+if TYPE_CHECKING:
     from zero_tui.agent.running import Running
     from zero_tui.agent.zero_commands import ZeroCost
     from zero_tui.store.usage import Tokens

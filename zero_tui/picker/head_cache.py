@@ -75,17 +75,6 @@ class ScopeHead:
     store_total: int
 
 
-@dataclass(frozen=True, slots=True)
-class RememberedHead:
-    """The first scope `key` of a picker on `store_root` and `workspace` as the last run
-    left it, read before the picker started (`head` None: nothing remembered)."""
-
-    store_root: Path
-    workspace: str
-    key: tuple[bool, bool]
-    head: ScopeHead | None
-
-
 def head_path(cache_dir: Path, store_root: Path, workspace: str) -> Path:
     identity = os.fsencode(os.path.abspath(store_root)) + b"\0" + os.fsencode(workspace)
     return cache_dir / f"picker-head-{hashlib.sha256(identity).hexdigest()[:20]}.json"

@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from zero_tui.paths import default_cache_dir
-from zero_tui.picker.head_cache import RememberedHead, ScopeHead, head_path, load_head, save_head
+from zero_tui.picker.head_cache import ScopeHead, head_path, load_head, save_head
 from zero_tui.picker.live import RunningFound, StoreChanged, StoreFollower, recorded
 from zero_tui.picker.preview_data import PreviewData, build_preview, missing_preview
 from zero_tui.picker.scopes import (
@@ -195,8 +195,7 @@ class PickerLoader:
             post(self.remembered_rows(head))
 
     def remembered_rows(self, head: ScopeHead | None) -> RememberedRows:
-        """The stage `remembered` posts for the first scope's remembered `head` (also read
-        by the command line, for the first frame it draws before the picker starts)."""
+        """The stage `remembered` posts for the first scope's remembered `head`."""
         key = self._first
         loaded = None
         if head is not None and head.sessions:
@@ -205,14 +204,6 @@ class PickerLoader:
             rows = head_rows(head.sessions, now, tz)
             loaded = ScopeLoaded(key, rows, hidden, head.store_total, complete=False, replace=True)
         return RememberedRows(key, loaded)
-
-    def knows(self, remembered: RememberedHead) -> bool:
-        """Whether `remembered` was read for this loader's store, workspace and first scope."""
-        return (remembered.store_root, remembered.workspace, remembered.key) == (
-            self._store.root,
-            self._workspace,
-            self._first,
-        )
 
     def scan(self, post: Post, cancelled: Cancelled = lambda: False, *, shown: bool) -> None:
         """Post the catalog's rows, then the store's truth for every scope (the first one

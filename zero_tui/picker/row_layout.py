@@ -1,9 +1,7 @@
 """The columns of a picker row: how wide each is at a list width, and the text in each.
 
-Shared by the list widget (zero_tui.ui.widgets.session_list, which measures with Rich) and
-the first frame drawn before Textual loads (zero_tui.picker.first_frame, which measures
-with zero_tui.text.cells), so that both put a session's title, and a fork's lineage after
-it, in the same cells.
+Without Textual, so that the list widget's layout (zero_tui.ui.widgets.session_list, which
+measures with Rich) is tested without an app.
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def picker_rows(
 def head_rows(
     sessions: Sequence[CachedSession], now: datetime, tz: tzinfo | None = None
 ) -> list[PickerRow]:
-    """The rows of a remembered head (the picker's first rows and the first frame's): a
+    """The rows of a remembered head (the picker's first rows): a
     fork names its parent by the title remembered with it, as the scan's row did."""
     parents: dict[str, Titled] = {
         session.parent_session_id: RememberedParent(session.parent_title)

@@ -17,7 +17,6 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from zero_tui.agent.settings import RunSettings
-from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.ui.copier import Copier, terminal_copier
@@ -27,7 +26,6 @@ from zero_tui.ui.screens.picker import PickerScreen
 
 if TYPE_CHECKING:
     from zero_tui.agent.engine import ExecEngine
-    from zero_tui.picker.first_frame import FirstFrame
 
 
 def styles_dir() -> Path:
@@ -68,12 +66,8 @@ class ZeroApp(App[None]):
         resume: str | None = None,
         clock: Callable[[], datetime] | None = None,
         copier: Copier | None = None,
-        remembered: RememberedHead | None = None,
-        before_start: Callable[[], None] | None = None,
     ) -> None:
-        self._before_start = before_start  # asked for by App.__init__ (get_driver_class)
         super().__init__()
-        self.remembered = remembered
         self.store = store
         self.workspace = cwd
         self.start_all_workspaces = all_workspaces
@@ -119,7 +113,7 @@ class ZeroApp(App[None]):
         )
 
     def get_driver_class(self) -> type[Driver]:
-        return guarded_driver(super().get_driver_class(), self._before_start)
+        return guarded_driver(super().get_driver_class())
 
     def on_mount(self) -> None:
         self.push_screen(
@@ -129,7 +123,6 @@ class ZeroApp(App[None]):
                 all_workspaces=self.start_all_workspaces,
                 clock=self.clock,
                 settings=self.run_settings,
-                remembered=self.remembered,
             )
         )
         if self.resume is not None:
@@ -243,8 +236,6 @@ def make_app(
     resume: str | None = None,
     clock: Callable[[], datetime] | None = None,
     copier: Copier | None = None,
-    remembered: RememberedHead | None = None,
-    before_start: Callable[[], None] | None = None,
 ) -> ZeroApp:
     return ZeroApp(
         store,
@@ -253,8 +244,6 @@ def make_app(
         resume=resume,
         clock=clock,
         copier=copier,
-        remembered=remembered,
-        before_start=before_start,
     )
 
 
@@ -271,18 +260,14 @@ def run_app(
     cwd: str,
     all_workspaces: bool,
     resume: str | None,
-    first: FirstFrame | None = None,
 ) -> int:
     """Run the TUI until the user quits; the exit status for the command line (the demo's
-    store comes from `zero_tui.demo.demo_environment`). `first`: the picker's first frame
-    on screen: its rows go to the picker, the terminal to Textual's driver."""
+    store comes from `zero_tui.demo.demo_environment`)."""
     app = make_app(
         SessionStore(store_root),
         cwd=cwd,
         all_workspaces=all_workspaces,
         resume=resume,
-        remembered=first.remembered if first is not None else None,
-        before_start=first.hand_over if first is not None else None,
     )
     # The terminal gone (an SSH link dropped, a tmux pane killed) or a kill: the app quits
     # as ctrl+q does, and a run still in flight is cancelled as Esc would (the agent has its

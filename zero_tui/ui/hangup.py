@@ -78,9 +78,7 @@ def _in_foreground(fd: int) -> bool:
         return True  # not a terminal: Textual does not wait for the foreground there
 
 
-def guarded_driver(
-    base: type[Driver], before_start: Callable[[], None] | None = None
-) -> type[Driver]:
+def guarded_driver(base: type[Driver]) -> type[Driver]:
     """`base`, or in place of Textual's Linux driver a subclass that restarts application
     mode only after a suspension and only on a live terminal, and never blocks on a dead
     one.
@@ -91,25 +89,14 @@ def guarded_driver(
     This relies on that handler going through the public `resume_application_mode`, and on
     `close()` being the only place the driver waits on its writer; only public Driver
     methods are overridden.
-
-    `before_start` runs just before the driver first takes the terminal (at once for
-    another driver): the picker's first frame gives the tty back there, so that Textual
-    saves the user's mode, not the frame's.
     """
     from textual.drivers.linux_driver import LinuxDriver
 
     if base is not LinuxDriver:
-        if before_start is not None:
-            before_start()
         return base
 
     class TerminalDriver(LinuxDriver):
         _suspended = False
-
-        def start_application_mode(self) -> None:
-            if before_start is not None:
-                before_start()  # the tty as it was: what Textual saves, and restores at exit
-            super().start_application_mode()  # type: ignore[no-untyped-call]
 
         def suspend_application_mode(self) -> None:
             super().suspend_application_mode()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-if TYPE_CHECKING:  # annotations only: the first frame does not wait for these imports
+if TYPE_CHECKING:  # annotations only
     from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
     from zero_tui.agent.zero_commands import Grant, RewindPlan, RewindResult
     from zero_tui.clipboard import CopyResult

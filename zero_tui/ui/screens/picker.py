@@ -27,7 +27,6 @@ from textual.widgets import Footer, Input, Static
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import REGISTRY, Context, ScreenAction
-from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.picker.live import StoreChanged
 from zero_tui.picker.loader import (
     ChangesDone,
@@ -79,11 +78,9 @@ class PickerScreen(PickerKeys):
         clock: Callable[[], datetime] | None = None,
         cache_dir: Path | None = None,
         settings: RunSettings | None = None,
-        remembered: RememberedHead | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
-        self._remembered = remembered  # the first frame's rows, for the feed to show first
         self.settings = settings or RunSettings()
         self.store = store
         self._cache_dir = cache_dir
@@ -120,7 +117,6 @@ class PickerScreen(PickerKeys):
             self.store,
             cache_dir=self._cache_dir,
             clock=self._clock,
-            remembered=self._remembered,
             id="feed",
         )
         yield Footer()
@@ -163,11 +159,8 @@ class PickerScreen(PickerKeys):
     def start_scan(self) -> None:
         self.body.forget_ranking()
         state = self.state
-        scan, remembered = self.feed.start(state.workspace, state.scope_key)
+        scan = self.feed.start(state.workspace, state.scope_key)
         self.state = replace(state, scan=scan, scopes={}, scan_progress=None, live=False)
-        if remembered is not None:
-            # The rows of the first frame, at once: no empty list between it and them.
-            self.on_scan_stage(ScanStage(scan, remembered))
 
     def on_watch_mode(self, message: WatchMode) -> None:
         self.state = replace(self.state, watch_mode=message.mode)

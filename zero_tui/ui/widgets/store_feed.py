@@ -30,7 +30,6 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.picker.content_search import build_index
-from zero_tui.picker.head_cache import RememberedHead
 from zero_tui.picker.live import RunningFound
 from zero_tui.picker.loader import (
     ChangesDone,
@@ -53,10 +52,7 @@ without a last write: its process exits)."""
 
 class StoreFeed(Widget):
     """The picker's scans of `store` and its following of it, posted as messages.
-
-    `remembered`: the rows the command line drew before the app started, shown by the
-    first scan without a worker. `cache_dir` and `clock` are the loader's.
-    """
+    `cache_dir` and `clock` are the loader's."""
 
     DEFAULT_CSS = """
     StoreFeed {
@@ -70,14 +66,12 @@ class StoreFeed(Widget):
         *,
         cache_dir: Path | None = None,
         clock: Callable[[], datetime] | None = None,
-        remembered: RememberedHead | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self._store = store
         self._cache_dir = cache_dir
         self._clock = clock
-        self._remembered = remembered
         self._scans = itertools.count(1)
         self._scan = 0  # the current scan: a step of an older one posts nothing more
         self._loader: PickerLoader | None = None
@@ -99,10 +93,8 @@ class StoreFeed(Widget):
 
     # --- scanning ------------------------------------------------------------------------
 
-    def start(self, workspace: str, first: ScopeKey) -> tuple[int, RememberedRows | None]:
-        """Start a scan of `workspace`'s sessions, the scope `first` first: its number, and
-        the rows of the first frame when the command line drew them for it (the screen
-        shows them at once: no empty list between the frame and them)."""
+    def start(self, workspace: str, first: ScopeKey) -> int:
+        """Start a scan of `workspace`'s sessions, the scope `first` first; its number."""
         if self._loader is not None and not self._following:
             self._loader.close()  # a step still following it lets go of it when it is done
         self._changed.clear()  # the scan reads every session
@@ -116,11 +108,8 @@ class StoreFeed(Widget):
             cache_dir=self._cache_dir,
             clock=self._clock,
         )
-        remembered, self._remembered = self._remembered, None
-        if remembered is not None and loader.knows(remembered):
-            return scan, loader.remembered_rows(remembered.head)
         self._load(scan, loader.remembered)
-        return scan, None
+        return scan
 
     def stage_folded(self, stage: LoadStage) -> None:
         """The screen took `stage` of the current scan in: take the step that follows it."""
