@@ -33,8 +33,9 @@ from typing import Any, ClassVar
 from textual.app import App
 from textual.pilot import Pilot
 
-from zero_tui.agent import ExecEngine, ExecRun, RunRequest, TextBlock
+from zero_tui.agent.engine import ExecEngine, ExecRun, RunRequest
 from zero_tui.agent.stream import AgentEvent, RunEnd, TextDelta
+from zero_tui.agent.turn import TextBlock
 from zero_tui.store import SessionStore
 from zero_tui.ui.app import css_paths
 from zero_tui.ui.screens.transcript import TranscriptScreen

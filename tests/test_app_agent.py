@@ -22,7 +22,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
-from zero_tui.agent import ExecEngine
+from zero_tui.agent.engine import ExecEngine
 from zero_tui.agent.settings import RunSettings
 from zero_tui.ui.app import css_paths
 from zero_tui.ui.screens.transcript import TranscriptScreen

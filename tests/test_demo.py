@@ -180,7 +180,7 @@ def test_deterministic_for_a_given_now(demo: DemoStore, tmp_path: Path) -> None:
 
 def test_the_demo_store_can_be_continued(tmp_path: Path) -> None:
     """The agent writes only Zero's default root: the demo's layout lets it write there."""
-    from zero_tui.agent import agent_environment
+    from zero_tui.agent.engine import agent_environment
     from zero_tui.demo import demo_sessions_root
 
     root = demo_sessions_root(tmp_path)

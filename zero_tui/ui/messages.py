@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # annotations only
-    from zero_tui.agent import AgentEvent, ExecRun, RunOutcome
+    from zero_tui.agent.engine import ExecRun
+    from zero_tui.agent.outcome import RunOutcome
+    from zero_tui.agent.stream import AgentEvent
     from zero_tui.agent.zero_commands import Grant, RewindPlan, RewindResult
     from zero_tui.clipboard import CopyResult
     from zero_tui.commands import CostEstimate, ExportRequest, Outcome

@@ -20,7 +20,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import var
 from textual.widgets import Footer
 
-from zero_tui.agent import ExecEngine, RunRequest
+from zero_tui.agent.engine import ExecEngine, RunRequest
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import NOTHING_TO_EXPORT, CommandError, Context, parse_no_args
 from zero_tui.store import Metadata, SessionStore

@@ -27,21 +27,12 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
 
-from zero_tui.agent import (
-    AgentUnavailable,
-    ExecEngine,
-    ExecRun,
-    ReasoningBlock,
-    RunOutcome,
-    RunRequest,
-    TextBlock,
-    TurnModel,
-    choose_cwd,
-)
-from zero_tui.agent.outcome import stderr_notes
+from zero_tui.agent.engine import AgentUnavailable, ExecEngine, ExecRun, RunRequest, choose_cwd
+from zero_tui.agent.outcome import RunOutcome, stderr_notes
 from zero_tui.agent.preflight import RunGuard, RunRefused, claim_named, guard_run, session_fate
 from zero_tui.agent.settings import RunSettings
 from zero_tui.agent.stream import RunEnd, RunStart
+from zero_tui.agent.turn import ReasoningBlock, TextBlock, TurnModel
 from zero_tui.text.sanitize import home_relative, sanitize_line
 from zero_tui.ui.messages import (
     AgentEventsArrived,

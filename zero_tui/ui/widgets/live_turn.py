@@ -34,9 +34,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
-from zero_tui.agent import Block, ReasoningBlock, TextBlock, ToolBlock, TurnModel
 from zero_tui.agent.live_approval import live_approval
 from zero_tui.agent.live_text import LiveText
+from zero_tui.agent.turn import Block, ReasoningBlock, TextBlock, ToolBlock, TurnModel
 from zero_tui.text.sanitize import sanitize_text
 from zero_tui.transcript.rows import streamed_tool_row
 from zero_tui.ui.widgets.row_painter import USER_MARKER, LiteralMarkdown
