@@ -13,6 +13,8 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.gotext import decode_utf8, trim_space, trim_space_bytes
 from zero_tui.store.models import Event
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import CompactionPayload
 
 # A line exactly as Go writes it, with no escapes in the header strings: the common case,
 # decoded without building the whole object in Python. The payload group holds no whitespace
@@ -342,10 +344,6 @@ class CompactionPlan:
 def compaction_plan(event: Event) -> CompactionPlan:
     """A session_compaction event's plan, from its payload as Zero decodes it (json.Unmarshal
     into its CompactionPayload); StoreError when it is unusable."""
-    # every payload type: imported when a log holds a compaction, not at every start
-    from zero_tui.store.payload_decoder import decode_payload
-    from zero_tui.store.payloads import CompactionPayload
-
     payload = decode_payload(event)
     if not isinstance(payload, CompactionPayload):
         raise TypeError(f"not a session_compaction event: {event.type!r}")

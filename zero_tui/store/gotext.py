@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import math
 import re
+from decimal import Decimal
 
 # unicode.IsSpace: what strings.TrimSpace / bytes.TrimSpace remove (store-format §12.4).
 GO_SPACE = (
@@ -159,8 +160,6 @@ def clean_path(path: str, *, windows: bool = False) -> str:
 def _shortest_digits(value: float) -> tuple[str, str, int]:
     """A nonzero finite float as (sign, its shortest round-trip digits without trailing
     zeros, the exponent of the leading digit in scientific notation)."""
-    from decimal import Decimal  # not at every start: floats are rare in what is read
-
     sign, digits, exponent = Decimal(repr(value)).as_tuple()
     assert isinstance(exponent, int)
     digit_text = "".join(map(str, digits)).rstrip("0") or "0"

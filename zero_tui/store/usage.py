@@ -20,6 +20,8 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.events import decode_line_of_types
 from zero_tui.store.gojson import INT64_MAX, INT64_MIN
 from zero_tui.store.gotext import trim_space_bytes
+from zero_tui.store.payload_decoder import decode_payload
+from zero_tui.store.payloads import UsagePayload
 
 if TYPE_CHECKING:
     from zero_tui.store.models import Event
@@ -145,9 +147,6 @@ def logged_tokens(data: bytes, session_id: str) -> Tokens:
 
 def _request(event: Event, session_id: str) -> Tokens:
     """One usage event's figures, through Go's rules (StoreError where Zero's report fails)."""
-    from zero_tui.store.payload_decoder import decode_payload  # not at every start
-    from zero_tui.store.payloads import UsagePayload
-
     payload = decode_payload(event)
     assert isinstance(payload, UsagePayload)
     if payload.error:

@@ -56,6 +56,7 @@ from zero_tui.text.sanitize import escape_json_controls, sanitize_line, sanitize
 from zero_tui.transcript.cards import resume_card
 from zero_tui.transcript.collapse import collapse_for_display
 from zero_tui.transcript.export_formats import ExportFormat, format_for_path, parse_format
+from zero_tui.transcript.export_html import html_pieces
 from zero_tui.transcript.export_parts import session_facts, tool_view, turn_excerpt
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.row_model import Row, RowKind
@@ -718,9 +719,6 @@ def iter_export(
     rows = display_rows(events)
     if chosen is ExportFormat.MD:
         return _chunked(_md_pieces(meta, count, rows, notice))
-    # imported here: loading markdown-it.rs would slow `show` and the other formats down
-    from zero_tui.transcript.export_html import html_pieces
-
     return _chunked(html_pieces(meta, count, rows, notice))
 
 
