@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.store import Event, SessionStore, StoreError
+from zero_tui.store import Event, SessionStore, StoreError, gojson
 from zero_tui.store.resumable import filter_resumable, resolve_resume_target
 from zero_tui.store.store import go_quote, valid_session_id
 
@@ -242,12 +242,22 @@ def test_deeply_nested_payload_is_an_error_not_a_crash(store: SessionStore) -> N
         store.append_events("deep", [("message", nested)])
 
 
-def test_payload_nested_within_gos_depth_limit_reads(store: SessionStore) -> None:
+def test_payload_nested_within_what_json_reads_reads(store: SessionStore) -> None:
     store.create("deep")
-    nested = b"[" * 2500 + b"]" * 2500
+    nested = b"[" * 400 + b"]" * 400
     line = Event("deep:1", "deep", 1, "message", UPDATED, nested).to_json_line()
     store.events_path("deep").write_bytes(line)
     assert [e.payload_raw for e in store.read_events("deep")] == [nested]
+
+
+def test_payload_nested_deeper_than_json_reads_is_one_line_error(store: SessionStore) -> None:
+    # Go reads it (10,000 levels); json's decoder stops first: the session is unreadable
+    store.create("deep")
+    nested = b"[" * 9_000 + b"]" * 9_000
+    line = Event("deep:1", "deep", 1, "message", UPDATED, nested).to_json_line()
+    store.events_path("deep").write_bytes(line)
+    with pytest.raises(StoreError, match=f"at line 1: {gojson.TOO_DEEP}$"):
+        store.read_events("deep")
 
 
 # --- non-UTF-8 ----------------------------------------------------------------------------------
