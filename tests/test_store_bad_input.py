@@ -242,7 +242,7 @@ def test_deeply_nested_payload_is_an_error_not_a_crash(store: SessionStore) -> N
         store.append_events("deep", [("message", nested)])
 
 
-def test_payload_nested_within_what_json_reads_reads(store: SessionStore) -> None:
+def test_payload_nested_within_what_zero_tui_reads_reads(store: SessionStore) -> None:
     store.create("deep")
     nested = b"[" * 400 + b"]" * 400
     line = Event("deep:1", "deep", 1, "message", UPDATED, nested).to_json_line()
@@ -250,8 +250,8 @@ def test_payload_nested_within_what_json_reads_reads(store: SessionStore) -> Non
     assert [e.payload_raw for e in store.read_events("deep")] == [nested]
 
 
-def test_payload_nested_deeper_than_json_reads_is_one_line_error(store: SessionStore) -> None:
-    # Go reads it (10,000 levels); json's decoder stops first: the session is unreadable
+def test_payload_nested_deeper_than_zero_tui_reads_is_one_line_error(store: SessionStore) -> None:
+    # Go reads it (10,000 levels); zero-tui reads 500: the session is unreadable
     store.create("deep")
     nested = b"[" * 9_000 + b"]" * 9_000
     line = Event("deep:1", "deep", 1, "message", UPDATED, nested).to_json_line()

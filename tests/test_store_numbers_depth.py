@@ -2,8 +2,8 @@
 
 Go keeps a payload as raw bytes, so any valid number literal (5,000 digits, `1e400`) is a
 readable session; Python's json stops at 4,300 digits and turns `1e400` into `inf`. Go nests
-10,000 levels deep, json's decoder 1,000 to 5,000 (by Python version): deeper than that is an
-unreadable session with a one-line reason, never a crash.
+10,000 levels deep; json's decoder recurses, so zero-tui reads 500 levels on every Python:
+deeper is an unreadable session with a one-line reason, never a crash.
 """
 
 from __future__ import annotations
@@ -154,10 +154,10 @@ def test_show_json_indents_as_json_dumps_does(store: SessionStore) -> None:
     )
 
 
-# --- fault 6: nesting: Go reads 10,000 levels, json's decoder fewer ------------------------------
+# --- fault 6: nesting: Go reads 10,000 levels, zero-tui 500 --------------------------------------
 
-DEEPER_THAN_PYTHON = 9_999  # past json's recursion limit on every supported Python
-SHALLOW_ENOUGH = 400  # within it, however deep the test's own stack
+DEEPER_THAN_READ = 9_999  # Go reads it; zero-tui reads 500 levels (gojson.READ_DEPTH)
+SHALLOW_ENOUGH = 400
 
 
 def nested(depth: int) -> bytes:
@@ -181,10 +181,10 @@ def test_a_nested_payload_json_reads_shows_and_exports(
     assert value == {"k": [1]}
 
 
-def test_a_payload_deeper_than_python_reads_is_an_unreadable_session_in_one_line(
+def test_a_payload_deeper_than_zero_tui_reads_is_an_unreadable_session_in_one_line(
     store: SessionStore, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_log(store, "deep", nested(DEEPER_THAN_PYTHON))
+    write_log(store, "deep", nested(DEEPER_THAN_READ))
     with pytest.raises(StoreError, match=f"at line 1: {gojson.TOO_DEEP}$"):
         store.read_events("deep")
     assert main(["show", "deep", "--store", str(store.root)]) == 1
@@ -194,14 +194,14 @@ def test_a_payload_deeper_than_python_reads_is_an_unreadable_session_in_one_line
     assert "healthy" in capsys.readouterr().out
 
 
-def test_metadata_deeper_than_python_reads_is_an_unreadable_session(store: SessionStore) -> None:
-    write_metadata(store, "deep", f'"futureField": {nested(DEEPER_THAN_PYTHON).decode()},')
+def test_metadata_deeper_than_zero_tui_reads_is_an_unreadable_session(store: SessionStore) -> None:
+    write_metadata(store, "deep", f'"futureField": {nested(DEEPER_THAN_READ).decode()},')
     scan = store.scan()
     assert [meta.session_id for meta in scan.sessions] == ["healthy"]
     assert len(scan.unreadable) == 1
     for decode in (gojson.loads, gojson.loads_pairs, gojson.check_decodes):
         with pytest.raises(gojson.GoJSONError, match=gojson.TOO_DEEP):
-            decode(nested(DEEPER_THAN_PYTHON))
+            decode(nested(DEEPER_THAN_READ))
 
 
 def test_the_decoder_uses_json_s_public_api_only() -> None:
@@ -210,20 +210,19 @@ def test_the_decoder_uses_json_s_public_api_only() -> None:
         assert private not in source
 
 
-def test_one_level_past_gos_limit_is_gos_error_where_json_reads_as_deep(
-    store: SessionStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # as on a Python whose json reads past 10,000 levels: a limit of 50 stands in for Go's
-    monkeypatch.setattr(gojson, "JSON_READS_GOS_DEPTH", True)
-    monkeypatch.setattr(gojson, "MAX_DEPTH", 50)
-    write_log(store, "deep", nested(50))
-    with pytest.raises(StoreError, match="at line 1: exceeded max depth"):
+def test_the_read_limit_is_the_same_on_every_python(store: SessionStore) -> None:
+    write_log(store, "fits", nested(gojson.READ_DEPTH - 1))  # the line's object makes it 500
+    assert store.read_events("fits")[0].payload_raw == nested(gojson.READ_DEPTH - 1)
+    write_log(store, "deep", nested(gojson.READ_DEPTH))
+    with pytest.raises(StoreError, match=f"at line 1: {gojson.TOO_DEEP}$"):
         store.read_events("deep")
-    write_log(store, "fits", nested(49))  # the line's object makes it 50
-    assert store.read_events("fits")[0].payload_raw == nested(49)
-    with pytest.raises(gojson.GoJSONError, match="exceeded max depth"):
-        gojson.loads(b"[" * 51 + b"]" * 51)
-    assert not gojson.all_decode([b"[" * 50 + b"]" * 50])
+    at_limit = "[" * gojson.READ_DEPTH + "]" * gojson.READ_DEPTH
+    assert gojson.loads(at_limit) is not None
+    for decode in (gojson.loads, gojson.loads_pairs):
+        with pytest.raises(gojson.GoJSONError, match=gojson.TOO_DEEP):
+            decode("[" + at_limit + "]")
+    assert gojson.all_decode([b"1", at_limit[1:-1].encode()])
+    assert not gojson.all_decode([b"1", at_limit.encode()])
 
 
 def test_append_writes_a_value_as_deep_as_go_reads(store: SessionStore) -> None:

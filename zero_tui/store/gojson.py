@@ -5,7 +5,7 @@ Encoder: store-format §12 — HTML escaping of < > &, U+2028/U+2029, short \\b 
 Decoder: json.JSONDecoder's public hooks (object_pairs_hook, parse_constant, parse_float,
 parse_int) with Go's rules: no NaN/Infinity, one U+FFFD per invalid byte, objects decoded as
 ordered pairs so that struct fields can be matched case-insensitively with the last
-duplicate winning. A value nested deeper than json's recursion limit is an error (TOO_DEEP).
+duplicate winning. A value nested deeper than READ_DEPTH levels is an error (TOO_DEEP).
 """
 
 from __future__ import annotations
@@ -292,36 +292,39 @@ def _syntax_error(message: str, text: str, index: int) -> GoJSONError:
     return GoJSONError(_describe(json.JSONDecodeError(message, text, index)))
 
 
-TOO_DEEP = "nested deeper than Python's JSON decoder reads"
-"""Go reads 10,000 levels; json's C decoder stops at its recursion limit (about 1,000 to
-5,000 levels, by Python version): such a value is unreadable here, said in one line."""
+READ_DEPTH = 500
+"""How deep a value zero-tui reads (Go reads MAX_DEPTH): json's decoder recurses, and its
+recursion limit falls between 1,000 and 9,000 levels by Python version and by how deep the
+caller's stack already is; a fixed limit below it says the same of a file everywhere."""
+TOO_DEEP = f"nested deeper than {READ_DEPTH} levels, which zero-tui does not read"
+_STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
-def _reads_gos_depth() -> bool:
-    """Whether json's decoder reads a value as deep as Go's limit: not on Python 3.11 to
-    3.13, whose recursion limit stops it first, so Go's limit needs no check there."""
-    try:
-        json.loads("[" * MAX_DEPTH + "]" * MAX_DEPTH)
-    except RecursionError:
+def _too_deep(text: str, start: int, end: int, depth: int) -> bool:
+    """Whether the value at text[start:end] nests past READ_DEPTH, `depth` levels already
+    open around it (a cheap count first: most values have too few brackets to)."""
+    levels = READ_DEPTH - depth
+    if text.count("[", start, end) + text.count("{", start, end) <= levels:
         return False
-    return True
-
-
-JSON_READS_GOS_DEPTH = _reads_gos_depth()
-
-
-def _may_pass_gos_depth(text: str, start: int, end: int, depth: int) -> bool:
-    """Whether text[start:end], which json decoded, may nest past Go's limit: only with
-    as many brackets, on a Python that reads as deep."""
-    brackets = MAX_DEPTH - depth
-    return (
-        JSON_READS_GOS_DEPTH
-        and text.count("[", start, end) + text.count("{", start, end) >= brackets
-    )
+    brackets = _NOT_BRACKET.sub("", _STRING_LITERAL.sub("", text[start:end]))
+    nesting = 0
+    for bracket in brackets:
+        if bracket in "[{":
+            nesting += 1
+            if nesting > levels:
+                return True
+        else:
+            nesting -= 1
+            if nesting <= 0:
+                return False  # the value ended: what follows is its caller's
+    return False
 
 
 def _decode_exact(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
     """One value at text[index] with Go's rules; returns (value, end index)."""
+    if text[index : index + 1] in ("[", "{") and _too_deep(text, index, len(text), depth):
+        raise GoJSONError(TOO_DEEP)
     try:
         try:
             decoder = _pairs_decoder if pairs else _plain_decoder
@@ -332,12 +335,10 @@ def _decode_exact(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, 
             except ValueError:  # an integer past Python's digit limit
                 exact = _pairs_decoder_exact if pairs else _plain_decoder_exact
                 value, end = exact.raw_decode(text, index)
-            if _may_pass_gos_depth(text, index, end, depth):
-                check_valid(text[index:end], depth=depth)
             if _SURROGATE_SOURCE.search(text, index, end):
                 value = _replace_surrogates(value)
             return value, end
-        except RecursionError:
+        except RecursionError:  # json's own limit, should the caller's stack be that deep
             raise GoJSONError(TOO_DEEP) from None
     except json.JSONDecodeError as error:
         raise GoJSONError(_describe(error)) from None
@@ -359,7 +360,7 @@ _SURROGATE_ESCAPE = re.compile("\\\\u[dD][89a-fA-F]")
 
 
 def _decode_fast(
-    text: str, index: int, pairs: bool, raw_surrogates: bool
+    text: str, index: int, pairs: bool, depth: int, raw_surrogates: bool
 ) -> tuple[Any, int] | None:
     """The value at text[index] and its end, or None when only the exact path can say.
     `raw_surrogates` False: the text was made by `decode_utf8`, which leaves none in it."""
@@ -367,7 +368,7 @@ def _decode_fast(
         value, end = (_pairs_decoder if pairs else _plain_decoder).raw_decode(text, index)
     except (ValueError, RecursionError):
         return None
-    if _may_pass_gos_depth(text, index, end, 0):
+    if text.count("[", index, end) + text.count("{", index, end) > READ_DEPTH - depth:
         return None
     if _SURROGATE_ESCAPE.search(text, index, end) is not None:
         return None
@@ -378,7 +379,7 @@ def _decode_fast(
 
 def _decode(text: str, index: int, pairs: bool, depth: int) -> tuple[Any, int]:
     """`_decode_exact`, through the fast path when it can decide."""
-    decoded = _decode_fast(text, index, pairs, True)
+    decoded = _decode_fast(text, index, pairs, depth, True)
     return _decode_exact(text, index, pairs, depth) if decoded is None else decoded
 
 
@@ -386,7 +387,7 @@ def _whole(text: str, pairs: bool, depth: int, *, raw_surrogates: bool = True) -
     """`_whole_exact`, through the fast path when the value fills the text but for
     whitespace around it (a metadata file ends with a newline)."""
     start = 0 if text[:1] not in _JSON_SPACE else _SPACE.match(text).end()  # type: ignore[union-attr]
-    decoded = _decode_fast(text, start, pairs, raw_surrogates)
+    decoded = _decode_fast(text, start, pairs, depth, raw_surrogates)
     if decoded is not None:
         end = decoded[1]
         if end == len(text) or _SPACE.match(text, end).end() == len(text):  # type: ignore[union-attr]
@@ -494,13 +495,13 @@ def check_decodes(data: bytes, *, depth: int = 0) -> None:
         _value, end = _plain_decoder.raw_decode(text)
     except (ValueError, RecursionError):
         end = -1
-    if end != len(text) or _may_pass_gos_depth(text, 0, end, depth):
+    if end != len(text) or text.count("[") + text.count("{") > READ_DEPTH - depth:
         _whole_exact(text, False, depth)
 
 
 def check_go_reads(data: bytes, *, depth: int = 0) -> None:
     """Raise GoJSONError unless Go's decoder reads `data` (its grammar and 10,000 levels),
-    however deep json's decoder reads: the token validator takes what nests deeper."""
+    however deep zero-tui reads: the token validator takes what nests deeper."""
     try:
         check_decodes(data, depth=depth)
     except GoJSONError as error:
@@ -519,9 +520,11 @@ def all_decode(values: Sequence[bytes]) -> bool:
         value, end = _plain_decoder.raw_decode(text)
     except (ValueError, RecursionError):
         return False
+    if text.count("[") + text.count("{") > READ_DEPTH and any(
+        raw.count(b"[") + raw.count(b"{") > READ_DEPTH - 1 for raw in values
+    ):
+        return False  # one may nest too deep: decoded one by one, it says so
     # a value with a top-level comma in it (`1,2`) would count as two
-    if _may_pass_gos_depth(text, 0, end, 0):
-        return False
     return end == len(text) and len(value) == len(values)
 
 
