@@ -335,18 +335,31 @@ async def test_always_allow_is_zero_s_grant_then_the_turn_again_if_asked(
             dialog.query_one("#grants").get_option_at_index(0).prompt
         )
         await pilot.press("enter")
-        await wait_until(
-            pilot,
-            lambda: (
-                isinstance(pilot.app.screen, PermissionsDialog) and pilot.app.screen is not dialog
-            ),
-            rounds=500,
+        await wait_until(pilot, lambda: any("revoked every" in note for note in notes(pilot)), 500)
+        await grants_done(pilot)
+        # issue 25, item 12: no dialog opens again later to take the keys typed meanwhile
+        assert pilot.app.screen is screen
+        assert screen.focused is screen.composer
+        assert notes(pilot)[-1] == (
+            "revoked every grant of exec_command: Zero asks before it runs again. No grant is left."
         )
-        assert pilot.app.screen.query("#no-grants")
-        assert any("revoked every grant of exec_command" in note for note in notes(pilot))
+        burst(pilot.app, "/export after.md\r")
+        await wait_until(pilot, lambda: (fake_agent.workspace / "after.md").exists(), 500)
     assert json.loads(grants_file.read_text())["grants"] == {}
     decisions = [e.payload for e in store.read_events(sid) if e.type == "permission_decision"]
     assert decisions[-1]["grantMatched"] is True
+
+
+async def grants_done(pilot: Pilot[Any]) -> None:
+    """Every `zero sandbox grants` command this app started has answered."""
+
+    def done() -> bool:
+        return not any(
+            worker.group == "grants" and not worker.is_finished for worker in pilot.app.workers
+        )
+
+    await wait_until(pilot, done, rounds=500)
+    await pilot.pause()
 
 
 def _denied_card_texts(screen: TranscriptScreen) -> Any:
@@ -435,3 +448,30 @@ async def test_permissions_from_the_picker_too(fake_agent: AgentSandbox) -> None
         assert dialog.query("#no-grants")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(pilot.app.screen, PermissionsDialog))
+
+
+async def test_a_revoke_from_the_picker_gives_the_keys_back_to_the_query(
+    fake_agent: AgentSandbox,
+) -> None:
+    """Issue 25, item 12: after the revoke, what is typed filters the picker."""
+    from zero_tui.agent.zero_commands import allow_always
+    from zero_tui.ui.screens.picker import PickerScreen
+
+    fake_agent.new_session()
+    allow_always(fake_agent.store, "read_file")
+    allow_always(fake_agent.store, "exec_command")
+    app = make_app(fake_agent.store, cwd=str(fake_agent.workspace))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        picker = pilot.app.screen
+        assert isinstance(picker, PickerScreen)
+        burst(pilot.app, "/permissions\r")
+        await dialog_of(pilot, PermissionsDialog)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("revoked every" in note for note in notes(pilot)), 500)
+        await grants_done(pilot)
+        assert notes(pilot)[-1].endswith("1 grant left: /permissions lists them.")
+        assert pilot.app.screen is picker
+        assert isinstance(picker, PickerScreen)
+        burst(pilot.app, "earl")
+        await wait_until(pilot, lambda: picker.composer.value == "earl")

@@ -84,6 +84,12 @@ def one_line(text: str) -> str:
     )
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """`1 session`, `2 sessions`, `1,200 lines`: the one place a count gets its noun
+    (`plural` when adding an s is not the plural)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def event_count_label(shown: int | None, in_log: int) -> str:
     """The one wording of a session's size, wherever it is shown (preview, header, exports).
 
@@ -91,11 +97,10 @@ def event_count_label(shown: int | None, in_log: int) -> str:
     every event ever appended. `24 events` when they agree, `14 shown · 24 in the log` when
     a compaction folded some away, `24 in the log` when the view is not known (yet).
     """
-    noun = "event" if in_log == 1 else "events"
     if shown is None:
         return f"{in_log:,} in the log"
     if shown == in_log:
-        return f"{in_log:,} {noun}"
+        return counted(in_log, "event")
     return f"{shown:,} shown · {in_log:,} in the log"
 
 

@@ -13,6 +13,7 @@ from textual.actions import parse as parse_action
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widget import Widget
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import (
@@ -30,6 +31,7 @@ from zero_tui.commands import (
     rename_session,
 )
 from zero_tui.store import Metadata, SessionStore
+from zero_tui.text.labels import counted
 from zero_tui.ui.messages import (
     ActionFailed,
     CommandDone,
@@ -62,6 +64,12 @@ def screen_bindings(context: Context) -> list[BindingType]:
         for action, key in REGISTRY.action_keys(context)
     ]
     return bindings
+
+
+def grants_left(count: int) -> str:
+    if not count:
+        return "No grant is left."
+    return f"{counted(count, 'grant')} left: /permissions lists them."
 
 
 def palette_entries(context: Context) -> list[tuple[str, str, str]]:
@@ -143,6 +151,11 @@ class CommandScreen(Screen[None]):
                 )
 
     # --- what the session commands act on (the subclasses say) ---------------------------
+
+    @property
+    def composer(self) -> Widget:
+        """Where the user types: the editor, or the picker's query."""
+        raise NotImplementedError
 
     def command_session(self) -> str:
         """The id /export and /rename act on; CommandError when there is none."""
@@ -287,6 +300,9 @@ class CommandScreen(Screen[None]):
         from zero_tui.ui.screens.zero_dialogs import PermissionsDialog
 
         def chosen(grant: Grant | None) -> None:
+            # Back where the user types; the revoke answers in a notification, never in a
+            # dialog that would open later and take the keys typed meanwhile.
+            self.set_focus(self.composer)
             if grant is not None:
                 self._revoke(grant)
 
@@ -315,12 +331,10 @@ class CommandScreen(Screen[None]):
             said = f"revoked {grant.describe()}"
         else:
             said = f"revoked every grant of {grant.tool}: Zero asks before it runs again"
-        self.post_message(GrantChanged(said, revoked=True))
+        self.post_message(GrantChanged(f"{said}. {grants_left(len(left))}", revoked=True))
 
     def on_grant_changed(self, message: GrantChanged) -> None:
         self.notify(message.message, title="Permissions", markup=False)
-        if message.revoked:
-            self._list_grants()  # the list again, without what was revoked
 
     def on_action_failed(self, message: ActionFailed) -> None:
         self.notify(message.message, title=message.title, severity="error", markup=False)
