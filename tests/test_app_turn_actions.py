@@ -90,6 +90,12 @@ async def dialog_of(pilot: Pilot[Any], kind: type[Any]) -> Any:
     return pilot.app.screen
 
 
+async def hanging_run(pilot: Pilot[Any], screen: TranscriptScreen) -> None:
+    """A run in flight until it is cancelled (the fake zero waits)."""
+    burst(pilot.app, "hang\r")
+    await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text(), rounds=500)
+
+
 def types(store: SessionStore, session_id: str) -> list[str]:
     return [event.type for event in store.read_events(session_id)]
 
@@ -430,8 +436,7 @@ async def test_approve_during_a_run_waits_for_its_end(fake_agent: AgentSandbox) 
     sid = fake_agent.new_session()
     async with app_for(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await opened(pilot, sid)
-        burst(pilot.app, "hang\r")
-        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text(), rounds=500)
+        await hanging_run(pilot, screen)
         await command(pilot, screen, "/approve")
         assert "answer its denied calls once it ends" in notes(pilot)[-1]
         screen.action_cancel_run()

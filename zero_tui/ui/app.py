@@ -22,6 +22,7 @@ from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.ui.copier import Copier, terminal_copier
 from zero_tui.ui.hangup import ends_with_terminal, guarded_driver
 from zero_tui.ui.messages import NewConversation, OpenSession, ResumeRequest, ResumeResolved
+from zero_tui.ui.screens.command_screen import CommandScreen
 from zero_tui.ui.screens.picker import PickerScreen
 
 if TYPE_CHECKING:
@@ -111,6 +112,39 @@ class ZeroApp(App[None]):
             timeout=timeout,
             markup=False,
         )
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (Textual's binding, once the focused widget had nothing to copy): cancels
+        the run in flight as Esc does, as Codex and Claude Code do; otherwise says which key
+        quits. Textual's own note is markup, which our literal notifications would show."""
+        screen = self.screen
+        if isinstance(screen, CommandScreen) and screen.run_in_flight:
+            screen.action_cancel_run()
+            return
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"{key} quits zero-tui", title="Quit")
+                return
+
+    async def action_quit(self) -> None:
+        """ctrl+q, /quit, q on the rows: quit at once, but while a run streams only once the
+        user says so: Zero stores no partial answer. ctrl+q again at the question quits."""
+        from zero_tui.ui.screens.dialogs import QuitDialog
+
+        running = [
+            screen
+            for screen in self.screen_stack
+            if isinstance(screen, CommandScreen) and screen.run_in_flight
+        ]
+        if not running or isinstance(self.screen, QuitDialog):
+            self.exit()
+            return
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now:
+                self.exit()
+
+        self.push_screen(QuitDialog(), answered)
 
     def get_driver_class(self) -> type[Driver]:
         return guarded_driver(super().get_driver_class())

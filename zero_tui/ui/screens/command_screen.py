@@ -124,7 +124,15 @@ class CommandScreen(Screen[None]):
 
     def command_quit(self, args: str) -> None:
         parse_no_args("quit", args)
-        self.app.exit()
+        self.call_next(self.app.run_action, "app.quit")  # the app asks first mid-run
+
+    @property
+    def run_in_flight(self) -> bool:
+        """An agent's run on this screen is starting or streaming."""
+        return False
+
+    def action_cancel_run(self) -> None:
+        """Esc (or ctrl+c) while a run is in flight: the screens that run the agent say."""
 
     def command_usage(self, args: str) -> None:
         from zero_tui.ui.screens.usage import UsageScreen

@@ -75,6 +75,19 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+class QuitDialog(ConfirmDialog):
+    """ctrl+q while a run streams: quit (losing what it streamed) or keep it running."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Quit while the agent runs?",
+            "Zero stores no partial answer: quitting now cancels the run, and what it has "
+            "streamed so far is lost.",
+            "quit and lose the streamed answer",
+            no="keep running",
+        )
+
+
 FORMAT_FROM_EXTENSION = "by extension"
 """The export dialog's default format choice: the path's extension decides (none: txt)."""
 

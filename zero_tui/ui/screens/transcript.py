@@ -151,6 +151,10 @@ class TranscriptScreen(TurnActions):
         """A run is starting or in flight (until its end is handled)."""
         return self.agent.running
 
+    @property
+    def run_in_flight(self) -> bool:
+        return self.agent.running
+
     def on_mount(self) -> None:
         if not composed(self):
             return

@@ -96,7 +96,7 @@ class TranscriptReader(CommandScreen):
         )
 
     def action_quit_app(self) -> None:
-        self.app.exit()
+        self.call_next(self.app.run_action, "app.quit")  # the app asks first mid-run
 
     # -- focus: the editor and the rows ----------------------------------------------
 
