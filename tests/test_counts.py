@@ -8,7 +8,7 @@ from pathlib import Path
 from zero_tui.picker.preview_data import build_preview
 from zero_tui.store import SessionStore
 from zero_tui.store.usage import Tokens, session_tokens
-from zero_tui.text.labels import event_count_label
+from zero_tui.text.labels import counted, event_count_label
 from zero_tui.transcript.export import load_export_events, render_export
 from zero_tui.transcript.header import header_facts, token_facts
 from zero_tui.ui.widgets.preview import preview_content
@@ -22,6 +22,15 @@ def test_the_label() -> None:
     assert event_count_label(14, 24) == "14 shown · 24 in the log"
     assert event_count_label(None, 24) == "24 in the log"
     assert event_count_label(1400, 24000) == "1,400 shown · 24,000 in the log"
+
+
+def test_one_of_a_thing_is_singular() -> None:
+    """Issue 25, item 21: `1 more line`, `1 session`, never `1 sessions`."""
+    assert counted(1, "session") == "1 session"
+    assert counted(0, "session") == "0 sessions"
+    assert counted(1200, "more line") == "1,200 more lines"
+    assert counted(2, "entry", "entries") == "2 entries"
+    assert counted(1, "entry", "entries") == "1 entry"
 
 
 def compacted_session(root: Path) -> SessionStore:

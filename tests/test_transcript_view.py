@@ -94,3 +94,16 @@ async def test_a_collapsed_tool_card_shows_its_first_output_lines_as_lines(
         "… 3 more lines",
     ]
     assert "-old" not in lines  # collapsed: only the first lines
+
+
+async def test_one_hidden_line_is_one_more_line(make_store: Callable[..., StoreBuilder]) -> None:
+    _, text = await shown(
+        make_store,
+        [
+            user("list it"),
+            ("tool_call", {"id": "c1", "name": "exec_command", "arguments": '{"cmd":"ls"}'}),
+            ("tool_result", {"toolCallId": "c1", "name": "exec_command", "output": "a\nb\nc\nd"}),
+        ],
+    )
+    assert "… 1 more line" in text
+    assert "more lines" not in text

@@ -41,7 +41,7 @@ from zero_tui.store.resumable import (
 )
 from zero_tui.store.trash import empty_trash, find_trashed, restore, trash_contents
 from zero_tui.store.workspace import resolve_workspace, workspace_matches
-from zero_tui.text.labels import display_title, time_label
+from zero_tui.text.labels import counted, display_title, time_label
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 from zero_tui.transcript.export import (
     ExportResult,
@@ -611,7 +611,7 @@ def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(escape_json_controls(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
         return EXIT_OK
     where = f"since {since}" if since else "all time"
-    out.write(f"usage in {sanitize_line(scope)}, {where}: {report.sessions:,} sessions\n")
+    out.write(f"usage in {sanitize_line(scope)}, {where}: {counted(report.sessions, 'session')}\n")
 
     def figures(tokens: Tokens) -> list[str]:
         return [
@@ -800,7 +800,7 @@ class _IndexProgress:
             return
         if not self.live:
             if not self.shown:
-                self.err.write(f"{PROG}: indexing {total:,} sessions for search…\n")
+                self.err.write(f"{PROG}: indexing {counted(total, 'session')} for search…\n")
             self.shown = True
             return
         self.err.write(f"\r{PROG}: indexing sessions {done:,}/{total:,}…")

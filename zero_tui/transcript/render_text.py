@@ -13,6 +13,7 @@ from typing import assert_never
 
 from zero_tui.store.models import Metadata
 from zero_tui.store.usage import Tokens
+from zero_tui.text.labels import counted
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.row_model import Row, RowKind
 
@@ -81,7 +82,7 @@ def _output_preview(text: str) -> str:
         return ""
     shown = lines[:TOOL_OUTPUT_PREVIEW_LINES]
     if len(lines) > len(shown):
-        shown.append(f"… ({len(lines) - len(shown)} more lines)")
+        shown.append(f"… ({counted(len(lines) - len(shown), 'more line')})")
     return _indent("\n".join(shown))
 
 

@@ -26,7 +26,7 @@ from textual.worker import get_current_worker
 from zero_tui.commands import CostEstimate
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.usage import Tokens
-from zero_tui.text.labels import WEEKDAYS, cost_label, display_title, one_line
+from zero_tui.text.labels import WEEKDAYS, cost_label, counted, display_title, one_line
 from zero_tui.text.sanitize import home_relative, sanitize_line
 from zero_tui.transcript.usage import WINDOW_DAYS, UsageOverview, UsageOverviews
 from zero_tui.ui.messages import OpenSession, UsageCostLoaded, UsageLoaded, UsageProgress
@@ -44,10 +44,9 @@ NO_WORKSPACE_COST = (
 def token_figures(tokens: Tokens, *, sessions: int | None = None) -> str:
     """`393,731 tokens · 76 requests · 38 sessions · input 378,401 (273,792 cached) ·
     output 15,330`."""
-    request = "request" if tokens.requests == 1 else "requests"
-    text = f"{tokens.total:,} tokens · {tokens.requests:,} {request}"
+    text = f"{counted(tokens.total, 'token')} · {counted(tokens.requests, 'request')}"
     if sessions is not None:
-        text += f" · {sessions:,} session" + ("" if sessions == 1 else "s")
+        text += f" · {counted(sessions, 'session')}"
     if tokens.requests:
         cached = f" ({tokens.cached:,} cached)" if tokens.cached else ""
         text += f" · input {tokens.input:,}{cached} · output {tokens.output:,}"
@@ -168,9 +167,8 @@ class UsageScreen(Screen[None]):
 
     def on_usage_progress(self, message: UsageProgress) -> None:
         if self.overviews is None:
-            sessions = "session" if message.total == 1 else "sessions"
             done = f"{message.done:,} of " if message.done else ""
-            text = f"reading the usage of {done}{message.total:,} {sessions}…"
+            text = f"reading the usage of {done}{counted(message.total, 'session')}…"
             self.query_one("#usage-summary", Static).update(Content(text))
 
     def on_usage_loaded(self, message: UsageLoaded) -> None:

@@ -33,6 +33,7 @@ from zero_tui.agent.preflight import RunGuard, RunRefused, claim_named, guard_ru
 from zero_tui.agent.settings import RunSettings
 from zero_tui.agent.stream import RunEnd, RunStart
 from zero_tui.agent.turn import ReasoningBlock, TextBlock, TurnModel
+from zero_tui.text.labels import counted
 from zero_tui.text.sanitize import home_relative, sanitize_line
 from zero_tui.ui.messages import (
     AgentEventsArrived,
@@ -118,7 +119,7 @@ class RunStatus:
             elif run.phase is RunPhase.RUNNING and quiet >= QUIET_SECONDS:
                 parts.append(f"waiting for the model: no output for {quiet:.0f}s")
             if run.tokens:
-                parts.append(f"{run.tokens:,} tokens")
+                parts.append(counted(run.tokens, "token"))
             parts += [self.settings, "Esc: cancel"]
         if run.cwd_note:
             parts.append(run.cwd_note)  # last: a long path must not push the hint off

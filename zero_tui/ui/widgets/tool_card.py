@@ -17,6 +17,7 @@ from rich.text import Text
 
 from zero_tui.commands import REGISTRY, Context
 from zero_tui.store.approvals import ApprovalAsk
+from zero_tui.text.labels import counted
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.denied_calls import approval_hint
 from zero_tui.transcript.rows import Row, RowKind
@@ -76,7 +77,7 @@ def tool_card(
             )
         if len(lines) > COLLAPSED_OUTPUT_LINES:
             hidden = shown.count("\n") + 1 - COLLAPSED_OUTPUT_LINES
-            parts.append(Text(f"  … {hidden} more lines", style=style("dim")))
+            parts.append(Text(f"  … {counted(hidden, 'more line')}", style=style("dim")))
         return Group(*parts)
     if info is not None and info.secondary:
         parts.append(Text("  " + sanitize_line(info.secondary), style=style("dim")))
@@ -89,7 +90,7 @@ def tool_card(
         )
         if len(lines) > EXPANDED_OUTPUT_LINES:
             hidden = len(lines) - EXPANDED_OUTPUT_LINES
-            body.append(f"\n… {hidden} more lines", style=style("dim"))
+            body.append(f"\n… {counted(hidden, 'more line')}", style=style("dim"))
         parts.append(Panel(body, border_style=style("dim"), padding=(0, 1)))
     if info is not None and info.changed_files:
         files = ", ".join(sanitize_line(path) for path in info.changed_files)
