@@ -22,6 +22,7 @@ from zero_tui.ui.app import make_app
 from zero_tui.ui.screens.dialogs import ConfirmDialog
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.screens.zero_dialogs import ApprovalDialog, PermissionsDialog, RewindDialog
+from zero_tui.ui.widgets.agent_pane import RunStatus
 
 SIZE = (120, 40)
 TURNS: list[EventSpec] = [
@@ -304,11 +305,16 @@ async def test_allow_and_retry_runs_the_turn_once_at_auto_high(fake_agent: Agent
             "r  Allow and retry: send “deny ls -la” again, as a new turn, with --auto high" in said
         )
         assert "the runs after it stay at auto low." in said
+        statuses: list[RunStatus] = []
+        screen.watch(screen, "run_status", lambda status: statuses.append(status), init=False)
         await pilot.press("r")
         await wait_until(pilot, lambda: "Ran ls -la." in screen_text(pilot), rounds=1000)
         assert screen.settings.auto is None  # the override did not stick
         status = str(screen.query_one("#run-status", Static).visual)
         assert "auto: low" in status
+        in_flight = [status.text(0.0) for status in statuses if status.run.running]
+        assert in_flight
+        assert all("auto: high" in text for text in in_flight)  # the run's own level
         assert any("again with --auto high, this run only" in note for note in notes(pilot))
     results = [e.payload for e in store.read_events(sid) if e.type == "tool_result"]
     assert [r["status"] for r in results] == ["error", "ok"]

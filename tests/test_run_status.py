@@ -37,3 +37,14 @@ def test_the_working_folder_note_comes_last_and_stays_after_the_run() -> None:
     assert running.text(now=0.0).endswith("Esc: cancel · " + note)
     idle = RunStatus.of(RunSettings(), RunState(cwd_note=note))
     assert idle.text(now=0.0) == "model: default · auto: low · " + note
+
+
+def test_a_run_at_its_own_autonomy_says_that_autonomy_until_it_ends() -> None:
+    """Issue 25, item 21: allow and retry runs once at --auto high; the status line says
+    high while that run is in flight, and the settings' level again once it is over."""
+    settings = RunSettings()
+    retry = RunState(RunPhase.RUNNING, auto="high")
+    assert "auto: high" in RunStatus.of(settings, retry).text(now=0.0)
+    after = RunStatus.of(settings, RunState(auto="high"))
+    assert after.text(now=0.0) == "model: default · auto: low"
+    assert not after.unsafe

@@ -16,6 +16,7 @@ class RunSettings:
     auto: str | None = None  # None: Zero's default (low)
     last_prompt: str | None = None
 
-    def describe(self) -> str:
-        """`model: default · auto: low` for the status line."""
-        return f"model: {self.model or 'default'} · auto: {self.auto or 'low'}"
+    def describe(self, run_auto: str | None = None) -> str:
+        """`model: default · auto: low` for the status line; `run_auto`: the autonomy of
+        the run in flight, when it is not the settings' (allow and retry)."""
+        return f"model: {self.model or 'default'} · auto: {run_auto or self.auto or 'low'}"

@@ -82,6 +82,7 @@ class RunState:
     last_output: float = 0.0  # run_clock() when the agent last said something (to a second)
     retrying: str | None = None  # Zero's notice of a retry in progress
     browse_only: str | None = None  # why no session of this store can be continued
+    auto: str | None = None  # the run's autonomy, when it overrides the settings' (one run)
 
     @property
     def running(self) -> bool:
@@ -98,7 +99,11 @@ class RunStatus:
 
     @classmethod
     def of(cls, settings: RunSettings, run: RunState) -> RunStatus:
-        return cls(settings.describe(), settings.auto == "high", run)
+        """The settings for the next runs; while a run with its own autonomy is in flight
+        (allow and retry: --auto high once), that run's."""
+        run_auto = run.auto if run.running else None
+        auto = run_auto or settings.auto
+        return cls(settings.describe(run_auto), auto == "high", run)
 
     def text(self, now: float) -> str:
         """The line at `now` (run_clock()): a spinner and the elapsed time while running."""
@@ -299,7 +304,9 @@ class AgentPane(Vertical):
         quiet_since = self._ended_at.get(request.session_id or "")
         self._drive_run(self._token, request, fallback_cwd, quiet_since)
         began = run_clock()
-        state = replace(self._state, phase=RunPhase.STARTING, began=began, tokens=0)
+        state = replace(
+            self._state, phase=RunPhase.STARTING, began=began, tokens=0, auto=request.auto
+        )
         self._set_state(replace(state, last_output=began, retrying=None))
 
     def cancel(self) -> None:
