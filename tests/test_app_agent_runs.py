@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -486,3 +487,38 @@ async def test_a_run_killed_mid_turn_is_not_taken_for_someone_elses(
         await finished(pilot, screen)
         assert "Not sent" not in outcome_text(screen)
     assert stored(fake_agent, sid)[-1][1] == {"content": "chunk 0 chunk 1 ", "role": "assistant"}
+
+
+def footer_line(pilot: Pilot[Any]) -> str:
+    return whole_screen(pilot).rstrip("\n").splitlines()[-1]
+
+
+async def test_no_cancel_is_offered_while_another_process_may_own_the_run(
+    fake_agent: AgentSandbox,
+    another_zero_tui: subprocess.Popen[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 25, item 21: while zero-tui checks whether the session is free, and once it
+    found another process running it, the footer offers no `esc Cancel run`."""
+    checked = threading.Event()
+    looked = threading.Event()
+    from zero_tui.agent.preflight import guard_run as real_guard
+
+    def guard_when_looked(*args: Any, **kwargs: Any) -> Any:
+        checked.set()
+        looked.wait(30)
+        return real_guard(*args, **kwargs)
+
+    monkeypatch.setattr(agent_pane, "guard_run", guard_when_looked)
+    async with AgentApp(fake_agent, "zero_s1").run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await send(pilot, "second run")
+        await wait_until(pilot, checked.is_set)
+        await pilot.pause()
+        assert screen.running
+        assert "Cancel run" not in footer_line(pilot)
+        await wait_until(pilot, lambda: "checking that no other process" in status(screen))
+        looked.set()
+        await wait_until(pilot, lambda: bool(outcome_text(screen)), rounds=300)
+        assert "Not sent" in outcome_text(screen)
+        assert "Cancel run" not in footer_line(pilot)

@@ -427,6 +427,15 @@ class AgentEventsArrived(Message):
 
 
 @dataclass
+class RunClaimed(Message):
+    """No other process runs the session: this run holds it now, and Esc can cancel it."""
+
+    bubble = False
+
+    run_token: int
+
+
+@dataclass
 class RunNotes(Message):
     """Things to say under the run, as they come: a cut torn tail, a claim not taken."""
 

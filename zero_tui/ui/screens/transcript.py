@@ -32,7 +32,13 @@ from zero_tui.ui.mounting import composed
 from zero_tui.ui.screens.command_screen import screen_bindings
 from zero_tui.ui.screens.transcript_reader import READ_ONLY_NOTICE
 from zero_tui.ui.screens.turn_actions import TurnActions
-from zero_tui.ui.widgets.agent_pane import AgentPane, RunState, RunStatus, RunStatusLine
+from zero_tui.ui.widgets.agent_pane import (
+    AgentPane,
+    RunPhase,
+    RunState,
+    RunStatus,
+    RunStatusLine,
+)
 from zero_tui.ui.widgets.composer import EditorRun, PromptEditor, SlashComplete
 from zero_tui.ui.widgets.find_bar import FindBar
 from zero_tui.ui.widgets.live_turn import LiveTurn
@@ -207,7 +213,9 @@ class TranscriptScreen(TurnActions):
             # followed (its rows are read again when the run ends), so nothing shows twice.
             self.transcript_log.following = not new.run.running
             self.transcript_log.header.look_running()  # the header's mark, at once
-            self.refresh_bindings()  # Esc: cancel the run, or back
+        claimed = old.run.phase is RunPhase.CLAIMING and new.run.running
+        if old.run.running != new.run.running or claimed:
+            self.refresh_bindings()  # Esc: back, nothing while claiming, or cancel the run
 
     def on_agent_pane_session_started(self, message: AgentPane.SessionStarted) -> None:
         if self.session_id is None:
@@ -284,7 +292,7 @@ class TranscriptScreen(TurnActions):
             on_rows = self.focused is self.view
             return parameters == (("editor",) if on_rows else ("rows",))
         if action == "cancel_run":
-            return self.running
+            return self.agent.cancellable
         if action == "back":
             return not self.running
         if action == "open_parent":

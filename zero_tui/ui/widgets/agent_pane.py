@@ -39,6 +39,7 @@ from zero_tui.ui.messages import (
     AgentEventsArrived,
     AgentExited,
     EventBatch,
+    RunClaimed,
     RunFinished,
     RunNotes,
     RunStarted,
@@ -65,6 +66,7 @@ class RunPhase(enum.Enum):
     """Where the run is; the value is what the status line says."""
 
     IDLE = ""
+    CLAIMING = "checking that no other process runs this session"
     STARTING = "starting zero"
     RUNNING = "running"
     CANCELLING = "cancelling (Esc again: kill)"
@@ -264,6 +266,12 @@ class AgentPane(Vertical):
     def browse_only(self) -> str | None:
         return self._state.browse_only
 
+    @property
+    def cancellable(self) -> bool:
+        """Esc has a run of ours to cancel: not while another process may still own the
+        session (the claim is being checked), nor between runs."""
+        return self._state.phase not in (RunPhase.IDLE, RunPhase.CLAIMING)
+
     def ended_at(self, session_id: str) -> float | None:
         """When this pane's last run on `session_id` ended (wall time), if it had one:
         the log's writes until then were that run's."""
@@ -305,7 +313,7 @@ class AgentPane(Vertical):
         self._drive_run(self._token, request, fallback_cwd, quiet_since)
         began = run_clock()
         state = replace(
-            self._state, phase=RunPhase.STARTING, began=began, tokens=0, auto=request.auto
+            self._state, phase=RunPhase.CLAIMING, began=began, tokens=0, auto=request.auto
         )
         self._set_state(replace(state, last_output=began, retrying=None))
 
@@ -377,6 +385,7 @@ class AgentPane(Vertical):
         except RunRefused as refused:
             self.post_message(RunFinished(token, None, str(refused)))
             return
+        self.post_message(RunClaimed(token))
         try:
             if guard.notes:
                 self.post_message(RunNotes(token, list(guard.notes)))
@@ -416,11 +425,15 @@ class AgentPane(Vertical):
         await run.agent_exited()
         self.post_message(AgentExited(token))
 
+    def on_run_claimed(self, message: RunClaimed) -> None:
+        if message.run_token == self._token and self._state.phase is RunPhase.CLAIMING:
+            self._set_state(replace(self._state, phase=RunPhase.STARTING))
+
     def on_run_started(self, message: RunStarted) -> None:
         if message.run_token != self._token or self._turn is None:
             return
         self._run = message.run
-        if self._state.phase is RunPhase.STARTING:
+        if self._state.phase in (RunPhase.CLAIMING, RunPhase.STARTING):
             self._set_state(replace(self._state, phase=RunPhase.RUNNING, cwd_note=message.cwd_note))
         else:
             self._set_state(replace(self._state, cwd_note=message.cwd_note))
