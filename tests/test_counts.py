@@ -94,3 +94,26 @@ def test_header_facts_with_the_session_s_tokens(tmp_path: Path) -> None:
     # not read yet, or a session with no usage event: no tokens fact
     assert "tokens" not in header_facts("s1", meta, 1, NOW)
     assert "tokens" not in header_facts("s1", meta, 1, NOW, tokens=Tokens())
+
+
+def test_a_narrow_header_cuts_the_model_before_the_events_and_tokens(tmp_path: Path) -> None:
+    """Issue 25, item 21: at 80 columns the events and tokens stay; the model goes first."""
+    store = SessionStore(tmp_path)
+    sid = "zero_20260807123045_1754569845123456789_1"
+    store.create(sid, title="t", model_id="qwen3-coder-480b", provider="openai-compatible")
+    usage = {"promptTokens": 20560, "completionTokens": 507, "totalTokens": 21067}
+    store.append_events(
+        sid, [("message", {"role": "user", "content": "hi"}), ("provider_usage", usage)]
+    )
+    meta = store.get(sid)
+    assert meta is not None
+    tokens = session_tokens(store, sid)
+    facts = header_facts(sid, meta, 2, NOW, tokens=tokens, width=80)
+    kept = facts[:79]  # the line's last cell is its ellipsis
+    assert kept.endswith("  ·  2 events  ·  tokens 21k in · 507 out")
+    assert kept.startswith("zero_2026")
+    assert "openai-compatible" not in facts
+    roomy = header_facts(sid, meta, 2, NOW, tokens=tokens, width=110)
+    assert "  ·  qwen3-coder-480b · op…  ·  2 events  ·  tokens" in roomy[:109]
+    wide = header_facts(sid, meta, 2, NOW, tokens=tokens, width=200)
+    assert "qwen3-coder-480b · openai-compatible" in wide

@@ -590,3 +590,26 @@ async def test_mouse_wheel_scrolls(make_store: Callable[..., StoreBuilder]) -> N
         await wait_until(pilot, lambda: round(view.scroll_y) == bottom)
         assert view.following
         assert "answer 59" in screen_text(pilot)
+
+
+async def test_at_80_columns_the_header_keeps_the_events_and_tokens(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """Issue 25, item 21: the provider and model are cut first, never the events."""
+    from test_app_agent import whole_screen
+
+    builder = make_store("data/zero/sessions")
+    sid = "zero_20260807123045_1754569845123456789_1"
+    usage = {"promptTokens": 20560, "completionTokens": 507, "totalTokens": 21067}
+    builder.add(
+        sid,
+        events=[user("hi"), ("provider_usage", usage), assistant("hello")],
+        model_id="qwen3-coder-480b",
+        provider="openai-compatible",
+    )
+    async with TranscriptApp(builder.store, sid).run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        facts = screen.query_one("#transcript-facts", Static)
+        await wait_until(pilot, lambda: "tokens" in str(facts.visual))
+        line = next(line for line in whole_screen(pilot).splitlines() if "zero_2026" in line)
+        assert "3 events  ·  tokens 21k in · 507 out" in line

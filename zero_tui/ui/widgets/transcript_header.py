@@ -74,6 +74,10 @@ class TranscriptHeader(SessionTokensHook, Vertical):
             self.show()
         self.set_interval(RUNNING_POLL_SECONDS, self.look_running)
 
+    def on_resize(self) -> None:
+        if self.follower.session_id is not None:
+            self.show()  # the facts fitted to the new width
+
     def now(self) -> datetime:
         return self._clock() if self._clock is not None else datetime.now().astimezone()
 
@@ -117,6 +121,7 @@ class TranscriptHeader(SessionTokensHook, Vertical):
             self.now(),
             running=self.running,
             tokens=self.session_tokens,
+            width=facts_line.content_size.width or None,
         )
         facts_line.update(Content(facts))
 
