@@ -188,9 +188,8 @@ async def test_every_row_kind_is_shown(make_store: Callable[..., StoreBuilder]) 
         screen = await opened(pilot)
         await pilot.press("ctrl+home")
         text = screen_text(pilot)
-        assert "Resumed Zero session" in text
-        assert "id: s1" in text
-        assert "events: 17" in text
+        assert "▸ Resumed Zero session · status: ok · events: 17" in text  # folded
+        assert "id: s1" not in text  # the header says it
         assert "Please grep for [bold]Zero[/bold] [31mnow" in text  # markup and ESC inert
         assert "\x1b" not in text
         assert "grep  Zero  ok" in text  # the call folded into its result card
@@ -613,3 +612,25 @@ async def test_at_80_columns_the_header_keeps_the_events_and_tokens(
         await wait_until(pilot, lambda: "tokens" in str(facts.visual))
         line = next(line for line in whole_screen(pilot).splitlines() if "zero_2026" in line)
         assert "3 events  ·  tokens 21k in · 507 out" in line
+
+
+async def test_the_resume_card_is_one_line_until_it_is_unfolded(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """Issue 25, item 21: a transcript opens under one line, not Zero's 9-line card (the
+    header says the id, model and events); Enter on it shows the whole card."""
+    builder = build(make_store, [user("first question"), assistant("first answer")])
+    async with TranscriptApp(builder.store, "s1").run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        text = screen_text(pilot)
+        lines = text.splitlines()
+        card = next(n for n, line in enumerate(lines) if "Resumed Zero session" in line)
+        assert lines[card].strip() == "▸ Resumed Zero session · status: ok · events: 2"
+        assert "first question" in lines[card + 2]  # the rows right under it
+        assert "provider: openai" not in text
+        await pilot.press("tab", "home", "enter")  # to the rows, the card, unfold it
+        text = screen_text(pilot)
+        assert "id: s1" in text
+        assert "provider: openai" in text
+        await pilot.press("enter")
+        assert "provider: openai" not in screen_text(pilot)

@@ -24,6 +24,21 @@ def card_row(lines: Sequence[str]) -> Row:
     return Row(kind=RowKind.CARD, text="\n".join(lines))
 
 
+STATUS_OK = "status: ok"
+
+
+def folded_card(row: Row) -> str | None:
+    """The one line a card shows folded (its title, status and event count: the header
+    says the rest), or None for a card that always shows whole (one with problems)."""
+    if row.kind is not RowKind.CARD:
+        return None
+    lines = row.text.split("\n")
+    if len(lines) < 3 or lines[1] != STATUS_OK:
+        return None
+    events = [line.strip() for line in lines if line.strip().startswith("events: ")]
+    return " · ".join([lines[0], STATUS_OK, *events[:1]])
+
+
 def _display_value(value: str, fallback: str) -> str:
     trimmed = trim_space(value)
     return trimmed if trimmed else fallback
@@ -66,7 +81,7 @@ def resume_card(
         if goal.status == "active":
             line += " (run /goal resume to continue)"
         section.append(line)
-    status = "status: error" if problems else "status: ok"
+    status = "status: error" if problems else STATUS_OK
     lines = [heading, status, "Session"]
     lines += ["  " + text for text in (collapse_space(line) for line in section) if text]
     if problems:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Generic, TypeVar
 
+from zero_tui.transcript.cards import folded_card
 from zero_tui.transcript.log_index import CHUNK_EVENTS
 from zero_tui.transcript.row_model import Row, RowKind
 
@@ -34,10 +35,17 @@ def is_tool_card(row: Row) -> bool:
     return row.kind in _TOOL_KINDS
 
 
+def is_foldable(row: Row) -> bool:
+    """A row Enter or ctrl+o unfolds and folds: a tool card, or a card with a folded line."""
+    return is_tool_card(row) or folded_card(row) is not None
+
+
 def estimate_height(row: Row, width: int) -> int:
     """Lines a row will take at `width`, before it is rendered (refined when it is)."""
     if is_tool_card(row):
         return 3
+    if folded_card(row) is not None:
+        return 2
     text = row.text
     if len(text) > 20_000:
         return len(text) // max(1, width) + 2

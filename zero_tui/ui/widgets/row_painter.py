@@ -21,6 +21,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
+from zero_tui.transcript.cards import folded_card
 from zero_tui.transcript.markdown_parser import markdown_parser
 from zero_tui.transcript.rows import Row, RowKind
 from zero_tui.ui.widgets.tool_card import StyleOf, tool_card
@@ -101,6 +102,10 @@ def row_renderable(row: Row, *, expanded: bool, style: StyleOf) -> RenderableTyp
         case RowKind.SPECIALIST:
             return _with_detail("◆ ", row, style("specialist"), style("dim"))
         case RowKind.CARD:
+            folded = folded_card(row)
+            if folded is not None and not expanded:
+                line = Text(sanitize_line(folded), style=style("card"))
+                return Marked("▸ ", style("card"), line)
             first, _, rest = sanitize_text(row.text).partition("\n")
             return Panel(
                 Text(rest),

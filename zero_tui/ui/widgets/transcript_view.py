@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zero_tui.transcript.geometry import GUTTER, PRELUDE_POSITION, is_tool_card
+from zero_tui.transcript.geometry import GUTTER, PRELUDE_POSITION, is_foldable
 from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import LogFacts, Row
 from zero_tui.ui.widgets.ordered_keys import OrderedKeys, hand_over
@@ -351,15 +351,15 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         return position in self._expanded
 
     def toggle_card(self, position: int | None = None) -> bool:
-        """Expand or collapse a tool card (the cursor's, else the last one on screen)."""
+        """Expand or collapse a card (the cursor's, else the last one on screen)."""
         target = position
         if target is None:
             current = self._cursor_on_screen()
             row = self.row_at(current) if current is not None else None
-            if current is not None and row is not None and is_tool_card(row):
+            if current is not None and row is not None and is_foldable(row):
                 target = current
             else:
-                cards = [pos for pos, shown in self.visible_rows() if is_tool_card(shown)]
+                cards = [pos for pos, shown in self.visible_rows() if is_foldable(shown)]
                 target = cards[-1] if cards else None
         if target is None:
             return False
@@ -394,7 +394,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         position, row = hit
         if position == self.cursor and row.specialist is not None:
             self.post_message(self.ChildRequested(row.specialist.child_session_id))
-        elif position == self.cursor and is_tool_card(row):
+        elif position == self.cursor and is_foldable(row):
             self.toggle_card(position)
         else:
             self.move_cursor(position)
