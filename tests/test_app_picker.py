@@ -437,6 +437,24 @@ async def test_preview_follows_the_highlight(scoped_store: StoreBuilder) -> None
         assert "2026-07-03 09:00:00" in text
 
 
+async def test_preview_shows_an_answer_s_markdown_as_plain_text(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """Issue 25, item 21: `## Answer 17` reads `Answer 17` at a glance; prompts as typed."""
+    builder = make_store()
+    answer = "## Answer 17\n\nIt is **done**: see `main.py`.\n\n- first\n- second"
+    builder.add(
+        "md", title="Markdown", cwd=W, events=[user("a **typed** prompt"), assistant(answer)]
+    )
+    app = picker_app(builder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = preview_text(pilot)
+        assert "Answer 17\n\nIt is done: see main.py.\n\n• first\n• second" in text
+        assert "##" not in text
+        assert "a **typed** prompt" in text
+
+
 async def test_preview_shows_markup_as_text(make_store: Callable[..., StoreBuilder]) -> None:
     builder = make_store()
     builder.add(
@@ -832,11 +850,12 @@ async def test_a_rename_shows_everywhere_at_once(scoped_store: StoreBuilder) -> 
         await settle(pilot)
         title = screen.query_one("#transcript-title", Static)
         assert str(title.render()) == "Brand new name"
-        await pilot.press("ctrl+home")
+        await pilot.press("tab", "home", "enter")  # the resume card, unfolded
         await pilot.pause()
         view = screen.view
         card = "\n".join(view.render_line(y).text for y in range(view.size.height))
         assert "title: Brand new name" in card
+        await pilot.press("tab")
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(pilot.app.screen, PickerScreen)

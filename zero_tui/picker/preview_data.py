@@ -52,8 +52,11 @@ def _message_exchange(message: MessagePayload) -> PreviewExchange | None:
     role = message.role.lower()
     if role == "user":
         return PreviewExchange("user", clean_text(content))
-    if role in ("assistant", ""):
-        return PreviewExchange("assistant", clean_text(content))
+    if role in ("assistant", ""):  # Markdown, read at a glance: its marks go
+        # markdown-it loaded with the first preview, not with the picker (30-60 ms)
+        from zero_tui.transcript.markdown_text import markdown_as_text
+
+        return PreviewExchange("assistant", clean_text(markdown_as_text(content)))
     return PreviewExchange("system", clean_text(content))
 
 
