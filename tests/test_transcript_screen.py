@@ -44,17 +44,25 @@ class TranscriptApp(App[None]):
         *,
         with_picker: bool = False,
         notice: str | None = None,
+        at_sequence: int | None = None,
+        mark: str = "",
     ) -> None:
         super().__init__()
         self.store = store
         self.session_id = session_id
         self.with_picker = with_picker
         self.notice = notice
+        self.at = (at_sequence, mark)  # a search hit's event, and the word it found
 
     def on_mount(self) -> None:
         if self.with_picker:
             self.push_screen(Screen())
-        self.push_screen(TranscriptScreen(self.store, self.session_id, notice=self.notice))
+        at_sequence, mark = self.at
+        self.push_screen(
+            TranscriptScreen(
+                self.store, self.session_id, notice=self.notice, at_sequence=at_sequence, mark=mark
+            )
+        )
 
 
 def tool_call(call_id: str, name: str, arguments: str) -> EventSpec:
@@ -634,3 +642,46 @@ async def test_the_resume_card_is_one_line_until_it_is_unfolded(
         assert "provider: openai" in text
         await pilot.press("enter")
         assert "provider: openai" not in screen_text(pilot)
+
+
+def folded_match_events() -> list[EventSpec]:
+    """Turns of hay, then a tool card whose fifth output line (folded) says `unicorn`."""
+    events: list[EventSpec] = []
+    for turn in range(30):
+        events += [user(f"question {turn}"), assistant(f"answer {turn}")]
+    output = "hello from alpha\nbeta\ngamma\ndelta\nthe unicorn is here\nomega"
+    events += [
+        user("look for it"),
+        ("tool_call", {"id": "c1", "name": "exec_command", "arguments": '{"cmd":"cat"}'}),
+        ("tool_result", {"toolCallId": "c1", "name": "exec_command", "output": output}),
+    ]
+    for turn in range(30, 40):
+        events += [user(f"question {turn}"), assistant(f"answer {turn}")]
+    return events
+
+
+async def test_find_unfolds_a_tool_card_to_its_matching_line(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """Issue 25, item 15: ctrl+f's match in a folded card's hidden lines is shown."""
+    builder = build(make_store, folded_match_events())
+    async with TranscriptApp(builder.store, "s1").run_test(size=(110, 30)) as pilot:
+        screen = await opened(pilot)
+        assert "the unicorn is here" not in screen_text(pilot)
+        await pilot.press("ctrl+f", *"unicorn", "enter")
+        await wait_until(pilot, lambda: "the unicorn is here" in screen_text(pilot))
+        assert str(screen.query_one("#find-status", Static).render()) == "1/1"
+
+
+async def test_a_search_hit_in_a_folded_card_opens_at_its_line(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """Issue 25, item 15: a ctrl+t hit opens the transcript with its line on screen."""
+    builder = build(make_store, folded_match_events())
+    hit = next(
+        event.sequence for event in builder.store.read_events("s1") if event.type == "tool_result"
+    )
+    app = TranscriptApp(builder.store, "s1", at_sequence=hit, mark="unicorn")
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, TranscriptScreen))
+        await wait_until(pilot, lambda: "the unicorn is here" in screen_text(pilot), rounds=500)

@@ -153,6 +153,14 @@ class RowChunks:
             self.geometry.place()
         return self.geometry.line_of(chunk_index, row_index), resized
 
+    def row_lines(self, position: int) -> list[Strip] | None:
+        """The rendered lines of the row at `position` (after `row_top` rendered it)."""
+        chunk = self.geometry.chunks[self.chunk_of(position)]
+        row_index = chunk.row_index(position)
+        if row_index is None or row_index >= len(chunk.lines):
+            return None
+        return chunk.lines[row_index]
+
     def row_height(self, position: int) -> int:
         chunk = self.geometry.chunks[self.chunk_of(position)]
         row_index = chunk.row_index(position)

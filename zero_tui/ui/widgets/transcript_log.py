@@ -246,7 +246,9 @@ class TranscriptLog(Vertical):
             return
         if self._mark:
             self.view.set_search(self._mark)
-        self.view.move_cursor(message.position, align_top=True)
+            self.view.reveal(message.position, self._mark, align_top=True)
+        else:
+            self.view.move_cursor(message.position, align_top=True)
         self.screen.set_focus(self.view)
 
     def find(self, query: str, backwards: bool) -> str | None:
@@ -277,7 +279,7 @@ class TranscriptLog(Vertical):
         cursor, count = self.view.cursor, len(self.follower.order)
         step = self._finder.step(query, positions, cursor, count, backwards=backwards)
         if step.position is not None:
-            self.view.move_cursor(step.position, align_top=False)
+            self.view.reveal(step.position, query)
         return step.status
 
     def recall(self, recall: PromptRecall) -> None:

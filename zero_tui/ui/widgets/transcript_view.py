@@ -272,6 +272,41 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
             self.scroll_to_row(position, align_top=align_top)
         self.refresh()
 
+    def reveal(self, position: int, query: str, *, align_top: bool = False) -> None:
+        """Highlight the row at `position` with `query` on screen (a find's match, a search
+        hit): a card folded over the match unfolds, and the view scrolls to its line."""
+        self.move_cursor(position, align_top=align_top)
+        row = self.row_at(position)
+        line = self._line_with(position, query)
+        if line is None and row is not None and is_foldable(row):
+            if position not in self._expanded:
+                self._expanded.add(position)
+                if self._chunks.rerender(position):
+                    self._layout()
+            line = self._line_with(position, query)
+        top = self.row_top(position)
+        if line is None or top is None:
+            return
+        view_top = round(self.scroll_y)
+        view_height = self.scrollable_content_region.height
+        if not view_top <= top + line < view_top + view_height:
+            target = top + line - view_height // 3  # the match a third of the way down
+            maximum = max(0, self._geometry.height - view_height)
+            self.following = target >= maximum
+            self._scroll_y_to(max(target, top))
+            self._prepare()
+        self.refresh()
+
+    def _line_with(self, position: int, query: str) -> int | None:
+        """The first line of the rendered row at `position` that shows `query`."""
+        if self.row_top(position) is None:
+            return None
+        needle = query.casefold()
+        for number, strip in enumerate(self._chunks.row_lines(position) or []):
+            if needle in strip.text.casefold():
+                return number
+        return None
+
     def scroll_to_row(self, position: int, *, align_top: bool = False) -> None:
         top = self.row_top(position)
         if top is None:
