@@ -86,3 +86,20 @@ def test_without_overrides_macos_uses_library_caches(no_overrides: Path) -> None
 def test_asking_creates_nothing(no_overrides: Path) -> None:
     default_cache_dir()
     assert list(no_overrides.iterdir()) == []
+
+
+def test_the_config_dir_follows_the_same_rule(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Where the hosts are kept: the zero-tui variable, then XDG's, then ~/.config."""
+    from zero_tui.paths import CONFIG_DIR_VARIABLE, default_config_dir
+
+    monkeypatch.setenv(CONFIG_DIR_VARIABLE, " mine ")
+    assert default_config_dir() == Path("mine")
+    monkeypatch.delenv(CONFIG_DIR_VARIABLE)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert default_config_dir() == tmp_path / "xdg" / "zero-tui"
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert default_config_dir() == tmp_path / ".config" / "zero-tui"

@@ -25,35 +25,39 @@ from pathlib import Path
 APP_NAME = "zero-tui"
 CACHE_DIR_VARIABLE = "ZERO_TUI_CACHE_DIR"
 DATA_DIR_VARIABLE = "ZERO_TUI_DATA_DIR"
+CONFIG_DIR_VARIABLE = "ZERO_TUI_CONFIG_DIR"
 
 
 def default_cache_dir() -> Path:
     """Where zero-tui keeps what it can rebuild from the store (see the module docstring)."""
-    override = os.environ.get(CACHE_DIR_VARIABLE, "").strip()
-    if override:
-        return Path(override)
-    xdg_cache = os.environ.get("XDG_CACHE_HOME", "").strip()
-    if xdg_cache:
-        return Path(xdg_cache) / APP_NAME
-    if sys.platform == "linux":
-        return Path.home() / ".cache" / APP_NAME
-    import platformdirs  # here, not at the top: see the module docstring
-
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    return _user_dir(CACHE_DIR_VARIABLE, "XDG_CACHE_HOME", (".cache",), "user_cache_dir")
 
 
 def default_data_dir() -> Path:
     """Where zero-tui keeps what it cannot rebuild (the trash): `$ZERO_TUI_DATA_DIR`, else
     `$XDG_DATA_HOME/zero-tui`, else `~/.local/share/zero-tui` on Linux and platformdirs'
     user data directory elsewhere."""
-    override = os.environ.get(DATA_DIR_VARIABLE, "").strip()
-    if override:
-        return Path(override)
-    xdg_data = os.environ.get("XDG_DATA_HOME", "").strip()
-    if xdg_data:
-        return Path(xdg_data) / APP_NAME
+    return _user_dir(DATA_DIR_VARIABLE, "XDG_DATA_HOME", (".local", "share"), "user_data_dir")
+
+
+def default_config_dir() -> Path:
+    """Where zero-tui keeps what the user set up (the hosts): `$ZERO_TUI_CONFIG_DIR`, else
+    `$XDG_CONFIG_HOME/zero-tui`, else `~/.config/zero-tui` on Linux and platformdirs' user
+    config directory elsewhere."""
+    return _user_dir(CONFIG_DIR_VARIABLE, "XDG_CONFIG_HOME", (".config",), "user_config_dir")
+
+
+def _user_dir(override: str, xdg: str, linux_home_parts: tuple[str, ...], platform: str) -> Path:
+    """`$override` as given, else `$xdg/zero-tui`, else `~/<linux_home_parts>/zero-tui` on
+    Linux, else platformdirs' `platform` function's answer."""
+    given = os.environ.get(override, "").strip()
+    if given:
+        return Path(given)
+    xdg_home = os.environ.get(xdg, "").strip()
+    if xdg_home:
+        return Path(xdg_home) / APP_NAME
     if sys.platform == "linux":
-        return Path.home() / ".local" / "share" / APP_NAME
+        return Path.home().joinpath(*linux_home_parts, APP_NAME)
     import platformdirs  # here, not at the top: see the module docstring
 
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return Path(getattr(platformdirs, platform)(APP_NAME, appauthor=False))
