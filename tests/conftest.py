@@ -113,11 +113,12 @@ class StoreBuilder:
 
 @pytest.fixture(autouse=True)
 def private_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own zero-tui cache (the catalog) and data folder (the trash),
-    never the user's."""
+    """Every test gets its own zero-tui cache (the catalog, the mirrors), data folder (the
+    trash) and config folder (the hosts), never the user's."""
     directory = tmp_path / "zero-tui-cache"
     monkeypatch.setenv("ZERO_TUI_CACHE_DIR", str(directory))
     monkeypatch.setenv("ZERO_TUI_DATA_DIR", str(tmp_path / "zero-tui-data"))
+    monkeypatch.setenv("ZERO_TUI_CONFIG_DIR", str(tmp_path / "zero-tui-config"))
     return directory
 
 

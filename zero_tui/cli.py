@@ -12,7 +12,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
@@ -22,6 +23,13 @@ from zero_tui.agent.running import refusal_while_written, running_sessions
 from zero_tui.atomic import AtomicWriteError, DestinationExists
 from zero_tui.commands import delete_session, estimate_cost
 from zero_tui.demo import demo_environment
+from zero_tui.host_commands import (
+    StoreOfHost,
+    add_host_arguments,
+    add_host_option,
+    never_synced,
+)
+from zero_tui.hosts.registry import HostError
 from zero_tui.json_output import (
     session_summary,
     summary_lines,
@@ -57,7 +65,7 @@ from zero_tui.transcript.usage import usage_report
 
 if TYPE_CHECKING:
     from zero_tui.search.catalog import SessionCatalog
-    from zero_tui.search.query import Query, SearchResult, TextMatches
+    from zero_tui.search.query import Query, SearchHit, SearchResult, TextMatches
     from zero_tui.search.scoped import ScopedMatches
     from zero_tui.store.models import Metadata
     from zero_tui.store.usage import Tokens
@@ -193,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-empty", action="store_true", help="also sessions with no answer or tool use"
     )
     sessions.add_argument("--json", action="store_true", help="print a JSON array")
+    add_host_option(sessions)
 
     show = commands.add_parser("show", help="a session's events, compaction-aware")
     _common_options(show, at_top=False)
@@ -200,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     show.add_argument("--raw", action="store_true", help="the raw log, without rehydration")
     show.add_argument("--json", action="store_true", help="print a JSON array of events")
+    add_host_option(show)
 
     export = commands.add_parser("export", help="write a session's transcript to a file")
     _common_options(export, at_top=False)
@@ -212,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="file to write (a folder: the default name in it), or - for stdout; relative "
         "to --cwd (default: zero-transcript-<time>.<ext> there)",
     )
+    add_host_option(export)
     export.add_argument(
         "--force", action="store_true", help="replace PATH if it exists (else: refused)"
     )
@@ -304,6 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     search.add_argument("--limit", metavar="N", type=int, default=None, help="at most N (50)")
     search.add_argument("--json", action="store_true", help="print a JSON array, best first")
+    add_host_option(search)
+    add_host_arguments(commands)
     return parser
 
 
@@ -362,16 +375,68 @@ def _table(
 
 
 def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from zero_tui.host_commands import stores_for
     from zero_tui.search.catalog import SessionCatalog
 
     store = _store(args)
     workspace = _workspace(args)
+    stores = stores_for(args, store)
+    if len(stores) > 1:
+        return _sessions_of_hosts(args, stores, workspace, out, err)
     # closing the catalog writes the verdicts found
     with SessionCatalog(store) as catalog:
         listing, usage = _listing(args, store, workspace, catalog)
         if catalog.unreadable:
             err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
         return _print_listing(args, store, workspace, listing, usage, out, err)
+
+
+def _sessions_of_hosts(
+    args: argparse.Namespace,
+    stores: list[StoreOfHost],
+    workspace: str,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """`sessions` over this machine's store and the mirrors `--host` names, newest first,
+    each host's rows tagged (`@NAME`, `"host"`); a host's workspace is the same path."""
+    from zero_tui.search.catalog import SessionCatalog
+
+    merged = ResumeList()
+    hosts: dict[int, str] = {}
+    usage: dict[str, Tokens] = {}
+    running: set[str] = set()
+    unreadable = 0
+    for entry in stores:
+        with SessionCatalog(entry.store) as catalog:
+            listing, found_usage = _listing(args, entry.store, workspace, catalog)
+            unreadable += len(catalog.unreadable)
+        merged.sessions.extend(listing.sessions)
+        merged.other_workspace += listing.other_workspace
+        merged.empty_runs += listing.empty_runs
+        if entry.host is None:
+            usage.update(found_usage)
+            running.update(running_sessions(entry.store, listing.sessions))
+        else:
+            # usage keyed by id: a host's are looked up through the tagged copy below
+            hosts.update((id(meta), entry.host) for meta in listing.sessions)
+            usage.update({f"{entry.host}/{key}": value for key, value in found_usage.items()})
+    merged.sessions.sort(key=lambda meta: _instant(meta.updated_at), reverse=True)
+    if unreadable:
+        err.write(f"{PROG}: {unreadable_notice(unreadable)}\n")
+    for name in never_synced(stores):
+        err.write(f"{PROG}: {name}: never synced (zero-tui sync {name})\n")
+    if args.json:
+        lines = []
+        for meta in merged.sessions:
+            host = hosts.get(id(meta))
+            key = meta.session_id if host is None else f"{host}/{meta.session_id}"
+            tokens = {meta.session_id: usage[key]} if key in usage else {}
+            line = summary_lines([meta], running if host is None else (), tokens)[0]
+            lines.append(line[:-1] + ', "host": ' + json.dumps(host, ensure_ascii=False) + "}")
+        write_json_lines(lines, out)
+        return EXIT_OK
+    return _print_rows(args, merged, running, hosts, out, err, workspace)
 
 
 def _listing(
@@ -428,6 +493,21 @@ def _print_listing(
         root = sanitize_line(str(store.root))
         err.write(f"no sessions yet (Zero's store {root} does not exist yet)\n")
         return EXIT_OK
+    return _print_rows(args, listing, running, {}, out, err, workspace, store)
+
+
+def _print_rows(
+    args: argparse.Namespace,
+    listing: ResumeList,
+    running: Container[str],
+    hosts: dict[int, str],
+    out: TextIO,
+    err: TextIO,
+    workspace: str,
+    store: SessionStore | None = None,
+) -> int:
+    """The table of `sessions`; `hosts`: the host of each mirrored row (by `id(meta)`)."""
+
     now = datetime.now(UTC)
     header = ["UPDATED", "EVENTS", "MODEL", "ID", *(["WORKSPACE"] if args.all else []), "TITLE"]
     rows = []
@@ -435,8 +515,9 @@ def _print_listing(
         model = sanitize_line(meta.model_id) or "-"
         if len(model) > MODEL_COLUMN_LIMIT:
             model = model[: MODEL_COLUMN_LIMIT - 1] + "…"
-        marker = "● " if meta.session_id in running else ""
+        marker = "● " if id(meta) not in hosts and meta.session_id in running else ""
         marker += "⑂ " if meta.session_kind == "fork" else ""
+        marker += _host_tag(hosts.get(id(meta)))
         row = [
             time_label(meta.updated_at, now) or "-",
             str(meta.event_count),
@@ -450,10 +531,14 @@ def _print_listing(
     out.writelines(line + "\n" for line in _table(header, rows, right=["EVENTS"]))
     if not listing.sessions:
         where = sanitize_line(workspace) or "this workspace"
-        err.write(f"no sessions for {where} in {sanitize_line(str(store.root))}\n")
+        within = f" in {sanitize_line(str(store.root))}" if store is not None else ""
+        err.write(f"no sessions for {where}{within}\n")
     summary = hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs)
-    if running:
-        summary += f" · {len(running):,} running (●)"
+    shown_running = [
+        meta for meta in listing.sessions if id(meta) not in hosts and meta.session_id in running
+    ]
+    if shown_running:
+        summary += f" · {len(shown_running):,} running (●)"
     err.write(summary + "\n")
     return EXIT_OK
 
@@ -461,21 +546,50 @@ def _print_listing(
 def _named_session(store: SessionStore, args: argparse.Namespace) -> str:
     """The id of the session ID names: an id, a unique prefix of one, or `latest` (the
     catalog's first row for the workspace, as the picker lists it)."""
+    return _resolved(store, args)[0]
 
+
+def _resolved(store: SessionStore, args: argparse.Namespace) -> tuple[str, Metadata]:
     if not equal_fold(trim_space(args.session_id), "latest"):
-        return resolve_session(store, args.session_id, _workspace(args))[0]
+        return resolve_session(store, args.session_id, _workspace(args))
     from zero_tui.search.catalog import SessionCatalog  # (its imports take ~20 ms)
 
     with SessionCatalog(store) as catalog:
-        session_id, _meta = resolve_session(store, args.session_id, _workspace(args), catalog)
-    return session_id
+        return resolve_session(store, args.session_id, _workspace(args), catalog)
+
+
+def _session_store(args: argparse.Namespace) -> tuple[SessionStore, str]:
+    """The store holding the session ID names, and its id: this machine's, or with
+    `--host` the mirror of the one host that has it (`latest`: the newest of theirs)."""
+    from zero_tui.host_commands import stores_for
+
+    store = _store(args)
+    mirrors = stores_for(args, store)[1:]
+    if not mirrors:
+        return store, _named_session(store, args)
+    found: list[tuple[str, SessionStore, str, Metadata]] = []
+    problems: list[str] = []
+    for entry in mirrors:
+        assert entry.host is not None
+        try:
+            session_id, meta = _resolved(entry.store, args)
+        except StoreError as error:
+            problems.append(f"{entry.host}: {error}")
+            continue
+        found.append((entry.host, entry.store, session_id, meta))
+    if not found:
+        raise StoreError("; ".join(problems))
+    if len(found) > 1 and not equal_fold(trim_space(args.session_id), "latest"):
+        names = ", ".join(host for host, *_rest in found)
+        raise StoreError(f"{args.session_id} names sessions on {names}: give one --host")
+    found.sort(key=lambda item: _instant(item[3].updated_at), reverse=True)
+    return found[0][1], found[0][2]
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     # streamed from the log, one event at a time: memory stays flat whatever its length
-    store = _store(args)
-    session_id = _named_session(store, args)
+    store, session_id = _session_store(args)
     usage = None if args.json else _session_tokens(store, session_id)
     with open_session(store, session_id, raw=args.raw) as source:
         if source.fallback is not None:
@@ -500,8 +614,7 @@ def _session_tokens(store: SessionStore, session_id: str) -> Tokens | None:
 
 def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
-    store = _store(args)
-    session_id = _named_session(store, args)
+    store, session_id = _session_store(args)
     to_stdout = args.output == "-"
     result: ExportResult
     try:
@@ -812,9 +925,7 @@ class _IndexProgress:
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.search.catalog import SessionCatalog
-    from zero_tui.search.query import DEFAULT_LIMIT, QueryError, parse_query, search
-    from zero_tui.search.scoped import ListingScope, scoped_matches
+    from zero_tui.search.query import DEFAULT_LIMIT, QueryError, parse_query
 
     text = " ".join(args.query)
     limit = DEFAULT_LIMIT if args.limit is None else args.limit
@@ -828,8 +939,87 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("search needs words or filters to look for")
     for notice in query.notices:
         err.write(f"{PROG}: {sanitize_line(notice)}\n")
-    store = _store(args)
+    from zero_tui.host_commands import stores_for
+
     workspace = _workspace(args)
+    stores = stores_for(args, _store(args))
+    for name in never_synced(stores):
+        err.write(f"{PROG}: {name}: never synced (zero-tui sync {name})\n")
+    found = [_search_store(args, query, entry, workspace, limit, err) for entry in stores]
+    hits = _newest_first(
+        [
+            (entry.host, hit)
+            for entry, one in zip(stores, found, strict=True)
+            for hit in one.result.hits
+        ],
+        limit,
+    )
+    matched = sum(one.matched for one in found)
+    hidden = [sum(one.hidden[0] for one in found), sum(one.hidden[1] for one in found)]
+    exact = all(one.exact for one in found)
+    answered = all(one.answered for one in found)
+    for one in found:
+        for notice in one.result.notices[len(query.notices) :]:
+            err.write(f"{PROG}: {sanitize_line(notice)}\n")
+    unreadable = sum(one.unreadable for one in found)
+    if unreadable:
+        err.write(f"{PROG}: {unreadable_notice(unreadable)}\n")
+    tagged = len(stores) > 1
+    if args.json:
+        write_json_array([_with_host(hit.to_json(), host, tagged) for host, hit in hits], out)
+    else:
+        now = datetime.now(UTC)
+        for host, hit in hits:
+            meta = hit.session
+            when = time_label(meta.updated_at, now) or ""
+            title = _host_tag(host) + sanitize_line(display_title(meta.title))
+            line = f"{when:<12}  {meta.session_id}  {title}"
+            if args.all:
+                line += f"  ({sanitize_line(meta.cwd) or 'no workspace'})"
+            out.write(line + "\n")
+            if hit.sequence is not None:
+                where = f"#{hit.sequence} {hit.role}"
+                if hit.compacted:
+                    where += f", compacted (opens at the summary, #{hit.open_sequence})"
+                out.write(f"    {where}: {sanitize_line(hit.snippet.text)}\n")
+    about = "" if exact else "about "
+    counted = not (args.json and answered)  # --json tells its hits only
+    if counted and (hidden[0] or hidden[1]):
+        err.write(f"{PROG}: matching but not listed: {_hidden_matches(*hidden, about=about)}\n")
+    if not hits:
+        where = "any workspace" if args.all else sanitize_line(workspace or "this workspace")
+        err.write(f"{PROG}: no sessions match in {where}\n")
+        return EXIT_DATA_ERROR
+    if matched > len(hits) and not args.json:
+        err.write(f"{PROG}: {len(hits)} of {about}{matched:,} shown (--limit)\n")
+    return EXIT_OK
+
+
+@dataclass(frozen=True)
+class _StoreSearch:
+    """One store's part of a search: its hits, how many matched, what its scope hid."""
+
+    result: SearchResult
+    matched: int
+    hidden: tuple[int, int]
+    exact: bool
+    answered: bool  # by the index (then --json tells its hits only)
+    unreadable: int
+
+
+def _search_store(
+    args: argparse.Namespace,
+    query: Query,
+    entry: StoreOfHost,
+    workspace: str,
+    limit: int,
+    err: TextIO,
+) -> _StoreSearch:
+    from zero_tui.search.catalog import SessionCatalog
+    from zero_tui.search.query import search
+    from zero_tui.search.scoped import ListingScope, scoped_matches
+
+    store = entry.store
     hidden = [0, 0]  # matching sessions in other workspaces, matching empty runs
     exact = True  # the counts are the files' (else the index's)
     with SessionCatalog(store) as catalog:
@@ -869,37 +1059,39 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             result = search(catalog, query, sessions, limit=limit)
             matched = result.matched
-    for notice in result.notices[len(query.notices) :]:
-        err.write(f"{PROG}: {sanitize_line(notice)}\n")
-    if catalog.unreadable:
-        err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
-    if args.json:
-        write_json_array([hit.to_json() for hit in result.hits], out)
-    else:
-        now = datetime.now(UTC)
-        for hit in result.hits:
-            meta = hit.session
-            when = time_label(meta.updated_at, now) or ""
-            line = f"{when:<12}  {meta.session_id}  {sanitize_line(display_title(meta.title))}"
-            if args.all:
-                line += f"  ({sanitize_line(meta.cwd) or 'no workspace'})"
-            out.write(line + "\n")
-            if hit.sequence is not None:
-                where = f"#{hit.sequence} {hit.role}"
-                if hit.compacted:
-                    where += f", compacted (opens at the summary, #{hit.open_sequence})"
-                out.write(f"    {where}: {sanitize_line(hit.snippet.text)}\n")
-    about = "" if exact else "about "
-    counted = not (args.json and answered is not None)  # --json tells its hits only
-    if counted and (hidden[0] or hidden[1]):
-        err.write(f"{PROG}: matching but not listed: {_hidden_matches(*hidden, about=about)}\n")
-    if not result.hits:
-        where = "any workspace" if args.all else sanitize_line(workspace or "this workspace")
-        err.write(f"{PROG}: no sessions match in {where}\n")
-        return EXIT_DATA_ERROR
-    if matched > len(result.hits) and not args.json:
-        err.write(f"{PROG}: {len(result.hits)} of {about}{matched:,} shown (--limit)\n")
-    return EXIT_OK
+    return _StoreSearch(
+        result,
+        matched,
+        (hidden[0], hidden[1]),
+        exact,
+        answered is not None,
+        len(catalog.unreadable),
+    )
+
+
+def _newest_first(
+    tagged: list[tuple[str | None, SearchHit]], limit: int
+) -> list[tuple[str | None, SearchHit]]:
+    """One store's hits as its search ordered them; several stores' merged newest first."""
+    if len({host for host, _hit in tagged}) > 1:
+        tagged.sort(key=lambda item: _instant(item[1].session.updated_at), reverse=True)
+    return tagged[:limit]
+
+
+def _instant(text: str) -> datetime:
+    """When an updatedAt is (hosts write in their own zones); unreadable ones sort last."""
+    from zero_tui.text.labels import parse_rfc3339
+
+    return parse_rfc3339(text) or datetime.min.replace(tzinfo=UTC)
+
+
+def _host_tag(host: str | None) -> str:
+    return f"@{host} " if host else ""
+
+
+def _with_host(item: dict[str, Any], host: str | None, tagged: bool) -> dict[str, Any]:
+    """A JSON item with `"host"` (null for this machine's) once `--host` is given."""
+    return {**item, "host": host} if tagged else item
 
 
 def _answer_from_fresh_text(
@@ -994,7 +1186,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except UsageError as error:
         err.write(f"{PROG}: {sanitize_line(str(error))} (see {PROG} --help)\n")
         return EXIT_USAGE
-    except StoreError as error:
+    except (StoreError, HostError) as error:
         err.write(f"{PROG}: {sanitize_line(str(error))}\n")
         return EXIT_DATA_ERROR
     except BrokenPipeError:

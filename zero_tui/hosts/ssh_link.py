@@ -1,0 +1,152 @@
+"""One ssh connection for a sync: a ControlMaster that the probe and rsync share, and
+ssh's failures said in one line.
+
+zero-tui only runs the `ssh` and `rsync` commands, never an SSH library, so the user's ssh
+config, keys, agent, ProxyJump and known_hosts apply as they do in a shell. Two settings:
+`$ZERO_TUI_SSH_CONFIG` (passed as `ssh -F`, for a private config) and
+`$ZERO_TUI_SSH_TIMEOUT` (ConnectTimeout in seconds, 10 by default). BatchMode is always on:
+a sync never stops to ask for a password or to accept a host key."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from types import TracebackType
+
+from zero_tui.hosts.registry import HostError
+
+SSH_CONFIG_VARIABLE = "ZERO_TUI_SSH_CONFIG"
+SSH_TIMEOUT_VARIABLE = "ZERO_TUI_SSH_TIMEOUT"
+DEFAULT_TIMEOUT = 10
+CONTROL_PERSIST = 60  # seconds the master outlives its last use if `close` never runs
+SSH_FAILED = 255  # ssh's exit status for its own failure (a remote command's is its own)
+
+
+def _timeout() -> int:
+    try:
+        return max(1, int(os.environ.get(SSH_TIMEOUT_VARIABLE, "").strip()))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+def ssh_failure(name: str, stderr: str) -> str:
+    """ssh's complaint as one line about host `name`."""
+    text = stderr.strip()
+    lowered = text.lower()
+    if "remote host identification has changed" in lowered:
+        return (
+            f"{name}: its host key changed; refused (someone may be intercepting, or the "
+            "host was reinstalled: check, then fix known_hosts, e.g. ssh-keygen -R)"
+        )
+    if "host key verification failed" in lowered or "no ed25519 host key is known" in lowered:
+        return f"{name}: its host key is not known; refused (connect once with ssh to check it)"
+    if "connection refused" in lowered:
+        return f"{name}: unreachable (connection refused)"
+    if "timed out" in lowered:
+        return f"{name}: no answer within {_timeout()} s (ConnectTimeout; {SSH_TIMEOUT_VARIABLE})"
+    if "could not resolve hostname" in lowered:
+        return f"{name}: unknown host name ({_last_line(text)})"
+    if "permission denied" in lowered:
+        return f"{name}: ssh refused the login (permission denied: keys, agent, user?)"
+    if "connection closed" in lowered or "broken pipe" in lowered or "reset by peer" in lowered:
+        return f"{name}: the connection dropped ({_last_line(text)})"
+    return f"{name}: ssh failed ({_last_line(text) or 'no message'})"
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+class SshLink:
+    """`with SshLink(name, target) as link:` opens one master connection (its socket in a
+    private temporary directory, short enough for a Unix socket's path); `run` and
+    `rsync_shell` go through it; leaving stops it."""
+
+    def __init__(self, name: str, target: str) -> None:
+        self.name = name
+        self.target = target
+        self.control_dir = ""
+
+    def options(self) -> list[str]:
+        config = os.environ.get(SSH_CONFIG_VARIABLE, "").strip()
+        return [
+            *(["-F", config] if config else []),
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            f"ConnectTimeout={_timeout()}",
+            "-o",
+            f"ControlPath={os.path.join(self.control_dir, '%C')}",
+        ]
+
+    def __enter__(self) -> SshLink:
+        self.control_dir = tempfile.mkdtemp(prefix="zt-ssh-")
+        # stderr to a file, not a pipe: the master keeps it open after the foreground ssh
+        # returns, and a pipe's reader would wait for the master's end
+        with tempfile.TemporaryFile() as stderr:
+            code = subprocess.call(
+                [
+                    "ssh",
+                    *self.options(),
+                    "-o",
+                    "ControlMaster=yes",
+                    "-o",
+                    f"ControlPersist={CONTROL_PERSIST}",
+                    "-f",
+                    "-N",
+                    "--",
+                    self.target,
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
+            if code != 0:
+                stderr.seek(0)
+                message = stderr.read().decode(errors="replace")
+                self._remove_control_dir()
+                raise HostError(ssh_failure(self.name, message))
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        subprocess.call(
+            ["ssh", *self.options(), "-O", "exit", "--", self.target],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self._remove_control_dir()
+
+    def _remove_control_dir(self) -> None:
+        shutil.rmtree(self.control_dir, ignore_errors=True)
+
+    def client_command(self) -> list[str]:
+        return ["ssh", *self.options(), "-o", "ControlMaster=no"]
+
+    def run(self, script: str) -> subprocess.CompletedProcess[str]:
+        """`script` run by the remote login shell, through the master; HostError when ssh
+        itself failed (a dropped connection)."""
+        done = subprocess.run(
+            [*self.client_command(), "--", self.target, script],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+        if done.returncode == SSH_FAILED:
+            raise HostError(ssh_failure(self.name, done.stderr))
+        return done
+
+    def rsync_shell(self) -> str:
+        """rsync's `-e`: this ssh, through the master."""
+        return shlex.join(self.client_command())
