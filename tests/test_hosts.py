@@ -301,3 +301,35 @@ def test_a_host_without_zero_is_browse_only(
     assert run(capsys, "sync")[0] == 0
     code, out, _err = run(capsys, "hosts", "list")
     assert "(browse only: no zero there)" in out
+
+
+def test_a_session_appended_during_a_sync_is_consistent_after_the_next(
+    capsys: pytest.CaptureFixture[str], synced: SshHost, remote: StoreBuilder
+) -> None:
+    log = synced.store / REMOTE_ID / EVENTS_FILE
+    whole = log.read_bytes()
+    remote.store.append_events(REMOTE_ID, [user("written while syncing")])
+    complete = log.read_bytes()
+    log.write_bytes(whole)
+    tail = synced.base / "tail"
+    tail.write_bytes(complete[len(whole) :])
+    # the host's rsync appends half of the next event as the sync's first pass starts,
+    # and the rest once its last pass ended
+    half = len(complete) - len(whole) - 10
+    appending = synced.bin / "rsync"
+    marker = synced.base / "first-pass-done"
+    appending.write_text(
+        "#!/bin/sh\n"
+        f"if [ ! -e {marker} ]; then touch {marker}; head -c {half} {tail} >> {log}; "
+        'exec /usr/bin/rsync "$@"; fi\n'
+        '/usr/bin/rsync "$@"\ncode=$?\n'
+        f"tail -c +{half + 1} {tail} >> {log}\nrm -f {appending}\nexit $code\n"
+    )
+    appending.chmod(0o755)
+    assert run(capsys, "sync", "devbox")[0] == 0
+    mirror = mirror_root("devbox")
+    assert len(SessionStore(mirror).read_events(REMOTE_ID)) == 2  # the torn line skipped
+    assert log.read_bytes() == complete
+    assert run(capsys, "sync", "devbox")[0] == 0
+    assert log_bytes(mirror, REMOTE_ID) == complete
+    assert len(SessionStore(mirror).read_events(REMOTE_ID)) == 3

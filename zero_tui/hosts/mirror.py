@@ -66,22 +66,32 @@ class HostFacts:
 def probe(link: SshLink, store: str | None) -> HostFacts:
     """Ask the host for Zero's default root (its `$XDG_DATA_HOME`, `$HOME`: store-format
     §1, computed here by the same rule), whether `zero` is on its PATH, and whether the
-    store (`store`, else that root) can be read."""
-    facts = link.run(
+    store (`store`, else that root) can be read: one command when `store` is known."""
+    script = (
         'printf "home=%s\\nxdg=%s\\n" "$HOME" "${XDG_DATA_HOME-}"; '
         "if command -v zero >/dev/null 2>&1; then echo zero=yes; else echo zero=no; fi"
-    ).stdout
-    values = dict(line.partition("=")[::2] for line in facts.splitlines())
+    )
+    values = _values(link.run(f"{script}; {_store_check(store)}" if store else script).stdout)
     if not store:
         environment = {"HOME": values.get("home", ""), "XDG_DATA_HOME": values.get("xdg", "")}
         store = str(default_root(environment))
+        values.update(_values(link.run(_store_check(store)).stdout))
+    return HostFacts(
+        store=store, has_zero=values.get("zero") == "yes", store_state=values.get("store", "")
+    )
+
+
+def _store_check(store: str) -> str:
     quoted = shlex.quote(store)
-    answer = link.run(
-        f"if [ ! -e {quoted} ]; then echo missing; elif [ ! -d {quoted} ]; then "
-        f"echo 'not a directory'; elif [ -r {quoted} ] && [ -x {quoted} ] && "
-        f"ls -A {quoted} >/dev/null 2>&1; then echo ok; else echo unreadable; fi"
-    ).stdout.strip()
-    return HostFacts(store=store, has_zero=values.get("zero") == "yes", store_state=answer)
+    return (
+        f"if [ ! -e {quoted} ]; then echo store=missing; elif [ ! -d {quoted} ]; then "
+        f"echo 'store=not a directory'; elif [ -r {quoted} ] && [ -x {quoted} ] && "
+        f"ls -A {quoted} >/dev/null 2>&1; then echo store=ok; else echo store=unreadable; fi"
+    )
+
+
+def _values(output: str) -> dict[str, str]:
+    return dict(line.partition("=")[::2] for line in output.splitlines())
 
 
 def store_problem(host: Host, facts: HostFacts) -> str:
