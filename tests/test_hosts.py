@@ -313,15 +313,13 @@ def test_a_session_appended_during_a_sync_is_consistent_after_the_next(
     log.write_bytes(whole)
     tail = synced.base / "tail"
     tail.write_bytes(complete[len(whole) :])
-    # the host's rsync appends half of the next event as the sync's first pass starts,
-    # and the rest once its last pass ended
+    # the host's rsync appends half of the next event as the sync starts, the rest as it
+    # ends
     half = len(complete) - len(whole) - 10
     appending = synced.bin / "rsync"
-    marker = synced.base / "first-pass-done"
     appending.write_text(
         "#!/bin/sh\n"
-        f"if [ ! -e {marker} ]; then touch {marker}; head -c {half} {tail} >> {log}; "
-        'exec /usr/bin/rsync "$@"; fi\n'
+        f"head -c {half} {tail} >> {log}\n"
         '/usr/bin/rsync "$@"\ncode=$?\n'
         f"tail -c +{half + 1} {tail} >> {log}\nrm -f {appending}\nexit $code\n"
     )

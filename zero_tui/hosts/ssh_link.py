@@ -80,7 +80,8 @@ class SshLink:
             "-o",
             f"ConnectTimeout={_timeout()}",
             "-o",
-            f"ControlPath={os.path.join(self.control_dir, '%C')}",
+            # one master per private directory: a short name keeps the socket's path short
+            f"ControlPath={os.path.join(self.control_dir, 'm')}",
         ]
 
     def __enter__(self) -> SshLink:
