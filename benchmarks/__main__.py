@@ -30,7 +30,9 @@ from typing import Any
 
 from benchmarks import (
     export_bench,
+    hosts_bench,
     live_bench,
+    local_sshd,
     picker_bench,
     ranking_bench,
     store_bench,
@@ -497,6 +499,47 @@ def live_rows(live: dict[str, Any], main: int) -> list[Row]:
     return rows
 
 
+def hosts_rows(hosts: dict[str, Any] | None, main: int) -> list[Row]:
+    """A host's store mirrored over ssh (benchmarks.hosts_bench); none without sshd."""
+    if hosts is None:
+        return []
+    appended = hosts["appended_bytes"]
+    return [
+        Row(
+            "hosts: first sync over ssh",
+            {main: _time(hosts["first_sync_s"])},
+            f"`rsync -a` {_time(hosts['plain_rsync_s'])}",
+            _ratio(hosts["first_sync_ratio"]),
+            "≤ 1.2x",
+            hosts["first_sync_ratio"] <= 1.2,
+        ),
+        Row(
+            "hosts: incremental sync, one session +10 events",
+            {main: _time(hosts["incremental_sync_s"])},
+            f"`rsync -a` {_time(hosts['plain_incremental_s'])}",
+            _ratio(hosts["incremental_sync_s"] / hosts["plain_incremental_s"]),
+            "≤ 1 s",
+            hosts["incremental_sync_s"] <= 1,
+        ),
+        Row(
+            "hosts: data sent for that sync (rsync's literal data)",
+            {main: f"{hosts['incremental_literal_bytes']:,} B"},
+            f"appended {appended:,} B",
+            _ratio(hosts["incremental_bytes_ratio"]),
+            "≤ 2x",
+            hosts["incremental_bytes_ratio"] <= 2,
+        ),
+        Row(
+            "hosts: `search --host devbox --all` over the mirror (median)",
+            {main: _time(hosts["search_s"])},
+            f"first, indexing {_time(hosts['search_cold_s'])}",
+            "",
+            "",
+            None,
+        ),
+    ]
+
+
 def versus_zero_rows(versus: zero_bench.Versus, sizes: list[int], main: int) -> list[Row]:
     """zero_bench's comparisons, each in the column of the store size it was taken at."""
     return [
@@ -591,6 +634,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         _say(f"usage at {args.sessions:,} sessions")
         usage = usage_bench.run(args.sessions, args.events, args.repeats)
+        _say(f"a host of {args.sessions:,} sessions over ssh")
+        hosts = hosts_bench.run(args.sessions, args.events, args.workspaces, args.repeats)
     _say("against Zero's own commands")
     versus = zero_bench.run(
         args.sessions,
@@ -604,6 +649,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = build_rows(
         per_size, args.sessions, ranking_big, big_rows, fzf, transcript, export, live, usage
     )
+    rows += hosts_rows(hosts, args.sessions)
     rows += versus_zero_rows(versus, sizes, args.sessions)
     print(render(rows, sizes, args.sessions))
     elapsed = time.perf_counter() - started
@@ -611,6 +657,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\n{args.events} events per session across {args.workspaces} workspaces; "
         f"{os.cpu_count()} CPUs; taken in {elapsed:.0f} s"
         + ("" if fzf is not None else "; fzf not installed")
+        + (
+            ""
+            if hosts is not None
+            else "; no hosts figures: " + ", ".join(local_sshd.missing_tools())
+        )
     )
     print("; ".join([f"vs Zero: {versus.describe()}", *versus.notes]))
     return 0

@@ -6,6 +6,7 @@ account by `environment=` in authorized_keys (PermitUserEnvironment). Only 127.0
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -109,7 +110,8 @@ class SshHost:
         )
 
     def start(self) -> None:
-        Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory
+        with contextlib.suppress(OSError):  # sshd's privilege separation directory
+            Path("/run/sshd").mkdir(exist_ok=True)
         self.process = subprocess.Popen(
             [SSHD, "-D", "-f", str(self.sshd_config), "-E", str(self.log)],
             stdin=subprocess.DEVNULL,

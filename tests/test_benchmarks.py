@@ -9,7 +9,19 @@ import pytest
 
 from benchmarks import zero_bench
 from benchmarks.__main__ import QUERIES, main
+from benchmarks.local_sshd import missing_tools
 from benchmarks.store_bench import generate_store
+
+HOSTS_FIGURES = (
+    ()
+    if missing_tools()
+    else (
+        "hosts: first sync over ssh",
+        "hosts: incremental sync, one session +10 events",
+        "hosts: data sent for that sync (rsync's literal data)",
+        "hosts: `search --host devbox --all` over the mirror (median)",
+    )
+)
 
 
 def test_the_benchmark_prints_one_table_with_every_figure(
@@ -53,6 +65,7 @@ def test_the_benchmark_prints_one_table_with_every_figure(
         "`sessions --all --json` with usage, warm cache",
         "`sessions --all --json` with usage, cold cache",
         "picker first rows with the tokens column, warm cache",
+        *HOSTS_FIGURES,
     ):
         assert expected in figures
     # the rows against Zero say what they were compared with
