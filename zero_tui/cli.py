@@ -28,6 +28,7 @@ from zero_tui.host_commands import (
     add_host_arguments,
     add_host_option,
     never_synced,
+    stores_for,
 )
 from zero_tui.hosts.registry import HostError
 from zero_tui.json_output import (
@@ -49,7 +50,7 @@ from zero_tui.store.resumable import (
 )
 from zero_tui.store.trash import empty_trash, find_trashed, restore, trash_contents
 from zero_tui.store.workspace import resolve_workspace, workspace_matches
-from zero_tui.text.labels import counted, display_title, time_label
+from zero_tui.text.labels import counted, display_title, parse_rfc3339, time_label
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 from zero_tui.transcript.export import (
     ExportResult,
@@ -375,7 +376,6 @@ def _table(
 
 
 def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.host_commands import stores_for
     from zero_tui.search.catalog import SessionCatalog
 
     store = _store(args)
@@ -561,7 +561,6 @@ def _resolved(store: SessionStore, args: argparse.Namespace) -> tuple[str, Metad
 def _session_store(args: argparse.Namespace) -> tuple[SessionStore, str]:
     """The store holding the session ID names, and its id: this machine's, or with
     `--host` the mirror of the one host that has it (`latest`: the newest of theirs)."""
-    from zero_tui.host_commands import stores_for
 
     store = _store(args)
     mirrors = stores_for(args, store)[1:]
@@ -939,7 +938,6 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("search needs words or filters to look for")
     for notice in query.notices:
         err.write(f"{PROG}: {sanitize_line(notice)}\n")
-    from zero_tui.host_commands import stores_for
 
     workspace = _workspace(args)
     stores = stores_for(args, _store(args))
@@ -1080,7 +1078,6 @@ def _newest_first(
 
 def _instant(text: str) -> datetime:
     """When an updatedAt is (hosts write in their own zones); unreadable ones sort last."""
-    from zero_tui.text.labels import parse_rfc3339
 
     return parse_rfc3339(text) or datetime.min.replace(tzinfo=UTC)
 
