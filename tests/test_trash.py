@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from zero_tui.agent import running as running_module
+from zero_tui.agent.guarded_delete import delete_session
 from zero_tui.agent.running import claim_run
 from zero_tui.cli import main
-from zero_tui.commands import delete_session
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.root import typed_store_key
 from zero_tui.store.trash import (

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from zero_tui.commands import estimate_cost
+from zero_tui.agent.zero_commands import estimate_cost
 from zero_tui.store import SessionStore
 from zero_tui.store.usage import Tokens, session_tokens
 from zero_tui.text.labels import compact_count, cost_label

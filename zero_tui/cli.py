@@ -7,6 +7,7 @@ usable without a terminal.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -14,15 +15,12 @@ import sys
 import time
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 from zero_tui import __version__
-from zero_tui.agent.running import refusal_while_written, running_sessions
-from zero_tui.atomic import AtomicWriteError, DestinationExists
-from zero_tui.commands import delete_session, estimate_cost
-from zero_tui.demo import demo_environment
+from zero_tui.agent.running import running_sessions
 from zero_tui.host_commands import (
     StoreOfHost,
     add_host_arguments,
@@ -32,37 +30,22 @@ from zero_tui.host_commands import (
 )
 from zero_tui.hosts.registry import HostError
 from zero_tui.json_output import (
-    session_summary,
     summary_lines,
     write_json_array,
     write_json_lines,
 )
 from zero_tui.store import SessionStore
-from zero_tui.store.check import check_store, repair_store
 from zero_tui.store.errors import StoreError
-from zero_tui.store.fork import fork_session
 from zero_tui.store.gotext import equal_fold, trim_space
 from zero_tui.store.resumable import (
     ResumeList,
     filter_resumable,
     resolve_session,
-    resolve_session_dir,
 )
-from zero_tui.store.trash import empty_trash, find_trashed, restore, trash_contents
-from zero_tui.store.workspace import resolve_workspace, workspace_matches
+from zero_tui.store.workspace import resolve_workspace
 from zero_tui.text.labels import counted, display_title, parse_rfc3339, time_label
-from zero_tui.text.sanitize import escape_json_controls, sanitize_line
-from zero_tui.transcript.export import (
-    ExportResult,
-    display_rows,
-    export_session,
-    export_to_stream,
-    json_pieces,
-    open_session,
-)
-from zero_tui.transcript.export_formats import EXPORT_FORMATS, ExportFormatError
-from zero_tui.transcript.render_text import iter_transcript_text
-from zero_tui.transcript.usage import usage_report
+from zero_tui.text.sanitize import sanitize_line
+from zero_tui.transcript.export_formats import EXPORT_FORMATS
 
 if TYPE_CHECKING:
     from zero_tui.search.catalog import SessionCatalog
@@ -176,6 +159,21 @@ def _common_options(parser: argparse.ArgumentParser, *, at_top: bool) -> None:
     )
 
 
+Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+
+def implemented_in(module: str, name: str) -> Command:
+    """A subcommand whose code is the function `name` of `module`, imported when it runs, as
+    pip's command registry does: `sessions` and `search`, which a user runs many times a
+    day, start without the transcript renderers, the exporters and the store's repairs."""
+
+    def command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        implementation: Command = getattr(importlib.import_module(module), name)
+        return implementation(args, out, err)
+
+    return command
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -206,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = commands.add_parser("show", help="a session's events, compaction-aware")
     _common_options(show, at_top=False)
-    show.set_defaults(func=cmd_show)
+    show.set_defaults(func=implemented_in("zero_tui.cli_transcript", "cmd_show"))
     show.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     show.add_argument("--raw", action="store_true", help="the raw log, without rehydration")
     show.add_argument("--json", action="store_true", help="print a JSON array of events")
@@ -214,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", help="write a session's transcript to a file")
     _common_options(export, at_top=False)
-    export.set_defaults(func=cmd_export)
+    export.set_defaults(func=implemented_in("zero_tui.cli_transcript", "cmd_export"))
     export.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     export.add_argument(
         "-o",
@@ -236,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="a health report of the store (or one session); --repair fixes the safe"
     )
     _common_options(check, at_top=False)
-    check.set_defaults(func=cmd_check)
+    check.set_defaults(func=implemented_in("zero_tui.cli_maintenance", "cmd_check"))
     check.add_argument(
         "session_id",
         metavar="ID",
@@ -254,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
         "fork", help="a new session holding a session's events up to one of them"
     )
     _common_options(fork, at_top=False)
-    fork.set_defaults(func=cmd_fork)
+    fork.set_defaults(func=implemented_in("zero_tui.cli_maintenance", "cmd_fork"))
     fork.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
     fork.add_argument(
         "--at", metavar="SEQUENCE", type=int, help="the last event to keep (default: the last)"
@@ -266,7 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
         "usage", help="tokens used, per day, model and workspace (Zero's cost estimate too)"
     )
     _common_options(usage, at_top=False)
-    usage.set_defaults(func=cmd_usage)
+    usage.set_defaults(func=implemented_in("zero_tui.cli_transcript", "cmd_usage"))
     usage.add_argument("--days", metavar="N", type=int, help="the last N days (UTC), today too")
     usage.add_argument("--since", metavar="DATE", help="from this UTC day on (YYYY-MM-DD)")
     usage.add_argument("--session", metavar="ID", help="one session (an id, a prefix, latest)")
@@ -277,13 +275,13 @@ def build_parser() -> argparse.ArgumentParser:
         "delete", help="move sessions to zero-tui's trash (zero-tui restore brings them back)"
     )
     _common_options(delete, at_top=False)
-    delete.set_defaults(func=cmd_delete)
+    delete.set_defaults(func=implemented_in("zero_tui.cli_maintenance", "cmd_delete"))
     delete.add_argument("session_ids", metavar="ID", nargs="+", help="ids, unique prefixes")
     delete.add_argument("--yes", action="store_true", help="do not ask (needed without a tty)")
 
     trash = commands.add_parser("trash", help="the sessions in the trash; --empty removes them")
     _common_options(trash, at_top=False)
-    trash.set_defaults(func=cmd_trash)
+    trash.set_defaults(func=implemented_in("zero_tui.cli_maintenance", "cmd_trash"))
     trash.add_argument("--json", action="store_true", help="print a JSON array")
     trash.add_argument("--empty", action="store_true", help="remove them for good")
     trash.add_argument(
@@ -295,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     restore = commands.add_parser("restore", help="move sessions back from the trash")
     _common_options(restore, at_top=False)
-    restore.set_defaults(func=cmd_restore)
+    restore.set_defaults(func=implemented_in("zero_tui.cli_maintenance", "cmd_restore"))
     restore.add_argument("session_ids", metavar="ID", nargs="+", help="ids, unique prefixes")
 
     search = commands.add_parser(
@@ -585,314 +583,6 @@ def _session_store(args: argparse.Namespace) -> tuple[SessionStore, str]:
     return found[0][1], found[0][2]
 
 
-def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
-    # streamed from the log, one event at a time: memory stays flat whatever its length
-    store, session_id = _session_store(args)
-    usage = None if args.json else _session_tokens(store, session_id)
-    with open_session(store, session_id, raw=args.raw) as source:
-        if source.fallback is not None:
-            err.write(f"{PROG}: {sanitize_line(f'showing the raw log: {source.fallback}')}\n")
-        if args.json:
-            out.writelines(json_pieces(source.events()))
-        else:
-            rows = display_rows(source.events())
-            out.writelines(iter_transcript_text(source.meta, rows, usage=usage))
-    return EXIT_OK
-
-
-def _session_tokens(store: SessionStore, session_id: str) -> Tokens | None:
-    """One session's tokens as `sessions --json` counts them (remembered in the catalog);
-    None when its log cannot be read."""
-    from zero_tui.picker.session_usage import session_usage
-    from zero_tui.search.catalog import SessionCatalog
-
-    with SessionCatalog(store) as catalog:
-        return session_usage(catalog, [session_id]).get(session_id)
-
-
-def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
-    store, session_id = _session_store(args)
-    to_stdout = args.output == "-"
-    result: ExportResult
-    try:
-        if to_stdout:
-            out.flush()
-            result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
-        else:
-            result = export_session(
-                store,
-                session_id,
-                fmt=args.format,
-                path=args.output,
-                workspace=_workspace(args),
-                now=datetime.now().astimezone(),
-                force=args.force,
-            )
-    except ExportFormatError as error:
-        raise UsageError(str(error)) from None
-    except DestinationExists as error:
-        where = sanitize_line(error.path)
-        err.write(f"{PROG}: {where} already exists; --force replaces it\n")
-        return EXIT_DATA_ERROR
-    except AtomicWriteError as error:
-        err.write(f"{PROG}: {sanitize_line(str(error))}\n")
-        return EXIT_DATA_ERROR
-    if result.notice:
-        err.write(f"{PROG}: {sanitize_line(result.notice)}\n")
-    if not to_stdout:
-        out.write(f"wrote transcript to {sanitize_line(result.path)}\n")
-    return EXIT_OK
-
-
-def cmd_fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
-    store = _store(args)
-    parent = _named_session(store, args)
-    refusal = refusal_while_written(store, parent, "not forking", by_log=False)
-    fork = fork_session(store, parent, at_sequence=args.at, title=args.title, refuse=refusal)
-    if args.json:
-        out.write(escape_json_controls(json.dumps(session_summary(fork), ensure_ascii=False)))
-        out.write("\n")
-    else:
-        at = f"#{fork.forked_from_sequence}" if fork.forked_from_sequence else "its start"
-        out.write(f"forked {sanitize_line(parent)} at {at} into {fork.session_id}\n")
-    return EXIT_OK
-
-
-def _usage_since(args: argparse.Namespace) -> str:
-    """Zero's cutoff: --since wins; --days N is today (UTC) and the N-1 days before."""
-    if args.since is not None:
-        try:
-            datetime.strptime(args.since, "%Y-%m-%d")
-        except ValueError:
-            raise UsageError(f"--since wants a day as YYYY-MM-DD, not {args.since!r}") from None
-        return str(args.since)
-    if args.days is not None:
-        if args.days < 0:
-            raise UsageError("--days wants a number of days, 0 or more")
-        if args.days > 0:
-            return (datetime.now(UTC) - timedelta(days=args.days - 1)).strftime("%Y-%m-%d")
-    return ""
-
-
-def cmd_usage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
-    store = _store(args)
-    since = _usage_since(args)
-    workspace = _workspace(args)
-    if args.session is not None:
-        session_id, meta = resolve_session(store, args.session, workspace)
-        sessions = [meta]
-        scope = f"session {session_id}"
-    else:
-        sessions = store.list()
-        if not args.all:
-            sessions = [meta for meta in sessions if workspace_matches(meta.cwd, workspace)]
-        scope = "every workspace" if args.all else workspace or "this workspace"
-    report = usage_report(store, sessions, since=since)
-    estimate = estimate_cost(
-        store,
-        report.total,
-        since=since,
-        session_id=sessions[0].session_id if args.session is not None else "",
-        every_workspace=args.all,
-    )
-    cost = estimate.cost
-    cost_note = estimate.note + (": --session or --all" if estimate.out_of_scope else "")
-    for skipped in report.skipped:
-        err.write(f"{PROG}: {sanitize_line(skipped.reason)}: not counted\n")
-    if args.json:
-        document: dict[str, Any] = {
-            "scope": scope,
-            "since": since or None,
-            "sessions": report.sessions,
-            "total": report.total.to_json(),
-            "days": [{"date": day, **t.to_json()} for day, t in sorted(report.by_day.items())],
-            "models": _ranked(report.by_model, "model"),
-            "workspaces": _ranked(report.by_workspace, "cwd"),
-            "topSessions": _ranked(report.by_session, "sessionId")[:20],
-            "estimatedCost": None
-            if cost is None
-            else {"total": cost.total, "days": cost.by_day, "source": "zero usage report"},
-            "skipped": [
-                {"sessionId": item.session_id, "reason": item.reason} for item in report.skipped
-            ],
-        }
-        out.write(escape_json_controls(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")
-        return EXIT_OK
-    where = f"since {since}" if since else "all time"
-    out.write(f"usage in {sanitize_line(scope)}, {where}: {counted(report.sessions, 'session')}\n")
-
-    def figures(tokens: Tokens) -> list[str]:
-        return [
-            f"{tokens.requests:,}",
-            f"{tokens.input:,}",
-            f"{tokens.cached:,}",
-            f"{tokens.output:,}",
-            f"{tokens.total:,}",
-        ]
-
-    numbers = ["REQUESTS", "INPUT", "CACHED", "OUTPUT", "TOTAL"]
-    for title, rows in (
-        ("DAY (UTC)", sorted(report.by_day.items())),
-        ("MODEL", sorted(report.by_model.items(), key=lambda item: -item[1].total)),
-        ("WORKSPACE", sorted(report.by_workspace.items(), key=lambda item: -item[1].total)),
-    ):
-        if not rows:
-            continue
-        out.write("\n")
-        table = [[sanitize_line(name) or "-", *figures(tokens)] for name, tokens in rows]
-        table.append(["total", *figures(report.total)])
-        lines = _table([title, *numbers], table, right=numbers)
-        out.writelines(line + "\n" for line in lines)
-    if cost is not None and cost.total:
-        out.write(f"\nestimated cost (Zero's estimate, zero usage report): ${cost.total:.4f}\n")
-    elif cost is not None:
-        out.write("\nestimated cost: none (Zero's price table knows none of these models)\n")
-    if cost_note:
-        err.write(f"{PROG}: {sanitize_line(cost_note)}\n")
-    return EXIT_OK
-
-
-def _ranked(buckets: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    ordered = sorted(buckets.items(), key=lambda item: (-item[1].total, item[0]))
-    return [{key: name, **tokens.to_json()} for name, tokens in ordered]
-
-
-def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
-    store = _store(args)
-    named = [
-        resolve_session_dir(store, argument, _workspace(args)) for argument in args.session_ids
-    ]
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise UsageError("delete asks first: pass --yes when there is no terminal to ask")
-        listed = ", ".join(sanitize_line(session_id) for session_id in named)
-        err.write(f"move {listed} to the trash? [y/N] ")
-        err.flush()
-        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-            err.write("nothing deleted\n")
-            return EXIT_DATA_ERROR
-    code = EXIT_OK
-    for session_id in named:
-        outcome = delete_session(store, session_id)
-        if outcome.ok:
-            out.write(sanitize_line(outcome.message) + "\n")
-        else:
-            err.write(f"{PROG}: {sanitize_line(outcome.message)}\n")
-            code = EXIT_DATA_ERROR
-    return code
-
-
-def cmd_trash(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    store = _store(args)
-    if args.older_than is not None and not args.empty:
-        raise UsageError("--older-than goes with --empty")
-    if args.empty:
-        removed = empty_trash(store, older_than_days=args.older_than)
-        noun = "session" if len(removed) == 1 else "sessions"
-        out.write(f"removed {len(removed):,} {noun} from the trash for good\n")
-        return EXIT_OK
-    contents = trash_contents(store)
-    items = contents.items
-    err.writelines(sanitize_line(damaged.describe()) + "\n" for damaged in contents.damaged)
-    if args.json:
-        write_json_array([item.to_json() for item in items], out)
-        return EXIT_OK
-    rows = [
-        [
-            item.trashed_at or "-",
-            sanitize_line(item.session_id),
-            sanitize_line(item.cwd) or "(no workspace)",
-            sanitize_line(item.title) or "untitled",
-        ]
-        for item in items
-    ]
-    out.writelines(line + "\n" for line in _table(["TRASHED", "ID", "WORKSPACE", "TITLE"], rows))
-    noun = "session" if len(items) == 1 else "sessions"
-    err.write(f"{len(items):,} {noun} in the trash (zero-tui restore ID; trash --empty)\n")
-    return EXIT_OK
-
-
-def cmd_restore(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
-    store = _store(args)
-    code = EXIT_OK
-    for argument in args.session_ids:
-        try:
-            item = find_trashed(store, argument)
-            restore(store, item)
-        except StoreError as error:
-            err.write(f"{PROG}: {sanitize_line(str(error))}\n")
-            code = EXIT_DATA_ERROR
-            continue
-        out.write(f"restored {sanitize_line(item.session_id)}\n")
-    return code
-
-
-def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.search.catalog import SessionCatalog
-
-    store = _store(args)
-    session_id = None
-    if args.session_id is not None:
-        with SessionCatalog(store) as catalog:  # opened only for `latest`
-            session_id = resolve_session_dir(store, args.session_id, _workspace(args), catalog)
-    report = (repair_store if args.repair else check_store)(store, session_id)
-    if args.json:
-        document = {
-            "root": str(report.root),
-            "sessionId": session_id,  # the full id of the session named (null: the store)
-            "sessionsChecked": report.sessions_checked,
-            "healthy": report.healthy,
-            "findings": [
-                {
-                    "sessionId": f.session_id,
-                    "path": f.path,
-                    "line": f.line,
-                    "kind": f.kind,
-                    "message": f.message,
-                    "repairable": f.repairable,
-                }
-                for f in report.findings
-            ],
-            "repairs": [
-                {"sessionId": r.session_id, "path": r.path, "action": r.action, "backup": r.backup}
-                for r in report.repairs
-            ],
-        }
-        out.write(escape_json_controls(json.dumps(document, ensure_ascii=False, indent=2)))
-        out.write("\n")
-        return EXIT_OK if report.healthy else EXIT_DATA_ERROR
-    for repair in report.repairs:
-        saved = f" (copy saved as {repair.backup})" if repair.backup else ""
-        out.write(sanitize_line(f"repaired {repair.path}: {repair.action}{saved}") + "\n")
-    for finding in report.findings:
-        out.write(sanitize_line(f"{finding.where}: {finding.message}") + "\n")
-    checked = f"{report.sessions_checked:,} session" + ("" if report.sessions_checked == 1 else "s")
-    if session_id is not None:  # named by a prefix or `latest`: say which, as `show` does
-        checked = sanitize_line(f"session {session_id}")
-    if report.healthy:
-        out.write(f"checked {checked}: healthy\n")
-        return EXIT_OK
-    problems = len(report.findings)
-    noun = "problem" if problems == 1 else "problems"
-    repairable = sum(1 for f in report.findings if f.repairable)
-    if args.repair:
-        out.write(f"checked {checked}: {problems:,} {noun} left for a person\n")
-    elif repairable:
-        out.write(
-            f"checked {checked}: {problems:,} {noun}, {repairable:,} of them safe to repair "
-            f"({PROG} check --repair)\n"
-        )
-    else:
-        out.write(f"checked {checked}: {problems:,} {noun}, none safe to repair automatically\n")
-    return EXIT_DATA_ERROR
-
-
 class _IndexProgress:
     """`sessions done / total` on stderr, once building has taken longer than a second."""
 
@@ -1132,16 +822,10 @@ def _answer_from_fresh_text(
 
 def run_tui(args: argparse.Namespace) -> int:
     """The app (Textual is imported here: a subcommand never waits for it)."""
-    from zero_tui.ui.app import run_app
+    from zero_tui.ui.app import run_app, run_demo
 
     if args.demo:
-        with demo_environment() as demo:
-            return run_app(
-                store_root=demo.root,
-                cwd=str(demo.default_workspace),
-                all_workspaces=args.all,
-                resume=args.resume,
-            )
+        return run_demo(all_workspaces=args.all, resume=args.resume)
     store = getattr(args, "store", None)
     _store(args)  # an explicit store must exist
     return run_app(
@@ -1160,9 +844,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> NoReturn:
     """The `zero-tui` script: `main`, then the interpreter's normal exit."""
     sys.exit(_main(None))
-
-
-Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
 def _main(argv: Sequence[str] | None) -> int:

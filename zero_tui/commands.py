@@ -34,8 +34,6 @@ from zero_tui.transcript.export_formats import (
 
 if TYPE_CHECKING:
     from zero_tui.agent.running import Running
-    from zero_tui.agent.zero_commands import ZeroCost
-    from zero_tui.store.usage import Tokens
 
 TITLE_LIMIT_BYTES = 80
 EXPORT_ARGS = f"[path] [--format {FORMAT_CHOICES}]"
@@ -396,22 +394,6 @@ def running_refusal(session_id: str, running: Running) -> str:
     return running.refusal("not deleting")
 
 
-def delete_session(store: SessionStore, session_id: str) -> Outcome:
-    """Delete = move to zero-tui's trash (restorable); never a session an agent could be
-    writing: asked under the session's lock, right before the move (`possible_writer`)."""
-    from zero_tui.agent.running import refusal_while_written
-    from zero_tui.store.trash import move_to_trash
-
-    refusal = refusal_while_written(store, session_id, "not deleting")
-    try:
-        item = move_to_trash(store, session_id, refuse=refusal)
-    except StoreError as error:
-        return Outcome(False, str(error))
-    return Outcome(
-        True, f"moved {item.session_id} to the trash (zero-tui restore {item.session_id})"
-    )
-
-
 def rename_session(store: SessionStore, session_id: str, title: str) -> Outcome:
     """`/rename <title>` (the title already `clean_title`d): metadata only, updatedAt kept."""
     try:
@@ -419,48 +401,6 @@ def rename_session(store: SessionStore, session_id: str, title: str) -> Outcome:
     except (StoreError, OSError) as error:
         return Outcome(False, f"Could not rename session: {error}")
     return Outcome(True, f"Session renamed to {meta.title}.", meta=meta)
-
-
-@dataclass(frozen=True, slots=True)
-class CostEstimate:
-    """Zero's own cost estimate for usage zero-tui counted, or why there is none (`note`;
-    `out_of_scope`: Zero's report covers one session or every workspace, not one
-    workspace). A note may come with an estimate: Zero counted other figures."""
-
-    cost: ZeroCost | None
-    note: str = ""
-    out_of_scope: bool = False
-
-
-def estimate_cost(
-    store: SessionStore,
-    total: Tokens,
-    *,
-    since: str,
-    session_id: str = "",
-    every_workspace: bool,
-) -> CostEstimate:
-    """Ask `zero usage report` for its estimate of the usage `total` counts (blocking: it
-    runs Zero). Never zero-tui's own prices."""
-    from zero_tui.agent.zero_commands import ZeroCommandError, zero_cost
-
-    if not session_id and not every_workspace:
-        return CostEstimate(
-            None, "Zero's cost estimate covers a session or every workspace", out_of_scope=True
-        )
-    if not total.requests:
-        return CostEstimate(None)
-    try:
-        cost = zero_cost(store, since=since, session_id=session_id)
-    except ZeroCommandError as error:
-        return CostEstimate(None, f"no cost estimate: {error}")
-    if cost.total_tokens != total.total:
-        return CostEstimate(
-            cost,
-            f"Zero counted {cost.total_tokens:,} tokens where zero-tui counts "
-            f"{total.total:,}: the store changed between the two reads?",
-        )
-    return CostEstimate(cost)
 
 
 # --- the commands ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 from zero_tui.agent.engine import AgentUnavailable, agent_environment, find_agent
 from zero_tui.store import SessionStore
 from zero_tui.store.approvals import is_zero_tool
+from zero_tui.store.usage import Tokens
 
 COMMAND_TIMEOUT = 60.0
 
@@ -276,3 +277,43 @@ def revoke(store: SessionStore, tool: str, *, path: str = "") -> None:
     if path:
         arguments += ["--path", path]
     run_zero(store, arguments)
+
+
+@dataclass(frozen=True, slots=True)
+class CostEstimate:
+    """Zero's own cost estimate for usage zero-tui counted, or why there is none (`note`;
+    `out_of_scope`: Zero's report covers one session or every workspace, not one
+    workspace). A note may come with an estimate: Zero counted other figures."""
+
+    cost: ZeroCost | None
+    note: str = ""
+    out_of_scope: bool = False
+
+
+def estimate_cost(
+    store: SessionStore,
+    total: Tokens,
+    *,
+    since: str,
+    session_id: str = "",
+    every_workspace: bool,
+) -> CostEstimate:
+    """Ask `zero usage report` for its estimate of the usage `total` counts (blocking: it
+    runs Zero). Never zero-tui's own prices."""
+    if not session_id and not every_workspace:
+        return CostEstimate(
+            None, "Zero's cost estimate covers a session or every workspace", out_of_scope=True
+        )
+    if not total.requests:
+        return CostEstimate(None)
+    try:
+        cost = zero_cost(store, since=since, session_id=session_id)
+    except ZeroCommandError as error:
+        return CostEstimate(None, f"no cost estimate: {error}")
+    if cost.total_tokens != total.total:
+        return CostEstimate(
+            cost,
+            f"Zero counted {cost.total_tokens:,} tokens where zero-tui counts "
+            f"{total.total:,}: the store changed between the two reads?",
+        )
+    return CostEstimate(cost)

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from zero_tui.agent.settings import RunSettings
+from zero_tui.demo import demo_environment
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.ui.copier import Copier, terminal_copier
@@ -295,8 +296,7 @@ def run_app(
     all_workspaces: bool,
     resume: str | None,
 ) -> int:
-    """Run the TUI until the user quits; the exit status for the command line (the demo's
-    store comes from `zero_tui.demo.demo_environment`)."""
+    """Run the TUI until the user quits; the exit status for the command line."""
     app = make_app(
         SessionStore(store_root),
         cwd=cwd,
@@ -309,3 +309,14 @@ def run_app(
     with ends_with_terminal(app, cleanup=_stop_agent_runs):
         app.run()
     return app.return_code or 0
+
+
+def run_demo(*, all_workspaces: bool, resume: str | None) -> int:
+    """`zero-tui --demo`: the TUI on a sample store written to a temp dir, removed after."""
+    with demo_environment() as demo:
+        return run_app(
+            store_root=demo.root,
+            cwd=str(demo.default_workspace),
+            all_workspaces=all_workspaces,
+            resume=resume,
+        )

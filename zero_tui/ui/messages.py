@@ -15,11 +15,12 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # annotations only
     from zero_tui.agent.engine import ExecRun
+    from zero_tui.agent.guarded_delete import Deletion
     from zero_tui.agent.outcome import RunOutcome
     from zero_tui.agent.stream import AgentEvent
-    from zero_tui.agent.zero_commands import Grant, RewindPlan, RewindResult
+    from zero_tui.agent.zero_commands import CostEstimate, Grant, RewindPlan, RewindResult
     from zero_tui.clipboard import CopyResult
-    from zero_tui.commands import CostEstimate, ExportRequest, Outcome
+    from zero_tui.commands import ExportRequest, Outcome
     from zero_tui.picker.content_search import ContentOutcome
     from zero_tui.picker.loader import LoadStage
     from zero_tui.picker.preview_data import PreviewData
@@ -165,7 +166,7 @@ class SessionDeleted(Message):
     """A delete from the picker finished (in a worker): moved to the trash, or why not."""
 
     session_id: str
-    outcome: Outcome
+    outcome: Deletion
 
 
 @dataclass

@@ -2,7 +2,7 @@
 models and workspaces, and Zero's own cost estimate where Zero can give one.
 
 The figures are `zero usage report`'s (`transcript.usage`), read in a worker; the cost is
-asked of Zero (`commands.estimate_cost`) after the figures are shown. Zero's report has no
+asked of Zero (`zero_commands.estimate_cost`) after the figures are shown. Zero's report has no
 workspace filter, so the cost is shown for every workspace, and this workspace's view says
 so. Enter on a session opens it; Esc comes back here.
 """
@@ -23,7 +23,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from zero_tui.commands import CostEstimate
+from zero_tui.agent.zero_commands import CostEstimate
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.usage import Tokens
 from zero_tui.text.labels import WEEKDAYS, cost_label, counted, display_title, one_line
@@ -129,7 +129,7 @@ class UsageScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
     def _load(self, today: date) -> None:
-        from zero_tui.commands import estimate_cost
+        from zero_tui.agent.zero_commands import estimate_cost
         from zero_tui.transcript.usage import UsageCancelled, usage_overviews
 
         worker = get_current_worker()

@@ -2,13 +2,13 @@
 
 `delete(row, running)` refuses a session an agent is writing now (one line, the CLI's
 words), else asks first in a `ConfirmDialog` naming the session, and only on yes moves it
-to zero-tui's trash in a worker, through `commands.delete_session`, the CLI's `delete`.
+to zero-tui's trash in a worker, through `guarded_delete.delete_session`, the CLI's `delete`.
 The worker posts `SessionDeleted`; the widget says how it went and counts the trash again,
 and the message goes on up to the screen, which takes the row out. `count()` reads how many
 of the store's sessions are in the trash in a worker, posting `TrashCounted`; the picker
 asks it again whenever the store changes (a delete or restore elsewhere) and on ctrl+r.
 The delete itself asks once more, under the session's lock, whether anyone could be
-writing it (`commands.delete_session`): the row's running mark is only what was seen.
+writing it (`guarded_delete.delete_session`): the row's running mark is only what was seen.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from __future__ import annotations
 from textual import work
 from textual.widget import Widget
 
+from zero_tui.agent.guarded_delete import delete_session
 from zero_tui.agent.running import Running
-from zero_tui.commands import delete_session, running_refusal
+from zero_tui.commands import running_refusal
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.store import SessionStore
 from zero_tui.ui.messages import SessionDeleted, TrashCounted
