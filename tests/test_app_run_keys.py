@@ -4,6 +4,7 @@ while a run streams asks before the streamed answer is lost."""
 
 from __future__ import annotations
 
+import pytest
 from agent_fixtures import AgentSandbox
 from keys import burst
 from test_app_agent import outcome_text
@@ -30,7 +31,7 @@ async def test_ctrl_c_with_no_run_says_which_key_quits(fake_agent: AgentSandbox)
         await opened(pilot, sid)
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: bool(notes(pilot)))
-        assert notes(pilot)[-1] == "ctrl+q quits zero-tui"
+        assert notes(pilot)[-1] == "ctrl+q quits zero-tui, and so does ctrl+c again"
         assert pilot.app.is_running
 
 
@@ -59,3 +60,24 @@ async def test_ctrl_q_with_no_run_quits_at_once(fake_agent: AgentSandbox) -> Non
         await opened(pilot, sid)
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: not pilot.app.is_running)
+
+
+@pytest.mark.parametrize("note_up", [True, False])
+async def test_ctrl_c_again_while_its_note_is_up_quits(
+    fake_agent: AgentSandbox, note_up: bool
+) -> None:
+    sid = fake_agent.new_session()
+    app = app_for(fake_agent, sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot, sid)
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: len(notes(pilot)) == 1)
+        if not note_up:
+            app._quit_note_at -= app.NOTIFICATION_TIMEOUT  # as if the note had timed out
+        await pilot.press("ctrl+c")
+        if note_up:
+            await wait_until(pilot, lambda: not pilot.app.is_running)
+        else:
+            await wait_until(pilot, lambda: len(notes(pilot)) == 2)  # says it again
+            assert pilot.app.is_running
+    assert app.return_code == (0 if note_up else None)  # None: the test ended it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path, PurePath
@@ -78,6 +79,7 @@ class ZeroApp(App[None]):
         self.copier = copier or terminal_copier(self)
         self._engine: ExecEngine | None = None
         self.run_settings = RunSettings()
+        self._quit_note_at = float("-inf")  # when ctrl+c last said how to quit
 
     @property
     def engine(self) -> ExecEngine:
@@ -117,14 +119,19 @@ class ZeroApp(App[None]):
     def action_help_quit(self) -> None:
         """ctrl+c (Textual's binding, once the focused widget had nothing to copy): cancels
         the run in flight as Esc does, as Codex and Claude Code do; otherwise says which key
-        quits. Textual's own note is markup, which our literal notifications would show."""
+        quits, and a second ctrl+c while that note is up quits as ctrl+q does (a streaming
+        run still asks first). Textual's own note is markup, which ours would show."""
         screen = self.screen
         if isinstance(screen, CommandScreen) and screen.run_in_flight:
             screen.action_cancel_run()
             return
+        if time.monotonic() - self._quit_note_at < self.NOTIFICATION_TIMEOUT:
+            self.call_next(self.action_quit)
+            return
         for key, active in self.active_bindings.items():
             if active.binding.action in ("quit", "app.quit"):
-                self.notify(f"{key} quits zero-tui", title="Quit")
+                self._quit_note_at = time.monotonic()
+                self.notify(f"{key} quits zero-tui, and so does ctrl+c again", title="Quit")
                 return
 
     async def action_quit(self) -> None:
