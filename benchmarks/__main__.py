@@ -31,6 +31,7 @@ from typing import Any
 from benchmarks import (
     export_bench,
     hosts_bench,
+    keys_bench,
     live_bench,
     local_sshd,
     picker_bench,
@@ -555,6 +556,53 @@ def versus_zero_rows(versus: zero_bench.Versus, sizes: list[int], main: int) -> 
     ]
 
 
+@dataclass(frozen=True)
+class KeyRow:
+    figures: keys_bench.KeyFigures
+    ratio: float | None  # CPU per key against the bare Input app's (None: the app itself)
+    ok: bool | None  # within the goal; None where there is no goal (the bare app, Zero)
+
+
+def keys_rows(figures: Sequence[keys_bench.KeyFigures]) -> list[KeyRow]:
+    """The `keys` section: zero-tui's actions are held to keys_bench.GOAL x the bare app."""
+    bare = keys_bench.bare_cpu_per_key(figures)
+    rows = []
+    for item in figures:
+        ratio = item.cpu_per_key_s / bare if bare > 0 else None
+        held = item.program == "zero-tui" and ratio is not None
+        rows.append(
+            KeyRow(
+                item,
+                None if item.program.startswith("bare") else ratio,
+                (ratio is not None and ratio <= keys_bench.GOAL) if held else None,
+            )
+        )
+    return rows
+
+
+def render_keys(rows: Sequence[KeyRow]) -> str:
+    """The `keys` table: one line per program, store and action."""
+    header = ["Keys: action", "program", "store", "CPU per key", "vs bare Input"]
+    header += ["latency p50", "latency p95", "budget", ""]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        item = row.figures
+        never = f" ({item.unchanged} of {item.keys} never drawn)" if item.unchanged else ""
+        cells = [
+            item.action + never,
+            item.program,
+            item.store,
+            _time(item.cpu_per_key_s),
+            "" if row.ratio is None else _ratio(row.ratio),
+            _time(item.latency_p50_s),
+            _time(item.latency_p95_s),
+            f"≤ {keys_bench.GOAL}x" if row.ok is not None else "",
+            "" if row.ok is None else ("ok" if row.ok else "**over**"),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def render(rows: list[Row], sizes: list[int], main: int) -> str:
     header = ["Figure", *(f"{size:,} sessions" for size in sizes)]
     small = sizes[0]
@@ -599,11 +647,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="runs of each process timing")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each keystroke/query")
     parser.add_argument("--skip-tui", action="store_true", help="no picker vs Zero's TUI (tmux)")
+    parser.add_argument(
+        "--only",
+        choices=["keys"],
+        help="one section alone: keys = CPU and latency per keystroke (tmux)",
+    )
+    parser.add_argument("--keys", type=int, default=20, help="keys sent per keystroke action")
     parser.add_argument("--writes", type=int, default=50, help="writes the live picker follows")
     parser.add_argument(
         "--idle-seconds", type=float, default=15.0, help="how long an idle picker is measured"
     )
     args = parser.parse_args(argv)
+    if args.only == "keys":
+        return print_keys(args.sessions, args.keys, args.events)
     sizes = sorted({args.small, args.sessions} | ({LARGE_SESSIONS} if args.large else set()))
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="zero-tui-benchmarks-") as temp:
@@ -664,6 +720,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     )
     print("; ".join([f"vs Zero: {versus.describe()}", *versus.notes]))
+    if not args.skip_tui and shutil.which("tmux") is not None:
+        print()
+        print_keys(args.sessions, args.keys, args.events)
+    return 0
+
+
+def print_keys(sessions: int, keys: int, events: int) -> int:
+    """The `keys` section (benchmarks.keys_bench), as its own table."""
+    _say("keystrokes, in tmux")
+    started = time.perf_counter()
+    figures = keys_bench.run(sessions, keys, events)
+    print(render_keys(keys_rows(figures)))
+    zero = zero_bench.find_zero()[0]
+    print(
+        f"\n{keys} keys per action, CPU of the process tree less its idle CPU; "
+        f"{os.cpu_count()} CPUs; taken in {time.perf_counter() - started:.0f} s"
+        + ("" if zero is not None else "; no Zero to compare with")
+    )
     return 0
 
 
