@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.reactive import var
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import REGISTRY, Context, ScreenAction
@@ -52,7 +52,9 @@ from zero_tui.ui.screens.command_screen import screen_bindings
 from zero_tui.ui.screens.picker_keys import PickerKeys
 from zero_tui.ui.widgets.composer import Composer, SlashComplete
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
+from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.session_trash import SessionTrash
+from zero_tui.ui.widgets.steady_footer import SteadyFooter
 from zero_tui.ui.widgets.store_feed import StoreFeed
 
 
@@ -86,6 +88,7 @@ class PickerScreen(PickerKeys):
         self._cache_dir = cache_dir
         self._clock = clock
         self._rescan: tuple[int, ScopeKey, tuple[PickerRow, ...]] | None = None  # ctrl+r
+        self._highlighted = True  # a row is highlighted (check_action's word before mount)
         first = PickerState(str(store.root), workspace, all_workspaces=all_workspaces)
         self.set_reactive(PickerScreen.state, first)
 
@@ -119,7 +122,7 @@ class PickerScreen(PickerKeys):
             clock=self._clock,
             id="feed",
         )
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         if not composed(self):
@@ -138,14 +141,15 @@ class PickerScreen(PickerKeys):
         self.body.state = state
         status = state.status()
         if old is None or status != old.status():
-            self.query_one("#status", Static).update(status)
+            # one line whatever it says: no layout of the screen for it
+            self.query_one("#status", Static).update(status, layout=False)
         empty_store = state.store_total == 0
         self.query_one("#empty-state").display = empty_store
         self.body.display = not empty_store
         if empty_store:
             self.query_one("#empty-state", Static).update(state.empty_state())
         if old is None or old.title() != state.title():
-            self.query_one("#picker-title", Static).update(state.title())
+            self.query_one("#picker-title", Static).update(state.title(), layout=False)
             self.composer.placeholder = state.placeholder()
         if old is not None and old.offer_facts() != state.offer_facts():
             self.refresh_bindings()
@@ -256,6 +260,14 @@ class PickerScreen(PickerKeys):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         highlighted = not self.is_mounted or self.session_list.highlighted_row is not None
         return self.state.offers(action, parameters, row_highlighted=highlighted)
+
+    @on(SessionList.Highlighted)
+    def _row_highlighted(self, event: SessionList.Highlighted) -> None:
+        """The keys that act on a row come and go with a highlighted row, not with each move."""
+        highlighted = event.row is not None
+        if highlighted != self._highlighted:
+            self._highlighted = highlighted
+            self.refresh_bindings()
 
     # --- keys that change the state -------------------------------------------------------
 

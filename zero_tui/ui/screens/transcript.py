@@ -18,7 +18,6 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import var
-from textual.widgets import Footer
 
 from zero_tui.agent.engine import ExecEngine, RunRequest
 from zero_tui.agent.settings import RunSettings
@@ -42,6 +41,7 @@ from zero_tui.ui.widgets.agent_pane import (
 from zero_tui.ui.widgets.composer import EditorRun, PromptEditor, SlashComplete
 from zero_tui.ui.widgets.find_bar import FindBar
 from zero_tui.ui.widgets.live_turn import LiveTurn
+from zero_tui.ui.widgets.steady_footer import SteadyFooter
 from zero_tui.ui.widgets.transcript_log import TranscriptLog
 
 __all__ = ["READ_ONLY_NOTICE", "TranscriptCommands", "TranscriptScreen"]
@@ -132,7 +132,7 @@ class TranscriptScreen(TurnActions):
         yield SlashComplete(id="slash-complete")
         yield RunStatusLine(id="run-status").data_bind(status=TranscriptScreen.run_status)
         yield PromptEditor(Context.TRANSCRIPT, placeholder=EDITOR_HINT, id="composer")
-        yield Footer()
+        yield SteadyFooter()
 
     @property
     def loaded(self) -> bool:

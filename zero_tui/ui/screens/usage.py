@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -33,6 +33,7 @@ from zero_tui.ui.messages import OpenSession, UsageCostLoaded, UsageLoaded, Usag
 from zero_tui.ui.mounting import composed
 from zero_tui.ui.widgets.day_chart import DayChart
 from zero_tui.ui.widgets.ranked_table import RankedTable, share_label
+from zero_tui.ui.widgets.steady_footer import SteadyFooter
 
 MUTED = "$text-muted"
 ASKING_ZERO = "Zero's cost estimate: asking `zero usage report`…"
@@ -116,7 +117,7 @@ class UsageScreen(Screen[None]):
                 with Vertical(classes="usage-panel"):
                     yield Static(Content("Workspaces"), classes="usage-heading")
                     yield RankedTable(id="usage-workspaces")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         if not composed(self):

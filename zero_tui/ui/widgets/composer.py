@@ -22,7 +22,9 @@ from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
@@ -181,6 +183,7 @@ class _CompletingEditor(OrderedKeys):
     """What the two editors share: the completion list, Esc, Tab and the Run message."""
 
     completion: SlashCompletion
+    _keys_offered: tuple[bool, bool] | None = None  # what the footer last heard
 
     @property
     def text_value(self) -> str:
@@ -237,7 +240,12 @@ class _CompletingEditor(OrderedKeys):
 
     def editor_changed(self, text: str) -> None:
         self.completion.text_changed(text)
-        self.refresh_bindings()  # Esc and Tab may have changed hands
+        # Esc and Tab change hands with the first character or the completion list, not
+        # with every key: a refresh of the bindings redraws the whole footer.
+        offered = (self.completing, bool(text))
+        if offered != self._keys_offered:
+            self._keys_offered = offered
+            self.refresh_bindings()
 
     def action_escape(self) -> None:
         if self.completing:
@@ -258,6 +266,11 @@ class _CompletingEditor(OrderedKeys):
 
 class Composer(_CompletingEditor, Input):
     """The picker's query line: a filter, or a slash command (the screen decides)."""
+
+    # Input sets its virtual size to the text's width at every key, and Widget's reactive
+    # lays the whole screen out again for it. The line is one row of fixed width and has
+    # no scrollbar: its scrolling reads the virtual size, the layout does not.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "escape", "Clear"),

@@ -18,7 +18,7 @@ from textual import events, on
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -58,8 +58,9 @@ class SessionList(ScrollView, can_focus=False):
         "session-list--running",
     }
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
-    """Index of the highlighted row in the current order."""
+    cursor: var[int] = var(0, always_update=True, init=False)
+    """Index of the highlighted row in the current order. A `var`: its watcher redraws the
+    two rows it moved between, not the whole list."""
 
     class Highlighted(Message):
         """The highlighted row changed (None when the list is empty); `by_user`: the user
@@ -129,8 +130,22 @@ class SessionList(ScrollView, can_focus=False):
             rows, order, highlight, show_workspace=show_workspace, snippets=snippets, notes=notes
         )
         self._invalidate()
-        self.virtual_size = Size(0, len(shown.order) * shown.lines_per_row)
+        self._set_virtual_height(len(shown.order) * shown.lines_per_row)
         self.cursor = max(0, min(cursor, len(shown.order) - 1))
+
+    def _set_virtual_height(self, lines: int) -> None:
+        """The rows' height, laid out again only when the scrollbar comes or goes: a layout
+        of the screen at every key of a query costs more than drawing the rows."""
+        size = Size(0, lines)
+        if size == self.virtual_size:
+            return
+        height = self.container_size.height
+        if not height or (self.virtual_size.height > height) != (lines > height):
+            self.virtual_size = size  # the scrollbar comes or goes: the width of the rows
+            return
+        self.set_reactive(SessionList.virtual_size, size)
+        self._scroll_update(size)  # Textual's own step after a layout: scrollbar and scroll
+        self.refresh()
 
     def snippet_at(self, line: int) -> SnippetLine | None:
         """The snippet under the row at display `line`, if any."""

@@ -1,0 +1,151 @@
+"""A keystroke redraws what it changed, and nothing else (issue 26): counted on what Textual
+did — footer recomposes, `FooterKey`s made, layouts of the screen, full redraws of the
+list — never on time."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conftest import StoreBuilder, chat, fixed_clock, settle
+from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets._footer import FooterKey
+
+from zero_tui.ui.app import ZeroApp, make_app
+from zero_tui.ui.screens.picker import PickerScreen
+from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets.session_list import SessionList
+from zero_tui.ui.widgets.steady_footer import SteadyFooter
+
+W = "/home/u/proj"
+SIZE = (120, 36)
+
+
+@pytest.fixture
+def done(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """What Textual did, counted: `recompose` (the footer), `footer_key` (FooterKeys
+    made), `layout` (the screen laid out), `list_redrawn` (the whole session list)."""
+    counts: Counter[str] = Counter()
+
+    def counting(cls: type, name: str, label: str) -> None:
+        original = getattr(cls, name)
+
+        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            counts[label] += 1
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, name, counted)
+
+    counting(SteadyFooter, "recompose", "recompose")
+    counting(FooterKey, "__init__", "footer_key")
+    counting(Screen, "_refresh_layout", "layout")
+    refresh = SessionList.refresh
+
+    def list_refresh(self: SessionList, *regions: Region, **kwargs: Any) -> Any:
+        if not regions:
+            counts["list_redrawn"] += 1
+        return refresh(self, *regions, **kwargs)
+
+    monkeypatch.setattr(SessionList, "refresh", list_refresh)
+    return counts
+
+
+def picker_app(make_store: Callable[..., StoreBuilder]) -> ZeroApp:
+    """The picker over three sessions, two of them starting with "fi"."""
+    builder = make_store()
+    builder.add("s-fix", title="Fix parser", cwd=W, updated_at="2026-07-04T11:00:00Z")
+    builder.add("s-fin", title="Find the leak", cwd=W, updated_at="2026-07-03T11:00:00Z")
+    builder.add("s-doc", title="Write docs", cwd=W, updated_at="2026-07-02T11:00:00Z")
+    return make_app(builder.store, cwd=W, clock=fixed_clock())
+
+
+async def type_keys(pilot: Pilot[Any], keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+def footer_keys(pilot: Pilot[Any]) -> list[str]:
+    return [str(key.description) for key in pilot.app.screen.query(FooterKey)]
+
+
+async def test_a_query_key_neither_recomposes_the_footer_nor_lays_out_the_screen(
+    make_store: Callable[..., StoreBuilder], done: Counter[str]
+) -> None:
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, PickerScreen)
+        await type_keys(pilot, "f")  # the first character: Esc clears now (the footer says so)
+        assert "Clear" in footer_keys(pilot)
+        done.clear()
+        await type_keys(pilot, "ix")
+        await pilot.press("backspace", "backspace")
+        await settle(pilot)
+        assert app.screen.query_one("#query").value == "f"  # type: ignore[attr-defined]
+        assert done["recompose"] == 0
+        assert done["footer_key"] == 0
+        assert done["layout"] == 0
+
+
+async def test_moving_the_highlight_redraws_two_rows_not_the_list(
+    make_store: Callable[..., StoreBuilder], done: Counter[str]
+) -> None:
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        done.clear()
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        for key in ("down", "down", "up"):
+            await pilot.press(key)
+            await settle(pilot)
+        row = screen.session_list.highlighted_row
+        assert row is not None
+        assert row.session_id == "s-fin"
+        assert done["list_redrawn"] == 0
+        assert done["recompose"] == 0
+
+
+async def test_the_footer_follows_the_keys_when_they_do_change(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """A query that leaves no row takes the row's keys out of the footer; deleting it
+    brings them back (the footer is no longer redrawn at every key to catch this)."""
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Delete" in footer_keys(pilot)
+        await type_keys(pilot, "zzq")
+        await settle(pilot)
+        assert "Delete" not in footer_keys(pilot)
+        assert "Clear" in footer_keys(pilot)
+        for _ in range(3):
+            await pilot.press("backspace")
+        await settle(pilot)
+        assert "Delete" in footer_keys(pilot)
+        assert "Clear" not in footer_keys(pilot)
+
+
+async def test_a_composer_key_neither_recomposes_the_footer_nor_lays_out_the_screen(
+    make_store: Callable[..., StoreBuilder], done: Counter[str]
+) -> None:
+    builder = make_store("data/zero/sessions")
+    builder.add("s1", title="A chat", cwd=W, events=chat())
+    app = make_app(builder.store, cwd=W, resume="s1", clock=fixed_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        await type_keys(pilot, "h")
+        done.clear()
+        await type_keys(pilot, "ello")
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert app.screen.composer.text == "hell"
+        assert done["recompose"] == 0
+        assert done["footer_key"] == 0
+        assert done["layout"] == 0
