@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -143,6 +144,22 @@ async def no_cursor_blink(pilot: Pilot[Any]) -> None:
     for area in pilot.app.screen.query(TextArea):
         area.cursor_blink = False
     await pilot.pause()
+
+
+HANG_SECONDS = 120.0
+"""How long a wait on a condition goes on before a test says it hung: a bound on a hang,
+never a timing assertion (a machine under load may take long; budgets are the benchmark's)."""
+
+
+async def wait_until(
+    pilot: Pilot[Any], condition: Callable[[], bool], what: str = "the condition"
+) -> None:
+    """Let the app run until `condition()` holds."""
+    deadline = time.monotonic() + HANG_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never: {what}")
+        await pilot.pause(0.02)
 
 
 async def settle(pilot: Pilot[Any]) -> None:

@@ -14,9 +14,10 @@ from typing import Any, ClassVar
 
 import pytest
 from agent_fixtures import AgentSandbox
+from conftest import wait_until
 from keys import burst
 from rich.console import Console
-from test_transcript_screen import screen_text, wait_until
+from test_transcript_screen import screen_text
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -111,7 +112,7 @@ def stored(sandbox: AgentSandbox, session_id: str) -> list[tuple[str, object]]:
 
 
 async def finished(pilot: Pilot[Any], screen: TranscriptScreen) -> None:
-    await wait_until(pilot, lambda: not screen.running and not screen.live.shown, rounds=500)
+    await wait_until(pilot, lambda: not screen.running and not screen.live.shown)
 
 
 async def test_a_prompt_streams_and_the_stored_rows_replace_it(fake_agent: AgentSandbox) -> None:
@@ -120,7 +121,7 @@ async def test_a_prompt_streams_and_the_stored_rows_replace_it(fake_agent: Agent
         screen = await ready(pilot)
         await send(pilot, "slow 8")
         await wait_until(pilot, lambda: screen.running)
-        await wait_until(pilot, lambda: "chunk 3" in screen.live.blocks_text(), rounds=500)
+        await wait_until(pilot, lambda: "chunk 3" in screen.live.blocks_text())
         assert screen.composer.text == ""  # sent: the editor is cleared
         status = str(screen.query_one("#run-status", Static).visual)
         assert "running" in status
@@ -141,7 +142,7 @@ async def test_a_prompt_streams_and_the_stored_rows_replace_it(fake_agent: Agent
 
 async def cancelled(pilot: Pilot[Any], screen: TranscriptScreen) -> None:
     """The run is over, and its partial answer is what the live turn keeps."""
-    await wait_until(pilot, lambda: not screen.running and screen.live.kept, rounds=500)
+    await wait_until(pilot, lambda: not screen.running and screen.live.kept)
 
 
 async def test_escape_cancels_a_run_and_keeps_its_partial_answer(
@@ -151,7 +152,7 @@ async def test_escape_cancels_a_run_and_keeps_its_partial_answer(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "hang")
-        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text(), rounds=500)
+        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text())
         await pilot.press("escape")  # cancels; does not leave the screen
         await cancelled(pilot, screen)
         assert pilot.app.screen is screen
@@ -159,7 +160,7 @@ async def test_escape_cancels_a_run_and_keeps_its_partial_answer(
         # the rows show what Zero stored (the prompt, `interrupted`); under them, the text
         # it streamed and did not store, said to be so
         assert screen.live.blocks_text().strip() == "waiting"
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "is not stored" in whole_screen(pilot))
         text = whole_screen(pilot)
         assert "error: interrupted" in text
         assert "Cancelled while answering" in text
@@ -178,7 +179,7 @@ async def test_a_second_prompt_while_running_is_refused_and_kept(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "hang")
-        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text(), rounds=500)
+        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text())
         await send(pilot, "another")
         await wait_until(pilot, lambda: screen.composer.text == "another")
         await pilot.press("escape")  # the editor's Esc clears the text first
@@ -192,7 +193,7 @@ async def test_new_is_refused_while_a_run_is_in_progress(fake_agent: AgentSandbo
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "hang")
-        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text(), rounds=500)
+        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text())
         await send(pilot, "/new")
         refusal = "a run is in progress: press Esc to cancel it first"
 
@@ -239,9 +240,10 @@ async def test_retry_and_edit_with_nothing_to_recall(fake_agent: AgentSandbox) -
     async with AgentApp(fake_agent, None).run_test(size=SIZE) as pilot:
         screen = await ready(pilot, new=True)
         await send(pilot, "/retry")
-        await pilot.pause(0.2)
         await send(pilot, "/edit")
-        await pilot.pause(0.2)
+        await wait_until(
+            pilot, lambda: any("recall" in n.message for n in pilot.app._notifications)
+        )
         messages = [n.message for n in pilot.app._notifications]
         assert "no previous prompt to resend." in messages
         assert "no previous prompt to recall." in messages
@@ -271,7 +273,7 @@ async def test_a_missing_agent_is_one_line_and_the_prompt_is_kept(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "hello")
-        await wait_until(pilot, lambda: bool(outcome_text(screen)), rounds=300)
+        await wait_until(pilot, lambda: bool(outcome_text(screen)))
         assert "no-such-zero" in outcome_text(screen)
         assert "go install github.com/Gitlawb/zero/cmd/zero@latest" in outcome_text(screen)
         assert screen.composer.text == "hello"
@@ -304,7 +306,8 @@ async def test_model_and_auto_are_shown_and_passed(fake_agent: AgentSandbox) -> 
         screen = await ready(pilot)
         await send(pilot, "/model gpt-5-mini")
         await send(pilot, "/auto high")
-        await pilot.pause(0.2)
+        run_status = screen.query_one("#run-status", Static)
+        await wait_until(pilot, lambda: "auto: high" in str(run_status.visual))
         status = str(screen.query_one("#run-status", Static).visual)
         assert "model: gpt-5-mini" in status
         assert "auto: high" in status
@@ -312,7 +315,7 @@ async def test_model_and_auto_are_shown_and_passed(fake_agent: AgentSandbox) -> 
         notes = [note.message for note in pilot.app._notifications]
         assert "autonomy for the next runs: high — their tools run without asking first" in notes
         await send(pilot, "slow 10")
-        await wait_until(pilot, lambda: "chunk 1" in screen.live.blocks_text(), rounds=500)
+        await wait_until(pilot, lambda: "chunk 1" in screen.live.blocks_text())
         live = screen.live.blocks_text()
         assert "Unsafe permissions are active for this run because --auto high was passed." in live
         turn = screen.agent.turn
@@ -346,7 +349,10 @@ async def test_a_session_zero_cannot_continue_says_so_before_anything_runs(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "continue please")
-        await pilot.pause(0.2)
+        await wait_until(
+            pilot,
+            lambda: any("not resumable" in n.message for n in pilot.app._notifications),
+        )
         messages = [n.message for n in pilot.app._notifications]
         assert any("Zero session is not resumable: zero_child" in m for m in messages)
         assert not screen.running
@@ -370,7 +376,9 @@ async def test_a_store_zero_cannot_write_is_browse_only(
         status = str(screen.query_one("#run-status", Static).visual)
         assert status.startswith("browse-only: Zero continues only sessions of a store at")
         await send(pilot, "hello")
-        await pilot.pause(0.2)
+        await wait_until(
+            pilot, lambda: any("browse-only" in n.message for n in pilot.app._notifications)
+        )
         notes = [note.message for note in pilot.app._notifications]
         assert any("is not one: a --store elsewhere is browse-only" in n for n in notes)
         assert not screen.running

@@ -20,11 +20,12 @@ from typing import Any
 
 import pytest
 from agent_fixtures import AgentSandbox
+from conftest import wait_until
 from model_server import Failure, ModelServer, Response, serve, stalled, text_answer, tool_call
 from test_agent_real import UNKNOWN_MODEL, point_at, stored
 from test_agent_real import real_agent as real_agent  # the fixture
 from test_app_agent import SIZE, AgentApp, outcome_text, ready, send, whole_screen
-from test_transcript_screen import screen_text, wait_until
+from test_transcript_screen import screen_text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -34,8 +35,6 @@ from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets import agent_pane
 
 pytestmark = pytest.mark.agent
-
-ROUNDS = 1500  # 0.02 s each: bounds a hang of the real agent, asserts nothing on time
 
 
 @contextmanager
@@ -66,9 +65,7 @@ def watch_live(screen: TranscriptScreen) -> list[str]:
 
 async def finished(pilot: Pilot[Any], screen: TranscriptScreen) -> None:
     """The run is over and the rows from the store have replaced the live turn."""
-    await wait_until(
-        pilot, lambda: not screen.running and not screen.live.shown and screen.loaded, ROUNDS
-    )
+    await wait_until(pilot, lambda: not screen.running and not screen.live.shown and screen.loaded)
     await pilot.pause()
 
 
@@ -148,11 +145,10 @@ async def test_a_stalled_stream_is_cancelled_with_escape(real_agent: AgentSandbo
                 lambda: (
                     "Thinking about it" in screen.live.blocks_text() and server.stalled.is_set()
                 ),
-                ROUNDS,
             )
             assert screen.running
             await pilot.press("escape")  # the editor is empty: Esc cancels the run
-            await wait_until(pilot, lambda: not screen.running and screen.live.kept, ROUNDS)
+            await wait_until(pilot, lambda: not screen.running and screen.live.kept)
             assert pilot.app.screen is screen
             assert outcome_text(screen) == "■ Run cancelled."
             # what was streamed, which Zero does not store, stays under the stored rows
@@ -184,9 +180,9 @@ async def test_a_session_removed_mid_run_is_said_and_what_was_shown_stays(
         async with app.run_test(size=SIZE) as pilot:
             screen = await ready(pilot)
             await send(pilot, "count to three")
-            await wait_until(pilot, lambda: "one" in screen.live.blocks_text(), ROUNDS)
+            await wait_until(pilot, lambda: "one" in screen.live.blocks_text())
             shutil.rmtree(real_agent.store.session_dir(session))
-            await wait_until(pilot, lambda: not screen.running, ROUNDS)
+            await wait_until(pilot, lambda: not screen.running)
             notes = outcome_text(screen)
             assert notes.startswith("✖ This session was removed while the run was in flight")
             assert "⚠ zero: WARNING: session not fully recorded: open zero session lock:" in notes
@@ -237,7 +233,7 @@ async def test_a_rate_limited_run_says_it_waits_and_zero_prints_no_retries(
                 seen.append(str(screen.query_one("#run-status", Static).visual))
                 return not screen.running and not screen.live.shown
 
-            await wait_until(pilot, watch, ROUNDS)
+            await wait_until(pilot, watch)
             assert outcome_text(screen) == (
                 "✖ The run failed: its error is above. — " + HINTS[Category.RATE_LIMIT]
             )
@@ -259,7 +255,7 @@ async def test_a_torn_tail_is_cut_and_zero_continues_the_session(
             await finished(pilot, screen)
             notes = outcome_text(screen)
             assert notes.startswith("⚠ Before the run: the log's last line was torn")
-            await wait_until(pilot, lambda: "Still here." in screen_text(pilot), ROUNDS)
+            await wait_until(pilot, lambda: "Still here." in screen_text(pilot))
     assert log.read_bytes().startswith(healthy)
     assert stored(real_agent.store, session)[-1] == (
         "message",
@@ -299,7 +295,7 @@ async def test_a_zero_exec_running_on_the_session_refuses_a_second_run(
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "concurrent prompt")
-        await wait_until(pilot, lambda: bool(outcome_text(screen)), ROUNDS)
+        await wait_until(pilot, lambda: bool(outcome_text(screen)))
         assert f"running in a `zero` process (pid {other.pid})" in outcome_text(screen)
         assert screen.composer.text == "concurrent prompt"
     prompts = [p for t, p in stored(real_agent.store, session) if t == "message"]

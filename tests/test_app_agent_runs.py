@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from agent_fixtures import AgentSandbox
+from conftest import wait_until
 from fake_zero import UNREACHABLE_MESSAGE
 from test_app_agent import (
     SIZE,
@@ -29,7 +30,7 @@ from test_app_agent import (
     stored,
     whole_screen,
 )
-from test_transcript_screen import screen_text, wait_until
+from test_transcript_screen import screen_text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -113,7 +114,7 @@ async def test_a_session_another_zero_tui_runs_is_refused_and_followed(
         where = f"in another zero-tui (pid {another_zero_tui.pid})"
         await wait_until(pilot, lambda: f"● running {where}" in header(screen))
         await send(pilot, "second run")
-        await wait_until(pilot, lambda: bool(outcome_text(screen)), rounds=300)
+        await wait_until(pilot, lambda: bool(outcome_text(screen)))
         assert outcome_text(screen) == (
             f"✖ Not sent: this session is running {where}. The transcript follows that run "
             "live, read-only; send again once it has ended (your prompt is kept)."
@@ -129,7 +130,7 @@ async def test_a_session_another_zero_tui_runs_is_refused_and_followed(
         another_zero_tui.kill()
         another_zero_tui.wait()
         aged(fake_agent, "zero_s1")
-        await wait_until(pilot, lambda: "● running" not in header(screen), rounds=300)
+        await wait_until(pilot, lambda: "● running" not in header(screen))
         await pilot.press("enter")
         await finished(pilot, screen)
     prompts = [p for t, p in stored(fake_agent, "zero_s1")[len(before) :] if t == "message"]
@@ -163,9 +164,9 @@ async def test_a_zero_process_naming_the_session_is_refused(
     async with AgentApp(fake_agent, "zero_s1").run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         where = f"in a `zero` process (pid {zero_process.pid})"
-        await wait_until(pilot, lambda: where in header(screen), rounds=300)
+        await wait_until(pilot, lambda: where in header(screen))
         await send(pilot, "concurrent prompt")
-        await wait_until(pilot, lambda: bool(outcome_text(screen)), rounds=300)
+        await wait_until(pilot, lambda: bool(outcome_text(screen)))
         assert where in outcome_text(screen)
         assert screen.composer.text == "concurrent prompt"
     assert stored(fake_agent, "zero_s1") == before  # no second run interleaved
@@ -176,10 +177,10 @@ async def test_this_zero_tuis_own_run_marks_the_header(fake_agent: AgentSandbox)
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "hang")
-        await wait_until(pilot, lambda: "● running in this zero-tui" in header(screen), 300)
+        await wait_until(pilot, lambda: "● running in this zero-tui" in header(screen))
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not screen.running, rounds=500)
-        await wait_until(pilot, lambda: "● running" not in header(screen), rounds=300)
+        await wait_until(pilot, lambda: not screen.running)
+        await wait_until(pilot, lambda: "● running" not in header(screen))
 
 
 # --- a healthy log first -----------------------------------------------------------------
@@ -215,7 +216,7 @@ async def test_a_damaged_log_refuses_the_run_and_keeps_the_prompt(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "continue please")
-        await wait_until(pilot, lambda: bool(outcome_text(screen)), rounds=300)
+        await wait_until(pilot, lambda: bool(outcome_text(screen)))
         notes = outcome_text(screen)
         assert notes.startswith(f"✖ Not continuing: {log}:2: ")
         assert notes.endswith(f"see zero-tui check {sid}.")
@@ -230,7 +231,7 @@ async def test_a_usage_error_before_run_start_keeps_the_prompt(fake_agent: Agent
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "exit 2")
-        await wait_until(pilot, lambda: not screen.running and bool(outcome_text(screen)), 500)
+        await wait_until(pilot, lambda: not screen.running and bool(outcome_text(screen)))
         assert outcome_text(screen) == "✖ fake zero: a usage error, as the prompt asked"
         assert screen.composer.text == "exit 2"  # Zero stored nothing of it
 
@@ -247,7 +248,7 @@ async def test_stderr_of_a_successful_run_is_shown_under_it(fake_agent: AgentSan
         assert outcome_text(screen) == (
             "⚠ zero: Model gpt-5 does not support image input; ignoring 1 image(s)."
         )
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "⚠ zero: Model gpt-5" in whole_screen(pilot))
         text = whole_screen(pilot)
         assert text.index("● done") < text.index("⚠ zero: Model gpt-5")  # under the run
 
@@ -259,22 +260,26 @@ async def test_a_session_removed_mid_run_keeps_what_was_on_screen(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "vanish")
-        await wait_until(pilot, lambda: not screen.running, rounds=500)
+        await wait_until(pilot, lambda: not screen.running)
         notes = outcome_text(screen)
         assert notes.startswith("✖ This session was removed while the run was in flight")
         assert "⚠ zero: WARNING: session not fully recorded: " in notes
         # the rows and the run as they were on screen, the header still the session's
         assert "the end" in screen.live.blocks_text()
         assert screen.live.prompt == "vanish"
-        await pilot.pause(1.2)  # the log's follower has looked again, and found it gone
+        # the log's follower looks again, and finds it gone
+        await wait_until(
+            pilot, lambda: "This session is no longer in the store" in whole_screen(pilot)
+        )
         text = whole_screen(pilot)
         assert "earlier work" in text
         assert "untitled" not in text
         assert USER_MARKER + "q" in screen_text(pilot)
         assert "This session is no longer in the store" in text
         await send(pilot, "again")
-        await pilot.pause(0.2)
-        assert any("no longer in the store" in note for note in notifications(pilot))
+        await wait_until(
+            pilot, lambda: any("no longer in the store" in note for note in notifications(pilot))
+        )
         assert screen.composer.text == "again"
 
 
@@ -285,7 +290,7 @@ async def test_a_log_replaced_mid_run_is_said_and_the_run_stays(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "replace")
-        await wait_until(pilot, lambda: not screen.running, rounds=500)
+        await wait_until(pilot, lambda: not screen.running)
         assert outcome_text(screen).startswith("✖ This session's log was replaced")
         assert "after" in screen.live.blocks_text()
 
@@ -293,7 +298,7 @@ async def test_a_log_replaced_mid_run_is_said_and_the_run_stays(
             return [line.strip() for line in screen_text(pilot).splitlines()]
 
         # the log as it is now: the first prompt, then what the run appended to it
-        await wait_until(pilot, lambda: "● a" not in rows() and "● after" in rows(), 300)
+        await wait_until(pilot, lambda: "● a" not in rows() and "● after" in rows())
         assert screen.live.prompt == "replace"  # the run as it streamed, under the log as it is
 
 
@@ -320,7 +325,7 @@ async def test_an_output_line_too_long_is_said_plainly(fake_agent: AgentSandbox)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "long-line")
-        await wait_until(pilot, lambda: not screen.running, rounds=1500)
+        await wait_until(pilot, lambda: not screen.running)
         assert outcome_text(screen).endswith(
             "✖ Agent output line too long (over 1 MiB): the run was stopped."
         )
@@ -335,12 +340,12 @@ async def test_a_live_tool_card_is_drawn_as_the_stored_one(fake_agent: AgentSand
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "busy hello.txt")
-        await wait_until(pilot, lambda: "one layout string" in screen.live.blocks_text(), 500)
+        await wait_until(pilot, lambda: "one layout string" in screen.live.blocks_text())
         live = screen.live.blocks_text()
         assert "▸ read_file  hello.txt  ok\n  hello\n  world" in live
         assert '{"path"' not in live
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not screen.running, rounds=500)
+        await wait_until(pilot, lambda: not screen.running)
         await wait_until(pilot, lambda: "▸ read_file  hello.txt  ok" in screen_text(pilot))
 
 
@@ -355,11 +360,11 @@ async def test_the_log_is_not_followed_from_the_moment_a_run_is_sent(
         screen = await ready(pilot)
         assert await screen.send_prompt("busy hello.txt")
         assert not screen.transcript_log.following  # before any message is handled
-        await wait_until(pilot, lambda: "one layout string" in screen.live.blocks_text(), 500)
+        await wait_until(pilot, lambda: "one layout string" in screen.live.blocks_text())
         await pilot.pause(1.0)  # two looks at the log, were it followed
         assert whole_screen(pilot).count(USER_MARKER + "busy hello.txt") == 1
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not screen.running, rounds=500)
+        await wait_until(pilot, lambda: not screen.running)
         assert screen.transcript_log.following
 
 
@@ -368,7 +373,7 @@ async def test_a_new_conversation_is_not_headed_resumed(fake_agent: AgentSandbox
         screen = await ready(pilot, new=True)
         title = screen.query_one("#transcript-title", Static)
         await send(pilot, "slow 30")
-        await wait_until(pilot, lambda: "● running in this zero-tui" in header(screen), 300)
+        await wait_until(pilot, lambda: "● running in this zero-tui" in header(screen))
         assert str(title.visual) == "New conversation"  # named by Zero, not yet read
         await finished(pilot, screen)
         assert str(title.visual) == "slow 30"  # Zero's title for it
@@ -391,7 +396,7 @@ async def test_zeros_reconnects_show_in_the_status_line(fake_agent: AgentSandbox
             seen.append(status(screen))
             return not screen.running
 
-        await wait_until(pilot, watch, rounds=500)
+        await wait_until(pilot, watch)
     assert any("connection lost, reconnecting (1/4)" in line for line in seen), seen
     assert any("connection lost, reconnecting (2/4)" in line for line in seen), seen
 
@@ -407,7 +412,7 @@ async def test_a_quiet_run_says_it_waits_for_the_model(
         screen = await ready(pilot)
         await send(pilot, "quiet 3")
         await wait_until(pilot, lambda: "waiting for the model: no output for" in status(screen))
-        await wait_until(pilot, lambda: not screen.running, rounds=500)
+        await wait_until(pilot, lambda: not screen.running)
         assert "/retry" in outcome_text(screen)
 
 
@@ -433,7 +438,7 @@ async def test_finishing_says_so_and_so_does_escape(fake_agent: AgentSandbox) ->
                 _message, held, _flags, _address = socket.recv_fds(connection, 16, 2)
                 try:
                     connection.sendall(b"k")
-                    await wait_until(pilot, lambda: "finishing…" in status(screen), rounds=500)
+                    await wait_until(pilot, lambda: "finishing…" in status(screen))
                     await pilot.press("escape")
                     await wait_until(pilot, lambda: FINISHING_NOTE in notifications(pilot))
                     assert screen.running
@@ -458,7 +463,7 @@ async def test_a_run_that_cannot_go_on_ends_on_screen(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "hello")
-        await wait_until(pilot, lambda: not screen.running, rounds=300)
+        await wait_until(pilot, lambda: not screen.running)
         assert outcome_text(screen) == "✖ The run could not go on: the registry is on fire"
         assert screen.composer.text == "hello"
 
@@ -473,16 +478,16 @@ async def test_a_run_killed_mid_turn_is_not_taken_for_someone_elses(
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "ignore-sigint")
-        await wait_until(pilot, lambda: "child" in screen.live.blocks_text(), rounds=500)
+        await wait_until(pilot, lambda: "child" in screen.live.blocks_text())
         await pilot.press("escape")  # SIGINT, ignored
         await pilot.press("escape")  # the kill
-        await wait_until(pilot, lambda: not screen.running, rounds=500)
+        await wait_until(pilot, lambda: not screen.running)
         assert stored(fake_agent, sid)[-1] == (
             "message",
             {"content": "ignore-sigint", "role": "user"},
         )
-        await pilot.pause(1.5)  # the header's look at who runs the session
-        assert "● running" not in header(screen)
+        # the header's look at who runs the session
+        await wait_until(pilot, lambda: "● running" not in header(screen))
         await send(pilot, "slow 2")
         await finished(pilot, screen)
         assert "Not sent" not in outcome_text(screen)

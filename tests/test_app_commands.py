@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EventSpec, StoreBuilder, assistant, fixed_clock, user
+from conftest import EventSpec, StoreBuilder, assistant, fixed_clock, user, wait_until
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
@@ -50,14 +50,6 @@ def app_for(builder: StoreBuilder, workspace: Path, recorder: Recorder, **option
     return make_app(
         builder.store, cwd=str(workspace), clock=fixed_clock(), copier=recorder, **options
     )
-
-
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 300) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition never became true")
 
 
 async def opened(pilot: Pilot[Any], session_id: str = "s1") -> TranscriptScreen:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, settle, user
+from conftest import StoreBuilder, assistant, settle, user, wait_until
 from test_app_picker import (
     W,
     highlighted,
@@ -58,14 +58,6 @@ def three(make_store: Callable[..., StoreBuilder]) -> StoreBuilder:
         events=[user("the oldest question"), assistant("the oldest answer")],
     )
     return builder
-
-
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
-    for _ in range(400):  # 8 s at most: the deadline only bounds a hang
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"never: {what}")
 
 
 def rows(pilot: Pilot[Any]) -> list[tuple[str, int, str]]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, chat, fixed_clock, settle, user
+from conftest import StoreBuilder, assistant, chat, fixed_clock, settle, user, wait_until
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -50,6 +51,10 @@ def preview_text(pilot: Pilot[Any]) -> str:
 def highlighted(pilot: Pilot[Any]) -> str | None:
     row = picker(pilot).session_list.highlighted_row
     return row.session_id if row is not None else None
+
+
+def watcher_stopped() -> bool:
+    return not any(thread.name == "zero-tui store watcher" for thread in threading.enumerate())
 
 
 async def type_text(pilot: Pilot[Any], text: str) -> None:
@@ -777,7 +782,7 @@ async def test_ctrl_r_says_what_the_rescan_found(make_store: Callable[..., Store
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         picker(pilot).feed._watch_stop.set()  # what ctrl+r finds, not what the watcher would
-        await pilot.pause(0.2)
+        await wait_until(pilot, watcher_stopped, "the store watcher stopped")
         builder.add("three", title="Third", cwd=W, updated_at="2026-07-04T11:00:00Z")
         builder.add("four", title="Fourth", cwd=W, updated_at="2026-07-04T11:30:00Z")
         builder.store.update_title("two", "Second, renamed")
@@ -825,11 +830,12 @@ async def test_a_failed_screenshot_says_where_and_why(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.deliver_screenshot("shot.svg", str(missing))
-        for _ in range(200):
-            notes = [note.message for note in app._notifications]
-            if any("screenshot" in note.lower() for note in notes):
-                break
-            await pilot.pause(0.02)
+
+        def said() -> list[str]:
+            return [note.message for note in app._notifications]
+
+        await wait_until(pilot, lambda: any("screenshot" in note.lower() for note in said()))
+        notes = said()
         failed = [note for note in notes if note.startswith("Failed to save the screenshot: ")]
         assert len(failed) == 1
         assert str(missing) in failed[0]

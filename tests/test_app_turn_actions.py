@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_fixtures import AgentSandbox
-from conftest import EventSpec, assistant, user
+from conftest import EventSpec, assistant, user, wait_until
 from keys import burst
-from test_transcript_screen import screen_text, wait_until
+from test_transcript_screen import screen_text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -55,7 +55,7 @@ async def opened(pilot: Pilot[Any], session_id: str) -> TranscriptScreen:
             and screen.loaded
         )
 
-    await wait_until(pilot, ready, rounds=500)
+    await wait_until(pilot, ready)
     await pilot.pause()
     screen = pilot.app.screen
     assert isinstance(screen, TranscriptScreen)
@@ -86,7 +86,7 @@ async def command(pilot: Pilot[Any], screen: TranscriptScreen, text: str) -> Non
 
 
 async def dialog_of(pilot: Pilot[Any], kind: type[Any]) -> Any:
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, kind), rounds=500)
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, kind))
     await pilot.pause()
     return pilot.app.screen
 
@@ -94,7 +94,7 @@ async def dialog_of(pilot: Pilot[Any], kind: type[Any]) -> Any:
 async def hanging_run(pilot: Pilot[Any], screen: TranscriptScreen) -> None:
     """A run in flight until it is cancelled (the fake zero waits)."""
     burst(pilot.app, "hang\r")
-    await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text(), rounds=500)
+    await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text())
 
 
 def types(store: SessionStore, session_id: str) -> list[str]:
@@ -119,7 +119,6 @@ async def test_ctrl_g_forks_the_highlighted_turn_and_opens_the_fork(
                 isinstance(pilot.app.screen, TranscriptScreen)
                 and pilot.app.screen.session_id not in (None, sid)
             ),
-            rounds=500,
         )
         fork_id = pilot.app.screen.session_id
         assert fork_id is not None
@@ -134,7 +133,7 @@ async def test_ctrl_g_forks_the_highlighted_turn_and_opens_the_fork(
         assert fork.title == "Parser work (fork)"
         assert types(store, fork_id) == ["message", "message", "session_fork"]
         lineage = fork_screen.query_one("#transcript-lineage", Static)
-        await wait_until(pilot, lambda: lineage.display, rounds=500)
+        await wait_until(pilot, lambda: lineage.display)
         assert str(lineage.visual) == (
             f"↳ forked from “Parser work” ({sid}) at turn 1 “plan the parser” (event #3) "
             "· alt+p opens it"
@@ -161,7 +160,7 @@ async def test_fork_with_nothing_highlighted_takes_the_whole_session_and_a_title
     async with app_for(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await opened(pilot, sid)
         await command(pilot, screen, "/fork try another way")
-        await wait_until(pilot, lambda: pilot.app.screen is not screen, rounds=500)
+        await wait_until(pilot, lambda: pilot.app.screen is not screen)
         fork_id = pilot.app.screen.session_id
         assert isinstance(fork_id, str)
         fork = fake_agent.store.get(fork_id)
@@ -176,12 +175,12 @@ async def test_a_fork_continues_with_the_agent(fake_agent: AgentSandbox) -> None
         screen = await opened(pilot, sid)
         highlight(screen, "write the tests")
         await pilot.press("ctrl+g")
-        await wait_until(pilot, lambda: pilot.app.screen is not screen, rounds=500)
+        await wait_until(pilot, lambda: pilot.app.screen is not screen)
         fork_id = pilot.app.screen.session_id
         assert isinstance(fork_id, str)
         fork_screen = await opened(pilot, fork_id)
         burst(pilot.app, "hello fork\r")
-        await wait_until(pilot, lambda: "You said: hello fork" in screen_text(pilot), rounds=1000)
+        await wait_until(pilot, lambda: "You said: hello fork" in screen_text(pilot))
         assert not fork_screen.running
     events = fake_agent.store.read_events(fork_id)
     assert [event.type for event in events][:5] == [
@@ -219,8 +218,8 @@ async def test_rewind_shows_zero_s_plan_and_rewinds_only_on_yes(
         await command(pilot, screen, "/rewind")
         await dialog_of(pilot, RewindDialog)
         await pilot.press("y")
-        await wait_until(pilot, lambda: types(store, sid)[-1] == "session_rewind", rounds=500)
-        await wait_until(pilot, lambda: "write the tests" not in screen_text(pilot), rounds=500)
+        await wait_until(pilot, lambda: types(store, sid)[-1] == "session_rewind")
+        await wait_until(pilot, lambda: "write the tests" not in screen_text(pilot))
         assert "the plan is ready" in screen_text(pilot)
         await wait_until(
             pilot, lambda: any(n.startswith("Rewound to event #3: 0 file(s)") for n in notes(pilot))
@@ -280,7 +279,7 @@ async def test_rewind_says_what_stands_in_its_way(
 async def run_denied(pilot: Pilot[Any], screen: TranscriptScreen, prompt: str) -> None:
     screen.set_focus(screen.composer)
     burst(pilot.app, prompt + "\r")
-    await wait_until(pilot, lambda: screen.running, rounds=500)
+    await wait_until(pilot, lambda: screen.running)
     await wait_until(
         pilot, lambda: not screen.running and "approval required" in screen_text(pilot), 1000
     )
@@ -308,7 +307,7 @@ async def test_allow_and_retry_runs_the_turn_once_at_auto_high(fake_agent: Agent
         statuses: list[RunStatus] = []
         screen.watch(screen, "run_status", lambda status: statuses.append(status), init=False)
         await pilot.press("r")
-        await wait_until(pilot, lambda: "Ran ls -la." in screen_text(pilot), rounds=1000)
+        await wait_until(pilot, lambda: "Ran ls -la." in screen_text(pilot))
         assert screen.settings.auto is None  # the override did not stick
         status = str(screen.query_one("#run-status", Static).visual)
         assert "auto: low" in status
@@ -337,7 +336,7 @@ async def test_always_allow_is_zero_s_grant_then_the_turn_again_if_asked(
         saved = json.loads(grants_file.read_text())["grants"]
         assert [grant["toolName"] for grant in saved["exec_command"]] == ["exec_command"]
         await pilot.press("y")
-        await wait_until(pilot, lambda: "Ran git status." in screen_text(pilot), rounds=1000)
+        await wait_until(pilot, lambda: "Ran git status." in screen_text(pilot))
         assert screen.settings.auto is None
 
         # /permissions lists it; Enter revokes it through Zero
@@ -347,7 +346,7 @@ async def test_always_allow_is_zero_s_grant_then_the_turn_again_if_asked(
             dialog.query_one("#grants").get_option_at_index(0).prompt
         )
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("revoked every" in note for note in notes(pilot)), 500)
+        await wait_until(pilot, lambda: any("revoked every" in note for note in notes(pilot)))
         await grants_done(pilot)
         # issue 25, item 12: no dialog opens again later to take the keys typed meanwhile
         assert pilot.app.screen is screen
@@ -356,7 +355,7 @@ async def test_always_allow_is_zero_s_grant_then_the_turn_again_if_asked(
             "revoked every grant of exec_command: Zero asks before it runs again. No grant is left."
         )
         burst(pilot.app, "/export after.md\r")
-        await wait_until(pilot, lambda: (fake_agent.workspace / "after.md").exists(), 500)
+        await wait_until(pilot, lambda: (fake_agent.workspace / "after.md").exists())
     assert json.loads(grants_file.read_text())["grants"] == {}
     decisions = [e.payload for e in store.read_events(sid) if e.type == "permission_decision"]
     assert decisions[-1]["grantMatched"] is True
@@ -370,7 +369,7 @@ async def grants_done(pilot: Pilot[Any]) -> None:
             worker.group == "grants" and not worker.is_finished for worker in pilot.app.workers
         )
 
-    await wait_until(pilot, done, rounds=500)
+    await wait_until(pilot, done)
     await pilot.pause()
 
 
@@ -446,7 +445,7 @@ async def test_approve_during_a_run_waits_for_its_end(fake_agent: AgentSandbox) 
         await command(pilot, screen, "/approve")
         assert "answer its denied calls once it ends" in notes(pilot)[-1]
         screen.action_cancel_run()
-        await wait_until(pilot, lambda: not screen.running, rounds=1000)
+        await wait_until(pilot, lambda: not screen.running)
 
 
 async def test_permissions_from_the_picker_too(fake_agent: AgentSandbox) -> None:
@@ -479,7 +478,7 @@ async def test_a_revoke_from_the_picker_gives_the_keys_back_to_the_query(
         burst(pilot.app, "/permissions\r")
         await dialog_of(pilot, PermissionsDialog)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("revoked every" in note for note in notes(pilot)), 500)
+        await wait_until(pilot, lambda: any("revoked every" in note for note in notes(pilot)))
         await grants_done(pilot)
         assert notes(pilot)[-1].endswith("1 grant left: /permissions lists them.")
         assert pilot.app.screen is picker

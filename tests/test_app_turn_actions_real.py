@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from agent_fixtures import AgentSandbox
+from conftest import wait_until
 from model_server import Response, text_answer, tool_call
 from test_agent_real import real_agent as real_agent  # the fixture
 from test_app_agent import ready, send
-from test_app_agent_real import ROUNDS, app_on, finished, watch_live
-from test_transcript_screen import screen_text, wait_until
+from test_app_agent_real import app_on, finished, watch_live
+from test_transcript_screen import screen_text
 
 from zero_tui.ui.screens.zero_dialogs import ApprovalDialog
 
@@ -48,9 +49,7 @@ async def test_a_denied_call_is_allowed_and_retried_at_auto_high(real_agent: Age
             await pilot.press("alt+a")
             await wait_until(pilot, lambda: isinstance(pilot.app.screen, ApprovalDialog))
             await pilot.press("r")
-            await wait_until(
-                pilot, lambda: "Removed the build folder." in screen_text(pilot), ROUNDS
-            )
+            await wait_until(pilot, lambda: "Removed the build folder." in screen_text(pilot))
             await finished(pilot, screen)
             assert screen.settings.auto is None
     events = real_agent.store.read_events(session)

@@ -7,8 +7,8 @@ from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 import pytest
-from conftest import EventSpec, StoreBuilder, assistant, fixed_clock, user
-from test_app_commands import command, opened, picker_ready, wait_until
+from conftest import EventSpec, StoreBuilder, assistant, fixed_clock, user, wait_until
+from test_app_commands import command, opened, picker_ready
 from test_usage_overview import usage_zero
 from textual.app import App
 from textual.pilot import Pilot

@@ -29,7 +29,8 @@ from zero_tui.ui.hangup import EXIT_DEADLINE_SECONDS
 pytestmark = pytest.mark.e2e
 
 SESSIONS = 3_000
-ENDS_WITHIN_SECONDS = EXIT_DEADLINE_SECONDS + 3.0
+ENDS_WITHIN_SECONDS = EXIT_DEADLINE_SECONDS + 60.0
+"""A bound on a hang, not a timing assertion: the app's own deadline ends it well before."""
 KILL_MOMENTS = (0.2, 0.35, 0.5, 0.65, 0.8, 0.95, 1.1, 1.25, 1.4, 1.55)
 """Seconds after zero-tui's interpreter starts: before, during and after the first scan."""
 IN_BAND_RESIZE_REPLY = "\x1b[?2048;2$y"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import wait_until
 
 from zero_tui.cli import main
 from zero_tui.store import SessionStore
@@ -79,10 +80,9 @@ async def test_the_picker_shows_hostile_paths_as_text(tmp_path: Path) -> None:
     root.mkdir()
     app = ZeroApp(SessionStore(root), cwd=f"/tmp/{HOSTILE}", resume=f"nope{HOSTILE}")
     async with app.run_test(size=(120, 30), notifications=True) as pilot:
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if "0 sessions" in str(app.screen.query_one("#status", Static).visual):
-                break
+        await wait_until(
+            pilot, lambda: "0 sessions" in str(app.screen.query_one("#status", Static).visual)
+        )
         shown = [str(widget.visual) for widget in app.screen.query(Static)]
         shown += [str(toast.render()) for toast in app.screen.query("Toast")]
         assert any("w]0;PWNED" in text for text in shown)  # the workspace, made visible

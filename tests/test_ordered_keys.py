@@ -11,10 +11,10 @@ import inspect
 from collections.abc import Callable
 from typing import ClassVar
 
-from conftest import StoreBuilder, chat, settle
+from conftest import StoreBuilder, chat, settle, wait_until
 from keys import burst, key_event
 from test_app_picker import picker, picker_app, shown_ids
-from test_transcript_screen import TranscriptApp, build, opened, wait_until
+from test_transcript_screen import TranscriptApp, build, opened
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType

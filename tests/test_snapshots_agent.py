@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 from agent_fixtures import AgentSandbox
-from conftest import NOW, fixed_clock, no_cursor_blink
+from conftest import NOW, fixed_clock, no_cursor_blink, wait_until
 from test_app_agent import AgentApp, finished, ready, send
-from test_transcript_screen import wait_until
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -60,9 +59,7 @@ def test_a_run_in_flight(
     async def streaming(pilot: Pilot[Any]) -> None:
         screen = await ready(pilot)
         await send(pilot, "busy main.go")
-        await wait_until(
-            pilot, lambda: "one layout string" in screen.live.blocks_text(), rounds=500
-        )
+        await wait_until(pilot, lambda: "one layout string" in screen.live.blocks_text())
         facts = screen.query_one("#transcript-facts", Static)
         await wait_until(pilot, lambda: "● running in this zero-tui" in str(facts.visual))
         await no_cursor_blink(pilot)
@@ -96,11 +93,9 @@ def test_a_cancelled_run_keeps_its_partial_answer(
     async def cancelled(pilot: Pilot[Any]) -> None:
         screen = await ready(pilot)
         await send(pilot, "busy main.go")
-        await wait_until(
-            pilot, lambda: "one layout string" in screen.live.blocks_text(), rounds=500
-        )
+        await wait_until(pilot, lambda: "one layout string" in screen.live.blocks_text())
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not screen.running and screen.live.kept, rounds=500)
+        await wait_until(pilot, lambda: not screen.running and screen.live.kept)
         await wait_until(pilot, lambda: screen.loaded and screen.painted)
         facts = screen.query_one("#transcript-facts", Static)
         await wait_until(pilot, lambda: "running" not in str(facts.visual))

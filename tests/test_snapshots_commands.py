@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, settle, user
+from conftest import StoreBuilder, assistant, fixed_clock, no_cursor_blink, settle, user, wait_until
 from test_transcript_screen import TranscriptApp, build, opened
 from textual.pilot import Pilot
 
@@ -57,10 +57,7 @@ def test_help_screen(snap_compare: SnapCompare, make_store: Callable[..., StoreB
     async def helped(pilot: Pilot[Any]) -> None:
         await opened(pilot)
         await pilot.press(*"/help", "enter")
-        for _ in range(100):
-            if isinstance(pilot.app.screen, HelpScreen):
-                break
-            await pilot.pause(0.02)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "/help")
         await pilot.pause()
 
     app = TranscriptApp(builder.store, "s1")

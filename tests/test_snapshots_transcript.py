@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, no_cursor_blink, user
+from conftest import StoreBuilder, assistant, no_cursor_blink, user, wait_until
 from test_transcript_screen import EVERY_KIND, TranscriptApp, build, opened, tool_call, tool_result
 from textual.pilot import Pilot
 
@@ -91,12 +91,11 @@ def test_find_bar_with_a_match(
         await ready(pilot)
         await pilot.press("ctrl+f", *"question 3", "enter")
         screen = pilot.app.screen
-        for _ in range(1000):  # 10 s at most: the deadline only bounds a hang
-            await pilot.pause(0.01)
-            if screen.view.cursor == 6:  # type: ignore[attr-defined]
-                break
-        else:
-            raise AssertionError("the find never reached question 3")
+        await wait_until(
+            pilot,
+            lambda: screen.view.cursor == 6,  # type: ignore[attr-defined]
+            "the find reached question 3",
+        )
         await no_cursor_blink(pilot)
 
     app = TranscriptApp(builder.store, "s1")

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOW, fixed_clock, no_cursor_blink
-from test_app_commands import command, picker_ready, wait_until
+from conftest import NOW, fixed_clock, no_cursor_blink, wait_until
+from test_app_commands import command, picker_ready
 from test_usage_overview import usage_zero
 from textual.pilot import Pilot
 

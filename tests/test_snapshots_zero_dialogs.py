@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, no_cursor_blink, user
+from conftest import StoreBuilder, assistant, no_cursor_blink, user, wait_until
 from test_denied_calls import denied
-from test_transcript_screen import TranscriptApp, build, opened, wait_until
+from test_transcript_screen import TranscriptApp, build, opened
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static

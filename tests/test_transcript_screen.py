@@ -9,7 +9,7 @@ from pathlib import PurePath
 from typing import Any, ClassVar
 
 import pytest
-from conftest import EventSpec, StoreBuilder, assistant, user
+from conftest import EventSpec, StoreBuilder, assistant, user, wait_until
 from textual.app import App
 from textual.command import CommandList
 from textual.events import MouseScrollDown, MouseScrollUp
@@ -159,14 +159,6 @@ def transcript(pilot: Pilot[Any]) -> TranscriptScreen:
     screen = pilot.app.screen
     assert isinstance(screen, TranscriptScreen)
     return screen
-
-
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 200) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition never became true")
 
 
 async def opened(pilot: Pilot[Any]) -> TranscriptScreen:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from conftest import EventSpec, StoreBuilder, assistant, user
-from test_transcript_screen import SIZE, TranscriptApp, opened, screen_text, wait_until
+from conftest import EventSpec, StoreBuilder, assistant, user, wait_until
+from test_transcript_screen import SIZE, TranscriptApp, opened, screen_text
 from textual.widgets import Static
 
 
