@@ -38,10 +38,13 @@ from benchmarks.zero_bench import BenchmarkFailure, Tmux
 from zero_tui.demo import build_demo_store, demo_sessions_root
 from zero_tui.paths import CACHE_DIR_VARIABLE
 
-TYPED = "parser timeout regression fixture"  # cut to --keys characters
+TYPED = "parser-timeout-regression-fixture"  # cut to --keys characters
+# (no spaces: a space typed last changes nothing on the screen but the cursor's place)
 STILL_SECONDS = 0.3  # a screen unchanged this long after a key: the key's work is done
 READY_STILL_SECONDS = 2.0  # after starting: the scan, the index and the footer are done
 IDLE_SECONDS = 2.0
+IDLE_SHARE = 0.05  # of a CPU: below it, the program is idle (a cursor blinks)
+IDLE_DEADLINE_SECONDS = 300.0
 KEY_DEADLINE_SECONDS = 10.0
 POLL_SECONDS = 0.005
 GOAL = 1.5  # the most a key may cost against the bare Input app's (issue 26)
@@ -185,6 +188,16 @@ class Terminal:
             last = now
         return last
 
+    def wait_idle(self) -> None:
+        """Wait until the program has stopped working in the background (a scan, an index,
+        the tokens of every session): two half seconds in a row under IDLE_SHARE of a CPU."""
+        started = time.perf_counter()
+        quiet = 0
+        while quiet < 2 and time.perf_counter() - started < IDLE_DEADLINE_SECONDS:
+            used = tree_cpu(self.pid)
+            time.sleep(0.5)
+            quiet = quiet + 1 if tree_cpu(self.pid) - used < IDLE_SHARE * 0.5 else 0
+
     def idle_cpu_rate(self, seconds: float) -> float:
         """CPU seconds per second while nothing is typed."""
         begun, used = time.perf_counter(), tree_cpu(self.pid)
@@ -195,6 +208,8 @@ class Terminal:
         for keys in action.before:
             self.send(keys)
         screen = self.wait_still(READY_STILL_SECONDS, learn=True)
+        if action.before:
+            self.wait_idle()
         latencies: list[float] = []
         unchanged = 0
         begun, used = time.perf_counter(), tree_cpu(self.pid)
@@ -267,6 +282,7 @@ def run_program(
         for keys in before:
             terminal.send(keys)
         terminal.wait_still(READY_STILL_SECONDS, learn=True)
+        terminal.wait_idle()
         idle_rate = terminal.idle_cpu_rate(IDLE_SECONDS)
         return [terminal.measure(program, store, action, idle_rate) for action in actions]
 
