@@ -121,3 +121,25 @@ def test_the_picker_is_timed_in_tmux(tmp_path: Path, against: str) -> None:
     assert 0 < frame.theirs_s <= rows.theirs_s
     assert ("(no zero)" in rows.baseline) == (zero is None)
     assert rows.within is None if zero is None else rows.within == (rows.ratio <= 1.5)
+
+
+def test_the_keys_table_holds_zero_tui_to_its_goal_against_the_bare_input() -> None:
+    from benchmarks.__main__ import keys_rows, render_keys
+    from benchmarks.keys_bench import KeyFigures
+
+    figures = [
+        KeyFigures("bare Textual Input", "", "Input: type", 0.004, 0.01, 0.02, 20, 0),
+        KeyFigures("zero-tui", "demo store", "picker: move ↓/↑", 0.005, 0.01, 0.02, 20, 0),
+        KeyFigures("zero-tui", "demo store", "picker: type a query", 0.04, 0.01, 0.02, 20, 1),
+        KeyFigures("Zero's TUI", "10 sessions", "prompt: type", 0.002, 0.01, 0.02, 20, 0),
+    ]
+    table = render_keys(keys_rows(figures)).splitlines()
+    assert table[0].startswith("| Keys: action | program | store | CPU per key | vs bare Input")
+    bare, move, typing, zero = table[2:]
+    assert bare.endswith("|  |  |")  # the baseline itself: no ratio, no goal
+    assert "| 1.25x |" in move
+    assert move.endswith("| ≤ 1.5x | ok |")
+    assert "(1 of 20 never drawn)" in typing
+    assert typing.endswith("| **over** |")
+    assert "| 0.50x |" in zero
+    assert zero.endswith("|  |  |")  # Zero's figures are beside ours, not held to a goal
