@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import HANG_SECONDS
 
 from zero_tui.picker import store_watch
 from zero_tui.picker.store_watch import StoreWatcher
@@ -31,7 +32,7 @@ class Collected:
             self.ids |= ids
             self.read_all += not ids
 
-    def wait_for(self, expected: set[str], timeout: float = 10.0) -> set[str]:
+    def wait_for(self, expected: set[str], timeout: float = HANG_SECONDS) -> set[str]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:
@@ -55,7 +56,9 @@ def watching(
     stop = threading.Event()
     thread = threading.Thread(target=watcher.run, args=(collected, stop), daemon=True)
     thread.start()
-    time.sleep(0.5)  # the watch is in place
+    # the watch is in place: what changes from now on is told (the watcher looks at the
+    # store before it says its mode)
+    wait_until(lambda: watcher.mode != "not started", "the watcher started")
     try:
         yield store, collected, watcher
     finally:
@@ -87,14 +90,11 @@ def test_a_store_that_appears_later_is_watched(tmp_path: Path) -> None:
     thread = threading.Thread(target=watcher.run, args=(collected, stop), daemon=True)
     thread.start()
     try:
-        time.sleep(0.3)
+        wait_until(lambda: watcher.mode != "not started", "the watcher started")
         assert watcher.mode == "polling every 0.1s (no store yet)"
         SessionStore(root).create("first", cwd="/w")
         assert "first" in collected.wait_for({"first"})
-        deadline = time.monotonic() + 5
-        while watcher.mode != "file-change notification" and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert watcher.mode == "file-change notification"
+        wait_until(lambda: watcher.mode == "file-change notification", "notification")
     finally:
         stop.set()
         thread.join(timeout=5)
@@ -134,7 +134,7 @@ def start_watching(root: Path) -> tuple[StoreWatcher, Collected, threading.Event
 
 
 def wait_until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_SECONDS
     while not condition():
         assert time.monotonic() < deadline, what
         time.sleep(0.02)

@@ -191,9 +191,10 @@ class StoreWatcher:
     ) -> dict[str, Stat | None] | None:
         """Poll until `stop` (None), or until notification becomes possible (the store
         appears): then the last look, which notification takes on from."""
-        self.mode = f"polling every {self.interval:g}s ({reason})"
+        # first: what changes once the mode is said is seen
         seen = _identity(self.root)  # the last folder seen in the store's place
         known = _snapshot(self.root)
+        self.mode = f"polling every {self.interval:g}s ({reason})"
         while not stop.wait(self.interval):
             identity = _identity(self.root)
             now = _snapshot(self.root)
