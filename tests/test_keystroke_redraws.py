@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets._footer import FooterKey
 
+from zero_tui.picker.session_rows import PickerRow
 from zero_tui.ui.app import ZeroApp, make_app
 from zero_tui.ui.screens.picker import PickerScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
@@ -90,6 +91,28 @@ async def test_a_query_key_neither_recomposes_the_footer_nor_lays_out_the_screen
         assert done["recompose"] == 0
         assert done["footer_key"] == 0
         assert done["layout"] == 0
+
+
+async def test_a_query_key_never_spells_out_the_rows(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranking worker gets the rows: Textual describes a worker by the repr of its
+    arguments unless it is given a description (every row, at every key)."""
+    spelled: list[str] = []
+
+    def spell(row: PickerRow) -> str:
+        spelled.append(row.session_id)
+        return row.session_id
+
+    monkeypatch.setattr(PickerRow, "__repr__", spell)
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_keys(pilot, "fi")
+        await pilot.press("ctrl+t")
+        await type_keys(pilot, "x")
+        await settle(pilot)
+    assert spelled == []
 
 
 async def test_moving_the_highlight_redraws_two_rows_not_the_list(

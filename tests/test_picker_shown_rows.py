@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from zero_tui.picker.row_layout import USAGE_WIDTH
+from typing import Any
+
+import pytest
+
+from zero_tui.picker import row_layout, shown_rows
+from zero_tui.picker.row_layout import USAGE_WIDTH, NaturalWidths
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.picker.shown_rows import ShownRows, SnippetLine
 from zero_tui.store.usage import Tokens
@@ -64,3 +69,27 @@ def test_running_marks_and_tokens_say_when_rows_are_drawn_otherwise() -> None:
     assert rows.widths.usage > 0  # a row has tokens: the column is measured
     assert rows.set_usage({**usage})
     assert not rows.set_usage(rows.usage)  # the same mapping: nothing to draw again
+
+
+def test_a_new_order_of_the_same_rows_keeps_their_widths_unmeasured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A query key orders the same rows anew: the columns are not measured over every row
+    again (at 10,000 rows that was most of a keystroke's cost)."""
+    rows = shown("a", "bb", "c")
+    measured: list[int] = []
+    measure = row_layout.natural_widths
+
+    def counted(*args: Any, **kwargs: Any) -> NaturalWidths:
+        measured.append(1)
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(shown_rows, "natural_widths", counted)
+    widths = rows.widths
+    rows.set_rows(rows.rows, [1, 0], None, show_workspace=False, snippets=None)
+    rows.set_rows(rows.rows, [2], None, show_workspace=False, snippets=None)
+    assert measured == []
+    assert rows.widths == widths
+    rows.set_rows(rows.rows, [2], None, show_workspace=True, snippets=None)  # another column
+    rows.set_rows([row("dddd")], None, None, show_workspace=True, snippets=None)  # other rows
+    assert measured == [1, 1]

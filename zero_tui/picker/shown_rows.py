@@ -52,6 +52,7 @@ class ShownRows:
         self.usage: Mapping[str, Tokens] = {}
         self.show_usage = False  # the screen is wide enough for the tokens column
         self.widths = NaturalWidths()
+        self._widths_of: tuple[Sequence[PickerRow], bool] | None = None  # what `widths` measured
         self.home = home
         self._cells = cells
         self.user_moved = False
@@ -70,11 +71,17 @@ class ShownRows:
         notes: NoteLookup | None = None,
     ) -> None:
         """Show `rows` at `order` (None: their own order, recency)."""
+        # The columns are as wide as the scope's widest rows, whatever the order: a query's
+        # new order over the same rows keeps them (no look at every row per keystroke).
+        measured = self._widths_of is not None and self._widths_of[0] is rows
+        measured = measured and self.show_workspace == show_workspace
         self.rows = rows
         self.notes = notes
         self.snippets = snippets
         self.show_workspace = show_workspace
-        self.widths = self._natural_widths()
+        if not measured:
+            self.widths = self._natural_widths()
+            self._widths_of = (rows, show_workspace)
         self.order = range(len(rows)) if order is None else order
         self.highlight = highlight
 

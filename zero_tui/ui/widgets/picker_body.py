@@ -368,7 +368,8 @@ class PickerBody(Horizontal):
             return
         self._rank(state.scope_key, state.query, scope.rows)
 
-    @work(thread=True, exclusive=True, group="rank", exit_on_error=False)
+    # A description of its own: Textual's would be the repr of every row, at every key.
+    @work(thread=True, exclusive=True, group="rank", exit_on_error=False, description="rank")
     def _rank(self, key: ScopeKey, query: str, rows: Sequence[PickerRow]) -> None:
         ranking = self._ranker.rank(key, rows, query, with_workspace=key[0])
         if not get_current_worker().is_cancelled:
@@ -392,7 +393,13 @@ class PickerBody(Horizontal):
 
         self._show_ranked(message.rows, message.order, highlight=highlight, notes=note)
 
-    @work(thread=True, exclusive=True, group="content", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="content",
+        exit_on_error=False,
+        description="content search",
+    )
     def _content_search(
         self,
         key: ScopeKey,
