@@ -524,6 +524,6 @@ async def test_no_cancel_is_offered_while_another_process_may_own_the_run(
         assert "Cancel run" not in footer_line(pilot)
         await wait_until(pilot, lambda: "checking that no other process" in status(screen))
         looked.set()
-        await wait_until(pilot, lambda: bool(outcome_text(screen)), rounds=300)
+        await wait_until(pilot, lambda: bool(outcome_text(screen)))
         assert "Not sent" in outcome_text(screen)
         assert "Cancel run" not in footer_line(pilot)

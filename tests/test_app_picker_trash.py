@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, assistant, settle, user
-from test_app_live import wait_until
+from conftest import StoreBuilder, assistant, settle, user, wait_until
 from test_app_picker import highlighted, picker, picker_app, preview_text, shown_ids, status
 from textual.pilot import Pilot
 from textual.widgets import Static

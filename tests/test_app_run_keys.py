@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 from agent_fixtures import AgentSandbox
+from conftest import wait_until
 from keys import burst
 from test_app_agent import outcome_text
 from test_app_turn_actions import SIZE, app_for, dialog_of, hanging_run, notes, opened
-from test_transcript_screen import wait_until
 
 from zero_tui.ui.screens.dialogs import QuitDialog
 
@@ -20,7 +20,7 @@ async def test_ctrl_c_cancels_the_run_in_flight(fake_agent: AgentSandbox) -> Non
         screen = await opened(pilot, sid)
         await hanging_run(pilot, screen)
         await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: not screen.running, rounds=1000)
+        await wait_until(pilot, lambda: not screen.running)
         assert "■" in outcome_text(screen)  # cancelled, as Esc cancels
         assert pilot.app.is_running
 
@@ -49,7 +49,7 @@ async def test_ctrl_q_mid_run_asks_first(fake_agent: AgentSandbox) -> None:
         burst(pilot.app, "/quit\r")  # /quit asks too
         await dialog_of(pilot, QuitDialog)
         await pilot.press("y")
-        await wait_until(pilot, lambda: not pilot.app.is_running, rounds=1000)
+        await wait_until(pilot, lambda: not pilot.app.is_running)
     assert app.return_code == 0
 
 

@@ -281,7 +281,7 @@ async def run_denied(pilot: Pilot[Any], screen: TranscriptScreen, prompt: str) -
     burst(pilot.app, prompt + "\r")
     await wait_until(pilot, lambda: screen.running)
     await wait_until(
-        pilot, lambda: not screen.running and "approval required" in screen_text(pilot), 1000
+        pilot, lambda: not screen.running and "approval required" in screen_text(pilot)
     )
 
 

@@ -676,4 +676,4 @@ async def test_a_search_hit_in_a_folded_card_opens_at_its_line(
     app = TranscriptApp(builder.store, "s1", at_sequence=hit, mark="unicorn")
     async with app.run_test(size=(110, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, TranscriptScreen))
-        await wait_until(pilot, lambda: "the unicorn is here" in screen_text(pilot), rounds=500)
+        await wait_until(pilot, lambda: "the unicorn is here" in screen_text(pilot))
