@@ -124,7 +124,8 @@ async def test_a_prompt_streams_and_the_stored_rows_replace_it(fake_agent: Agent
         await wait_until(pilot, lambda: "chunk 3" in screen.live.blocks_text())
         assert screen.composer.text == ""  # sent: the editor is cleared
         status = str(screen.query_one("#run-status", Static).visual)
-        assert "running" in status
+        # on a loaded machine the last chunks may be in by now: the run is finishing
+        assert "running" in status or "finishing" in status
         assert "Esc: cancel" in status
         await finished(pilot, screen)
         assert outcome_text(screen) == ""  # a success says nothing more

@@ -56,9 +56,7 @@ def watching(
     stop = threading.Event()
     thread = threading.Thread(target=watcher.run, args=(collected, stop), daemon=True)
     thread.start()
-    # the watch is in place: what changes from now on is told (the watcher looks at the
-    # store before it says its mode)
-    wait_until(lambda: watcher.mode != "not started", "the watcher started")
+    wait_until(watcher.in_place.is_set, "the watch in place")  # what changes now is told
     try:
         yield store, collected, watcher
     finally:

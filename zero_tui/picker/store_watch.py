@@ -63,6 +63,9 @@ class StoreWatcher:
         self.notify = notify if notify is not None else os.environ.get(POLL_VARIABLE) != "1"
         self._on_mode = on_mode
         self._mode = "not started"
+        self.in_place = threading.Event()
+        """Set once a change to the store is seen: the watch or the first poll's look is in
+        place (for tests, which change the store only then)."""
 
     @property
     def mode(self) -> str:
@@ -156,6 +159,7 @@ class StoreWatcher:
                 if record.startswith(FAILED):
                     return "notification failed: " + record[1:].decode("utf-8", "replace")
                 if record == READY:
+                    self.in_place.set()
                     changed = _changed_sessions(before, _snapshot(self.root))
                     if changed:
                         emit(changed)
@@ -195,6 +199,7 @@ class StoreWatcher:
         seen = _identity(self.root)  # the last folder seen in the store's place
         known = _snapshot(self.root)
         self.mode = f"polling every {self.interval:g}s ({reason})"
+        self.in_place.set()
         while not stop.wait(self.interval):
             identity = _identity(self.root)
             now = _snapshot(self.root)
