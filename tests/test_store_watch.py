@@ -267,7 +267,7 @@ def wait(condition):
     deadline = time.monotonic() + 20
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.02)
-wait(lambda: watcher.mode == "file-change notification")
+wait(watcher.in_place.is_set)  # the watch is in place: what is made now is seen
 for number in range(8):  # past the limit: root + 4 sessions + 8 > 10 watches
     store.create(f"late{number}", cwd="/w")
 wait(lambda: "polled" in watcher.mode)
