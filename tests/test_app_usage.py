@@ -15,12 +15,12 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from zero_tui.store import SessionStore
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.ui.app import ZeroApp, css_paths, make_app
 from zero_tui.ui.messages import UsageProgress
 from zero_tui.ui.screens.picker import PickerScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
-from zero_tui.ui.screens.usage import NO_WORKSPACE_COST, UsageScreen
+from zero_tui.ui.screens.usage_screen import NO_WORKSPACE_COST, UsageScreen
 from zero_tui.ui.widgets.day_chart import DayChart
 from zero_tui.ui.widgets.transcript_log import TranscriptLog
 
@@ -271,7 +271,7 @@ class TranscriptApp(App[None]):
 async def test_the_header_shows_the_tokens_and_follows_the_log(
     sessions: StoreBuilder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("zero_tui.ui.widgets.session_tokens.REREAD_SECONDS", 0.05)
+    monkeypatch.setattr("zero_tui.ui.widgets.header_tokens.REREAD_SECONDS", 0.05)
     async with TranscriptApp(sessions.store).run_test(size=SIZE) as pilot:
         log = pilot.app.screen.query_one(TranscriptLog).header
         await wait_until(pilot, lambda: log.session_tokens is not None)

@@ -22,7 +22,7 @@ from zero_tui.search.database import catalog_path
 from zero_tui.search.query import matching_sessions, parse_query
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import filter_resumable, has_resumable_content
-from zero_tui.store.usage import logged_tokens
+from zero_tui.store.token_counts import logged_tokens
 
 
 def _cold_store(tmp_path: Path, count: int = 12) -> SessionStore:

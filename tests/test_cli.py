@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from zero_tui import json_output
 from zero_tui.cli import main
 from zero_tui.store import Metadata, SessionStore
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.text.sanitize import escape_json_controls
 
 

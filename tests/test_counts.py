@@ -7,7 +7,7 @@ from pathlib import Path
 
 from zero_tui.picker.preview_data import build_preview
 from zero_tui.store import SessionStore
-from zero_tui.store.usage import Tokens, session_tokens
+from zero_tui.store.token_counts import Tokens, session_tokens
 from zero_tui.text.labels import counted, event_count_label
 from zero_tui.transcript.export import load_export_events, render_export
 from zero_tui.transcript.header import header_facts, token_facts

@@ -223,7 +223,7 @@ NOT_AT_START = (
     "zero_tui.store.trash",
     "zero_tui.transcript.export",
     "zero_tui.transcript.render_text",
-    "zero_tui.transcript.usage",
+    "zero_tui.transcript.usage_report",
 )
 """What `sessions` and `search`, run many times a day, do without (issue 27's 1.5x rule)."""
 

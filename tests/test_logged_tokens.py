@@ -1,6 +1,6 @@
-"""A session's tokens found in its log's bytes (`store.usage.logged_tokens`), decoding only
-the lines that can be usage events: the figures Zero's own reader gives for every log it
-can read, and for a log it cannot, the usage events that can still be read."""
+"""A session's tokens found in its log's bytes (`store.token_counts.logged_tokens`),
+decoding only the lines that can be usage events: the figures Zero's own reader gives for
+every log it can read, and for a log it cannot, the usage events that can still be read."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zero_tui.store import SessionStore, StoreError
-from zero_tui.store import usage as usage_module
-from zero_tui.store.usage import Tokens, logged_tokens
-from zero_tui.transcript.usage import session_usage
+from zero_tui.store import token_counts as token_counts_module
+from zero_tui.store.token_counts import Tokens, logged_tokens
+from zero_tui.transcript.usage_report import session_usage
 
 SESSION = "s"
 
@@ -190,7 +190,7 @@ _FIGURE_VALUES = st.one_of(
     st.text(max_size=3),
 )
 _PAYLOADS: st.SearchStrategy[object] = st.dictionaries(
-    st.sampled_from([*usage_module._FIGURE_KEYS, "model", "PromptTokens", "MODEL", "other"]),
+    st.sampled_from([*token_counts_module._FIGURE_KEYS, "model", "PromptTokens", "MODEL", "other"]),
     _FIGURE_VALUES,
     max_size=8,
 ) | st.sampled_from([None, [], "x", 5])

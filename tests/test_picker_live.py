@@ -33,7 +33,7 @@ from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
 from zero_tui.store.resumable import has_resumable_content
 from zero_tui.store.store import METADATA_FILE
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 
 W = "/w/app"
 REAL_ZERO_PROCESSES = running_module.zero_processes

@@ -10,7 +10,7 @@ from zero_tui.picker import row_layout, shown_rows
 from zero_tui.picker.row_layout import USAGE_WIDTH, NaturalWidths
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.picker.shown_rows import ShownRows, SnippetLine
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.text.cells import cell_width
 
 

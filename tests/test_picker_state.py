@@ -23,7 +23,7 @@ from zero_tui.picker.scopes import HiddenCounts, ScopeKey
 from zero_tui.picker.session_rows import PickerRow, insert_in_zero_order
 from zero_tui.picker.state import PickerState, ScopeRows
 from zero_tui.store.store import UnreadableSession
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 
 HERE: ScopeKey = (False, False)
 EVERYWHERE: ScopeKey = (True, False)

@@ -186,7 +186,7 @@ def test_a_row_s_text_fills_its_layout_with_the_lineage_and_the_tokens() -> None
 
 
 def test_the_tokens_column_says_the_total_or_nothing() -> None:
-    from zero_tui.store.usage import Tokens
+    from zero_tui.store.token_counts import Tokens
 
     assert usage_text(None) == ""
     assert usage_text(Tokens()) == ""  # no request: nothing known

@@ -12,7 +12,7 @@ from zero_tui.cli import main
 from zero_tui.picker import session_usage as usage_module
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
-from zero_tui.store.usage import Tokens, session_tokens
+from zero_tui.store.token_counts import Tokens, session_tokens
 
 
 def usage(prompt: int, completion: int, cached: int = 0) -> tuple[str, object]:

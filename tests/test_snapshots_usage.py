@@ -16,9 +16,9 @@ from textual.pilot import Pilot
 
 from zero_tui.demo import build_demo_store, demo_sessions_root
 from zero_tui.store import SessionStore
-from zero_tui.transcript.usage import usage_overviews
+from zero_tui.transcript.usage_report import usage_overviews
 from zero_tui.ui.app import make_app
-from zero_tui.ui.screens.usage import UsageScreen
+from zero_tui.ui.screens.usage_screen import UsageScreen
 
 SnapCompare = Callable[..., bool]
 

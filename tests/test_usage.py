@@ -13,8 +13,8 @@ import pytest
 
 from zero_tui.cli import main
 from zero_tui.store import SessionStore
-from zero_tui.store.usage import Tokens
-from zero_tui.transcript.usage import session_usage, usage_report, utc_day
+from zero_tui.store.token_counts import Tokens
+from zero_tui.transcript.usage_report import session_usage, usage_report, utc_day
 
 
 def usage(prompt: int, completion: int, **more: object) -> tuple[str, object]:

@@ -13,9 +13,9 @@ import pytest
 
 from zero_tui.agent.zero_commands import estimate_cost
 from zero_tui.store import SessionStore
-from zero_tui.store.usage import Tokens, session_tokens
+from zero_tui.store.token_counts import Tokens, session_tokens
 from zero_tui.text.labels import compact_count, cost_label
-from zero_tui.transcript.usage import (
+from zero_tui.transcript.usage_report import (
     UsageCancelled,
     usage_overviews,
     usage_report,
@@ -232,7 +232,7 @@ def test_no_cost_without_zero_or_for_one_workspace(
 def test_progress_is_told_and_a_cancel_stops_the_reading(
     store: SessionStore, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("zero_tui.transcript.usage.PROGRESS_EVERY", 2)
+    monkeypatch.setattr("zero_tui.transcript.usage_report.PROGRESS_EVERY", 2)
     for number in range(5):
         store.create(f"more-{number}", cwd="/w")
         clock.at(TODAY)

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from zero_tui.search.query import Query, SearchHit, SearchResult, TextMatches
     from zero_tui.search.scoped import ScopedMatches
     from zero_tui.store.models import Metadata
-    from zero_tui.store.usage import Tokens
+    from zero_tui.store.token_counts import Tokens
 
 PROG = "zero-tui"
 Answer = TypeVar("Answer")

@@ -37,10 +37,10 @@ from zero_tui.transcript.export import (
 )
 from zero_tui.transcript.export_formats import ExportFormatError
 from zero_tui.transcript.render_text import iter_transcript_text
-from zero_tui.transcript.usage import usage_report
+from zero_tui.transcript.usage_report import usage_report
 
 if TYPE_CHECKING:
-    from zero_tui.store.usage import Tokens
+    from zero_tui.store.token_counts import Tokens
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -16,7 +16,7 @@ from zero_tui.text.sanitize import escape_json_controls
 
 if TYPE_CHECKING:
     from zero_tui.store.models import Metadata
-    from zero_tui.store.usage import Tokens
+    from zero_tui.store.token_counts import Tokens
 
 
 def _compact_encoder() -> Callable[[object], str]:

@@ -20,7 +20,7 @@ from typing import Any
 from zero_tui.agent.engine import AgentUnavailable, agent_environment, find_agent
 from zero_tui.store import SessionStore
 from zero_tui.store.approvals import is_zero_tool
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 
 COMMAND_TIMEOUT = 60.0
 

@@ -38,7 +38,7 @@ from zero_tui.store.resumable import (
     placement,
 )
 from zero_tui.store.store import UnreadableSession, valid_session_id
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.store.workspace import workspace_matches
 from zero_tui.text.labels import parse_rfc3339
 

@@ -38,7 +38,7 @@ from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import Metadata, SessionStore, StoreError
 from zero_tui.store.resumable import enclosing_workspaces
 from zero_tui.store.store import UnreadableSession
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.transcript.turns import parent_link
 
 USAGE_CHUNK = 500  # sessions whose tokens one UsageFound carries

@@ -15,7 +15,7 @@ from zero_tui.text.cells import ELLIPSIS, cell_width
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, compact_count, shorten_path
 
 if TYPE_CHECKING:
-    from zero_tui.store.usage import Tokens
+    from zero_tui.store.token_counts import Tokens
 
 Cells = Callable[[str], int]
 """How many terminal cells a text takes."""

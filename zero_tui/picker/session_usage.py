@@ -20,10 +20,10 @@ from collections.abc import Iterable, Sequence
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.search.database import Bypassed
 from zero_tui.search.file_identity import regular_stat, same_file, stat_key
-from zero_tui.search.session_tokens import CountedTokens, remembered_tokens, write_tokens
+from zero_tui.search.token_table import CountedTokens, remembered_tokens, write_tokens
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.store import EVENTS_FILE
-from zero_tui.store.usage import Tokens, session_tokens
+from zero_tui.store.token_counts import Tokens, session_tokens
 
 
 def session_usage(catalog: SessionCatalog, session_ids: Iterable[str]) -> dict[str, Tokens]:

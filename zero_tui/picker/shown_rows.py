@@ -18,7 +18,7 @@ from zero_tui.picker.row_layout import USAGE_WIDTH, Cells, NaturalWidths, natura
 from zero_tui.picker.session_rows import PickerRow
 
 if TYPE_CHECKING:
-    from zero_tui.store.usage import Tokens
+    from zero_tui.store.token_counts import Tokens
 
 HighlightLookup = Callable[[int], Sequence[int]]
 """Display line -> code-point positions of that row's label to highlight."""

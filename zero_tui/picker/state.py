@@ -38,7 +38,7 @@ from zero_tui.picker.session_rows import (
 from zero_tui.picker.store_watch import NOTIFICATION
 from zero_tui.store import Metadata
 from zero_tui.store.store import UnreadableSession
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.text.sanitize import sanitize_line
 
 

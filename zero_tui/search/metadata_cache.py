@@ -38,7 +38,7 @@ from zero_tui.search.database import (
     typed,
 )
 from zero_tui.search.file_identity import LogStats, identity_of, regular_stat
-from zero_tui.search.session_tokens import CountedTokens, write_tokens
+from zero_tui.search.token_table import CountedTokens, write_tokens
 from zero_tui.store import Goal, Metadata, SessionStore, StoreError
 from zero_tui.store.gojson import GoJSONError
 from zero_tui.store.resumable import has_resumable_content, log_has_resumable_content
@@ -51,7 +51,7 @@ from zero_tui.store.store import (
     read_regular_stat,
     sort_sessions,
 )
-from zero_tui.store.usage import logged_tokens
+from zero_tui.store.token_counts import logged_tokens
 from zero_tui.store.workspace import workspace_matches
 
 PROGRESS_EVERY = 256

@@ -35,7 +35,7 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.gotext import trim_space
 from zero_tui.store.models import Event, Metadata
 from zero_tui.store.store import SessionStore, os_reason, read_regular
-from zero_tui.store.usage import USAGE_EVENT
+from zero_tui.store.token_counts import USAGE_EVENT
 
 FORK_KIND = "fork"
 FORK_EVENT = "session_fork"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from zero_tui.store import Metadata
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.text.cells import cell_width
 from zero_tui.text.labels import compact_count, event_count_label, middle_cut, time_label
 from zero_tui.text.sanitize import home_relative, sanitize_line

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import assert_never
 
 from zero_tui.store.models import Metadata
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.text.labels import counted
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.transcript.row_model import Row, RowKind

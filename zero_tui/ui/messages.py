@@ -27,13 +27,13 @@ if TYPE_CHECKING:  # annotations only
     from zero_tui.picker.ranking import Ranking
     from zero_tui.picker.scopes import ScopeKey
     from zero_tui.picker.session_rows import PickerRow
-    from zero_tui.store.usage import Tokens
+    from zero_tui.store.token_counts import Tokens
     from zero_tui.transcript.answers import CodeBlock
     from zero_tui.transcript.denied_calls import DeniedCall
     from zero_tui.transcript.follower import LogEnd, OpenedLog
     from zero_tui.transcript.recall import PromptRecall
     from zero_tui.transcript.turns import ForkedTurn, ParentLink, TurnSpan
-    from zero_tui.transcript.usage import UsageOverviews
+    from zero_tui.transcript.usage_report import UsageOverviews
 
 # --- the picker ------------------------------------------------------------------------
 

@@ -135,7 +135,7 @@ class CommandScreen(Screen[None]):
         """Esc (or ctrl+c) while a run is in flight: the screens that run the agent say."""
 
     def command_usage(self, args: str) -> None:
-        from zero_tui.ui.screens.usage import UsageScreen
+        from zero_tui.ui.screens.usage_screen import UsageScreen
 
         parse_no_args("usage", args)
         self.app.push_screen(

@@ -32,7 +32,7 @@ from zero_tui.picker.shown_rows import HighlightLookup, NoteLookup, SnippetLine
 from zero_tui.picker.state import PickerState
 from zero_tui.search.query import SearchHit, highlight_term
 from zero_tui.store import Metadata, SessionStore
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.ui.messages import ContentResults, OpenSession, PreviewLoaded, RankingDone
 from zero_tui.ui.widgets.preview import SessionPreview

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from zero_tui.agent.running import Running
 from zero_tui.picker.preview_data import PreviewData, PreviewExchange
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.transcript.header import token_facts
 
 MAX_EXCHANGE_LINES = 12

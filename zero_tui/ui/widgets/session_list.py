@@ -28,7 +28,7 @@ from zero_tui.picker.shown_rows import HighlightLookup, NoteLookup, ShownRows, S
 from zero_tui.ui.widgets.session_row_painter import message_strip, row_strip, snippet_strip
 
 if TYPE_CHECKING:
-    from zero_tui.store.usage import Tokens
+    from zero_tui.store.token_counts import Tokens
 
 NARROW_WIDTH = 110
 """On a screen narrower than this the list's container gets the class `-narrow`: the

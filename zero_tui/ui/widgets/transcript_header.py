@@ -26,7 +26,7 @@ from zero_tui.transcript.follower import LogFollower
 from zero_tui.transcript.header import header_facts
 from zero_tui.transcript.turns import ParentLink, parent_link
 from zero_tui.ui.messages import ParentLinked, RunningLooked
-from zero_tui.ui.widgets.session_tokens import SessionTokensHook
+from zero_tui.ui.widgets.header_tokens import SessionTokensHook
 
 RUNNING_POLL_SECONDS = 1.0
 TITLE_TOOLTIP_LIMIT = 2000

@@ -1,7 +1,7 @@
 """`/usage`: tokens per day over the last 30 UTC days as a bar chart, the top sessions,
 models and workspaces, and Zero's own cost estimate where Zero can give one.
 
-The figures are `zero usage report`'s (`transcript.usage`), read in a worker; the cost is
+The figures are `zero usage report`'s (`transcript.usage_report`), read in a worker; the cost is
 asked of Zero (`zero_commands.estimate_cost`) after the figures are shown. Zero's report has no
 workspace filter, so the cost is shown for every workspace, and this workspace's view says
 so. Enter on a session opens it; Esc comes back here.
@@ -25,10 +25,10 @@ from textual.worker import get_current_worker
 
 from zero_tui.agent.zero_commands import CostEstimate
 from zero_tui.store import SessionStore, StoreError
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 from zero_tui.text.labels import WEEKDAYS, cost_label, counted, display_title, one_line
 from zero_tui.text.sanitize import home_relative, sanitize_line
-from zero_tui.transcript.usage import WINDOW_DAYS, UsageOverview, UsageOverviews
+from zero_tui.transcript.usage_report import WINDOW_DAYS, UsageOverview, UsageOverviews
 from zero_tui.ui.messages import OpenSession, UsageCostLoaded, UsageLoaded, UsageProgress
 from zero_tui.ui.mounting import composed
 from zero_tui.ui.widgets.day_chart import DayChart
@@ -131,7 +131,7 @@ class UsageScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
     def _load(self, today: date) -> None:
         from zero_tui.agent.zero_commands import estimate_cost
-        from zero_tui.transcript.usage import UsageCancelled, usage_overviews
+        from zero_tui.transcript.usage_report import UsageCancelled, usage_overviews
 
         worker = get_current_worker()
         total = 0

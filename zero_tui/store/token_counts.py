@@ -5,7 +5,7 @@ its type either as written (`provider_usage`) or spelled with a `\\u` escape of 
 letters, and any other line cannot be one. So a listing that counts 10,000 sessions reads
 each log once at memory speed and decodes only its usage lines, with Go's rules. A line
 damaged elsewhere in the log hides nothing (Zero's `usage report` leaves out a whole
-session whose log it cannot read; `transcript.usage.usage_report` does so too); a damaged
+session whose log it cannot read; `transcript.usage_report.usage_report` does so too); a damaged
 usage line, or a usage payload Zero's report would fail on, leaves the session without
 figures (StoreError), as the tokens it stands for cannot be known.
 """

@@ -1,7 +1,7 @@
-"""The catalog's table of each session's tokens (`store.usage.logged_tokens` of its log),
-with the stat of the log they were counted in and the time before the read: valid while
-the log is that file, unchanged (`file_identity.same_file`). Derived data, like the rest
-of the catalog: a row that cannot be written is counted again next time."""
+"""The catalog's table of each session's tokens (`store.token_counts.logged_tokens` of its
+log), with the stat of the log they were counted in and the time before the read: valid
+while the log is that file, unchanged (`file_identity.same_file`). Derived data, like the
+rest of the catalog: a row that cannot be written is counted again next time."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from zero_tui.search.database import CatalogDatabase
-from zero_tui.store.usage import Tokens
+from zero_tui.store.token_counts import Tokens
 
 
 class CountedTokens(NamedTuple):

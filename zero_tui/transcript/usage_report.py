@@ -26,7 +26,7 @@ from zero_tui.store.models import Metadata
 from zero_tui.store.payload_decoder import decode_payload
 from zero_tui.store.payloads import UsagePayload
 from zero_tui.store.store import SessionStore, UnreadableSession
-from zero_tui.store.usage import USAGE_EVENT, Tokens
+from zero_tui.store.token_counts import USAGE_EVENT, Tokens
 from zero_tui.store.workspace import workspace_matches
 from zero_tui.text.labels import parse_rfc3339
 

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from zero_tui.store import SessionStore, StoreError
-from zero_tui.store.usage import Tokens, session_tokens
+from zero_tui.store.token_counts import Tokens, session_tokens
 from zero_tui.ui.messages import SessionTokensLoaded
 
 REREAD_SECONDS = 2.0
