@@ -6,7 +6,7 @@ its mount handler (ui/mounting.py)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 from conftest import StoreBuilder, assistant, settle, user
@@ -32,23 +32,23 @@ async def ticks(count: int) -> None:
         await asyncio.sleep(0)
 
 
-def slash(text: str) -> Callable[[ZeroApp], None]:
-    def run(app: ZeroApp) -> None:
+def slash(text: str) -> Callable[[ZeroApp], Awaitable[None]]:
+    async def run(app: ZeroApp) -> None:
         screen = app.screen
         assert isinstance(screen, CommandScreen)
-        assert screen.run_text(text)
+        assert await screen.run_text(text)
 
     return run
 
 
-def posted(message: Callable[[], Message]) -> Callable[[ZeroApp], None]:
-    def post(app: ZeroApp) -> None:
+def posted(message: Callable[[], Message]) -> Callable[[ZeroApp], Awaitable[None]]:
+    async def post(app: ZeroApp) -> None:
         assert app.post_message(message())
 
     return post
 
 
-OPENERS: dict[str, Callable[[ZeroApp], None]] = {
+OPENERS: dict[str, Callable[[ZeroApp], Awaitable[None]]] = {
     "a transcript": posted(lambda: OpenSession("only")),
     "a new conversation": posted(NewConversation),
     "the usage screen": slash("/usage"),
@@ -64,7 +64,7 @@ async def test_a_quit_as_a_screen_opens_ends_cleanly(
     app = picker_app(one)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        OPENERS[opened](app)
+        await OPENERS[opened](app)
         await ticks(count)
         app.exit()
     assert app.return_code == 0  # run_test re-raises what a handler raised

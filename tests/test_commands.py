@@ -172,11 +172,11 @@ def test_code_blocks_of_an_answer() -> None:
 
 def missing_handlers(screen: type, context: Context) -> list[str]:
     """What `screen` lacks to run what the registry offers in `context`: a
-    `command_<name>` per command, an `action_<name>` per bound screen action."""
+    `action_<name>` per command and per bound screen action."""
     missing = [
-        f"{screen.__name__} offers /{command.name} but has no command_{command.name}"
+        f"{screen.__name__} offers /{command.name} but has no action_{command.action}"
         for command in REGISTRY.in_context(context)
-        if not callable(getattr(screen, f"command_{command.name}", None))
+        if not callable(getattr(screen, f"action_{command.action}", None))
     ]
     for action in REGISTRY.actions(context):
         name = action.action.partition("(")[0]
@@ -186,7 +186,7 @@ def missing_handlers(screen: type, context: Context) -> list[str]:
 
 
 def test_every_command_has_a_handler_on_every_screen_that_offers_it() -> None:
-    """A missing `command_<name>` would only fail when someone types the command."""
+    """A missing `action_<name>` would only fail when someone types the command."""
     from zero_tui.ui.screens.picker import PickerScreen
     from zero_tui.ui.screens.transcript import TranscriptScreen
 
@@ -205,10 +205,10 @@ def test_the_handler_check_sees_a_missing_handler() -> None:
     class Lacking(PickerScreen):
         pass
 
-    setattr(Lacking, f"command_{command}", None)  # shadows the inherited handler
+    setattr(Lacking, f"action_{command}", None)  # shadows the inherited handler
     setattr(Lacking, f"action_{name}", "not callable")
     assert missing_handlers(Lacking, Context.PICKER) == [
-        f"Lacking offers /{command} but has no command_{command}",
+        f"Lacking offers /{command} but has no action_{command}",
         *(
             f"Lacking binds {action} but has no action_{name}"
             for action in actions

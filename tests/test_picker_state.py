@@ -155,7 +155,7 @@ def test_the_keys_on_offer() -> None:
     empty = state(store_total=0)
     assert not empty.offers("open", (), row_highlighted=True)
     assert not empty.offers("export_dialog", (), row_highlighted=True)
-    assert not empty.offers("run_command", ("rename",), row_highlighted=True)
+    assert not empty.offers("command_key", (), row_highlighted=True)
     assert empty.offers("scope", ("all",), row_highlighted=False)
     assert empty.offers("rescan", (), row_highlighted=False)
     # The footer is redrawn when what `offers` reads changes, not for a keystroke.

@@ -59,8 +59,8 @@ class CommandError(Exception):
 class Key:
     """A key that runs a command (or one of its forms) or a screen action in one context.
 
-    `action` is the screen action the key runs; "" means the bare command (`/name`), or
-    the screen action the key belongs to.
+    `action` is the screen action the key runs; "" means the command's own action with no
+    arguments (`/name`), or the screen action the key belongs to.
     """
 
     key: str
@@ -84,6 +84,12 @@ class Command:
     @property
     def usage(self) -> str:
         return f"/{self.name} {self.args}".rstrip()
+
+    @property
+    def action(self) -> str:
+        """The Textual action that runs it: a screen's `action_<action>(args)`; its keys run
+        it with no arguments."""
+        return self.name.replace("-", "_")
 
     def help_in(self, context: Context) -> str:
         return dict(self.context_help).get(context, self.help)

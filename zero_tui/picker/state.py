@@ -301,7 +301,7 @@ class PickerState:
             return row_highlighted and self.store_total != 0
         if action == "unreadable":
             return bool(self.unreadable)
-        if action in ("export_dialog", "run_command"):  # the registry's keys act on a row
+        if action in ("export_dialog", "command_key"):  # the registry's keys act on a row
             return self.store_total != 0
         if action == "delete_session":
             return row_highlighted and self.store_total != 0

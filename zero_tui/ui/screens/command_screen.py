@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
-from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+from functools import partial, wraps
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import work
+from textual.actions import SkipAction
 from textual.actions import parse as parse_action
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
@@ -44,6 +45,27 @@ if TYPE_CHECKING:
     from zero_tui.agent.zero_commands import Grant
 
 
+_Screen = TypeVar("_Screen", bound="CommandScreen")
+
+
+def command_action(
+    method: Callable[[_Screen, str], None],
+) -> Callable[[_Screen, str], None]:
+    """A command's action, `action_<name>(args)`: a CommandError it raises is shown, and the
+    action declines (SkipAction), so that `run_text` says False and a typed command stays
+    in the editor."""
+
+    @wraps(method)
+    def action(self: _Screen, args: str = "") -> None:
+        try:
+            method(self, args)
+        except CommandError as error:
+            self.notify(str(error), title="Command", severity="error", markup=False)
+            raise SkipAction() from None
+
+    return action
+
+
 def screen_bindings(context: Context) -> list[BindingType]:
     """Every key of one screen, from the registry: its commands' and its actions'.
 
@@ -53,7 +75,7 @@ def screen_bindings(context: Context) -> list[BindingType]:
     bindings: list[BindingType] = [
         Binding(
             key.key,
-            key.action or f"run_command('{command.name}')",
+            key.action or command.action,
             key.description,
             show=key.show,
         )
@@ -81,11 +103,12 @@ def palette_entries(context: Context) -> list[tuple[str, str, str]]:
 
 
 class CommandScreen(Screen[None]):
-    """Runs `/name args` by calling the screen's `command_<name>(args)` method.
+    """Runs `/name args` as the Textual action the registry names, `action_<name>(args)`
+    (Textual's `run_action`: the key bindings run the same actions, with no arguments).
 
-    Subclasses set COMMAND_CONTEXT and define a `command_<name>` for each command the
-    registry offers in that context; /help, /quit, /new, /usage, /model, /auto, /export and
-    /rename are written here once, /export and /rename acting on the session `command_session()`
+    Subclasses set COMMAND_CONTEXT and define an action for each command the registry
+    offers in that context; /help, /quit, /new, /usage, /model, /auto, /export and /rename
+    are written here once, /export and /rename acting on the session `command_session()`
     names.
     """
 
@@ -95,20 +118,17 @@ class CommandScreen(Screen[None]):
     workspace: str
     settings: RunSettings
 
-    def run_text(self, text: str) -> bool:
+    async def run_text(self, text: str) -> bool:
         """Run a slash command; False (and the reason shown) when it cannot run."""
         try:
             command, args = REGISTRY.resolve(text, self.COMMAND_CONTEXT)
-            getattr(self, f"command_{command.name}")(args)
         except CommandError as error:
             self.notify(str(error), title="Command", severity="error", markup=False)
             return False
-        return True
+        return await self.app.run_action(f"{command.action}({args!r})", self)
 
-    def action_run_command(self, name: str) -> None:
-        self.run_text(f"/{name}")
-
-    def command_help(self, args: str) -> None:
+    @command_action
+    def action_help(self, args: str) -> None:
         from zero_tui.ui.screens.dialogs import HelpScreen
 
         parse_no_args("help", args)
@@ -118,11 +138,12 @@ class CommandScreen(Screen[None]):
         """Lines /help adds at its end, of what this screen does now."""
         return []
 
-    def action_help(self, action: ScreenAction) -> str:
+    def palette_help(self, action: ScreenAction) -> str:
         """What the command palette says of `action` here."""
         return action.help
 
-    def command_quit(self, args: str) -> None:
+    @command_action
+    def action_quit(self, args: str) -> None:
         parse_no_args("quit", args)
         self.call_next(self.app.run_action, "app.quit")  # the app asks first mid-run
 
@@ -134,7 +155,8 @@ class CommandScreen(Screen[None]):
     def action_cancel_run(self) -> None:
         """Esc (or ctrl+c) while a run is in flight: the screens that run the agent say."""
 
-    def command_usage(self, args: str) -> None:
+    @command_action
+    def action_usage(self, args: str) -> None:
         from zero_tui.ui.screens.usage_screen import UsageScreen
 
         parse_no_args("usage", args)
@@ -142,7 +164,8 @@ class CommandScreen(Screen[None]):
             UsageScreen(self.store, workspace=self.workspace, now=self.command_time())
         )
 
-    def command_new(self, args: str) -> None:
+    @command_action
+    def action_new(self, args: str) -> None:
         parse_no_args("new", args)
         self.leaving_for_new()
         self.post_message(NewConversation())
@@ -155,7 +178,7 @@ class CommandScreen(Screen[None]):
             _namespace, name, parameters = parse_action(action.action)
             if action.palette and self.check_action(name, parameters):
                 yield SystemCommand(
-                    action.title, self.action_help(action), partial(self.run_action, action.action)
+                    action.title, self.palette_help(action), partial(self.run_action, action.action)
                 )
 
     # --- what the session commands act on (the subclasses say) ---------------------------
@@ -191,13 +214,15 @@ class CommandScreen(Screen[None]):
 
     # --- /model, /auto ---------------------------------------------------------------------
 
-    def command_model(self, args: str) -> None:
+    @command_action
+    def action_model(self, args: str) -> None:
         self.settings.model = parse_model_args(args)
         shown = self.settings.model or "the configured default"
         self.notify(f"model for the next runs: {shown}", title="Model", markup=False)
         self.settings_changed()
 
-    def command_auto(self, args: str) -> None:
+    @command_action
+    def action_auto(self, args: str) -> None:
         from zero_tui.agent.engine import autonomy_warning
 
         self.settings.auto = parse_auto_args(args)
@@ -214,7 +239,8 @@ class CommandScreen(Screen[None]):
 
     # --- /export ---------------------------------------------------------------------------
 
-    def command_export(self, args: str) -> None:
+    @command_action
+    def action_export(self, args: str) -> None:
         request = parse_export_args(args)
         session_id = self.command_session()
         self.check_export_ready()
@@ -258,7 +284,8 @@ class CommandScreen(Screen[None]):
 
     # --- /rename ---------------------------------------------------------------------------
 
-    def command_rename(self, args: str) -> None:
+    @command_action
+    def action_rename(self, args: str) -> None:
         session_id = self.command_session()
         if args:
             self._rename(session_id, clean_title(args))
@@ -289,7 +316,8 @@ class CommandScreen(Screen[None]):
 
     # --- /permissions: Zero's persistent sandbox grants --------------------------------------
 
-    def command_permissions(self, args: str) -> None:
+    @command_action
+    def action_permissions(self, args: str) -> None:
         parse_no_args("permissions", args)
         self._list_grants()
 

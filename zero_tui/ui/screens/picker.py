@@ -249,7 +249,7 @@ class PickerScreen(PickerKeys):
     def session_renamed(self, meta: Metadata) -> None:
         self.feed.follow([meta.session_id])  # the new title, in its place (updatedAt is kept)
 
-    def action_help(self, action: ScreenAction) -> str:
+    def palette_help(self, action: ScreenAction) -> str:
         if action.action == "rescan":
             return f"{action.help} · {self.state.live_note()}"
         return action.help
@@ -259,6 +259,8 @@ class PickerScreen(PickerKeys):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         highlighted = not self.is_mounted or self.session_list.highlighted_row is not None
+        if not parameters and REGISTRY.get(action) is not None:
+            action = "command_key"  # a command's key: typed, it runs with its arguments
         return self.state.offers(action, parameters, row_highlighted=highlighted)
 
     @on(SessionList.Highlighted)

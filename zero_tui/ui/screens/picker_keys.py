@@ -18,7 +18,7 @@ from textual.app import SystemCommand
 from zero_tui.commands import CommandError
 from zero_tui.picker.session_rows import local_now
 from zero_tui.ui.messages import ResumeRequest
-from zero_tui.ui.screens.command_screen import CommandScreen
+from zero_tui.ui.screens.command_screen import CommandScreen, command_action
 from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun
 from zero_tui.ui.widgets.picker_body import PickerBody
 from zero_tui.ui.widgets.session_list import SessionList
@@ -48,20 +48,20 @@ class PickerKeys(CommandScreen):
         return self.composer.command_mode
 
     @on(EditorRun)
-    def _composer_run(self, event: EditorRun) -> None:
+    async def _composer_run(self, event: EditorRun) -> None:
         """Enter: run the command typed, else open the highlighted session."""
         event.stop()
         if self.command_mode:
-            self._run_line()
+            await self._run_line()
         else:
-            self.action_open()
+            await self.action_open()
 
     @on(EditorMove)
     def _composer_move(self, event: EditorMove) -> None:
         self.session_list.move(event.delta, wrap=True)
 
-    def _run_line(self) -> None:
-        if self.run_text(self.composer.value):
+    async def _run_line(self) -> None:
+        if await self.run_text(self.composer.value):
             self.composer.clear_line()
 
     # /export and /rename (CommandScreen) act on the highlighted session
@@ -81,7 +81,8 @@ class PickerKeys(CommandScreen):
     def command_time(self) -> datetime:
         return local_now(self._clock)[0]
 
-    def command_resume(self, args: str) -> None:
+    @command_action
+    def action_resume(self, args: str) -> None:
         if not args:
             raise CommandError("this is the session picker: pick a session and press Enter")
         self.post_message(ResumeRequest(args))
@@ -107,11 +108,11 @@ class PickerKeys(CommandScreen):
     def action_last(self) -> None:
         self.session_list.last()
 
-    def action_open(self) -> None:
+    async def action_open(self) -> None:
         if self.command_mode:
             if self.composer.completing:
                 self.composer.accept_completion(explicit=False)
-            self._run_line()
+            await self._run_line()
             return
         self.body.open_highlighted()
 

@@ -28,7 +28,7 @@ from zero_tui.transcript.recall import PromptRecall
 from zero_tui.ui.copier import Copier
 from zero_tui.ui.messages import PromptRecalled, ResumeRequest
 from zero_tui.ui.mounting import composed
-from zero_tui.ui.screens.command_screen import screen_bindings
+from zero_tui.ui.screens.command_screen import command_action, screen_bindings
 from zero_tui.ui.screens.transcript_reader import READ_ONLY_NOTICE
 from zero_tui.ui.screens.turn_actions import TurnActions
 from zero_tui.ui.widgets.agent_pane import (
@@ -253,13 +253,15 @@ class TranscriptScreen(TurnActions):
 
     # /retry, /edit
 
-    def command_retry(self, args: str) -> None:
+    @command_action
+    def action_retry(self, args: str) -> None:
         parse_no_args("retry", args)
         if self.running:
             raise CommandError("cannot retry while a run is in progress.")
         self.transcript_log.recall(PromptRecall("retry", self.settings.last_prompt))
 
-    def command_edit(self, args: str) -> None:
+    @command_action
+    def action_edit(self, args: str) -> None:
         parse_no_args("edit", args)
         self.transcript_log.recall(PromptRecall("edit", self.settings.last_prompt))
 
@@ -306,7 +308,11 @@ class TranscriptScreen(TurnActions):
         text = trim_space(event.text)
         if not text:
             return
-        done = self.run_text(event.text) if text.startswith("/") else await self.send_prompt(text)
+        done = (
+            await self.run_text(event.text)
+            if text.startswith("/")
+            else await self.send_prompt(text)
+        )
         if done:
             self.composer.clear_line()
 
@@ -335,7 +341,8 @@ class TranscriptScreen(TurnActions):
 
     # /resume, /new
 
-    def command_resume(self, args: str) -> None:
+    @command_action
+    def action_resume(self, args: str) -> None:
         self._refuse_while_running()
         if not args:
             self.action_back()  # the picker

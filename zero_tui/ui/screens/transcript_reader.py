@@ -21,7 +21,7 @@ from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.rows import LogFacts
 from zero_tui.ui.copier import Copier, terminal_copier
 from zero_tui.ui.messages import CodeBlocksFound, CopyDone, MatchesFound, OpenSession
-from zero_tui.ui.screens.command_screen import CommandScreen
+from zero_tui.ui.screens.command_screen import CommandScreen, command_action
 from zero_tui.ui.screens.dialogs import CodeBlockPicker
 from zero_tui.ui.widgets.composer import EditorMove, PromptEditor
 from zero_tui.ui.widgets.find_bar import FindBar
@@ -143,7 +143,8 @@ class TranscriptReader(CommandScreen):
 
     # -- /copy, ctrl+y ----------------------------------------------------------------
 
-    def command_copy(self, args: str) -> None:
+    @command_action
+    def action_copy(self, args: str) -> None:
         request = parse_copy_args(args)
         if self.session_id is None:
             raise CommandError(NO_ANSWER)
@@ -208,12 +209,12 @@ class TranscriptReader(CommandScreen):
             markup=False,
         )
 
-    def action_copy_highlighted(self) -> None:
+    async def action_copy_highlighted(self) -> None:
         """ctrl+y: the highlighted message's text; with nothing highlighted, the last answer."""
         view = self.view
         row = view.row_at(view.cursor) if view.cursor is not None else None
         if row is None:
-            self.run_text("/copy")
+            await self.run_text("/copy")
             return
         text = row.detail if is_tool_card(row) and row.detail else row.text
         if not trim_space(text):

@@ -33,6 +33,7 @@ from zero_tui.ui.messages import (
     RewindPlanned,
     TurnForked,
 )
+from zero_tui.ui.screens.command_screen import command_action
 from zero_tui.ui.screens.transcript_reader import TranscriptReader
 from zero_tui.ui.screens.zero_dialogs import GRANT, RETRY, ApprovalDialog, RewindDialog
 from zero_tui.ui.widgets.transcript_log import TranscriptLog
@@ -79,7 +80,8 @@ class TurnActions(TranscriptReader):
 
     # -- /fork ----------------------------------------------------------------------------
 
-    def command_fork(self, args: str) -> None:
+    @command_action
+    def action_fork(self, args: str) -> None:
         session_id = self.command_session()
         self._refuse_while_running()
         self._loaded_index()
@@ -131,7 +133,8 @@ class TurnActions(TranscriptReader):
 
     # -- /rewind --------------------------------------------------------------------------
 
-    def command_rewind(self, args: str) -> None:
+    @command_action
+    def action_rewind(self, args: str) -> None:
         parse_no_args("rewind", args)
         session_id = self.command_session()
         self._refuse_while_running()
@@ -214,7 +217,8 @@ class TurnActions(TranscriptReader):
 
     # -- /approve ---------------------------------------------------------------------
 
-    def command_approve(self, args: str) -> None:
+    @command_action
+    def action_approve(self, args: str) -> None:
         parse_no_args("approve", args)
         session_id = self.command_session()
         if self.running:
