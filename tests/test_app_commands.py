@@ -563,6 +563,22 @@ async def test_picker_keys_export_and_rename_the_highlighted_session(
         await wait_note(pilot, "zero-transcript-20260704-120000.md")
 
 
+async def test_a_command_key_refused_says_why_and_leaves_the_query(
+    session: StoreBuilder, workspace: Path
+) -> None:
+    """F2 runs /rename's action with no arguments: with no row to act on, the action
+    declines, the reason shows, and the query typed stays as it was."""
+    app = app_for(session, workspace, Recorder())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await picker_ready(pilot)
+        await type_text(pilot, "qqqqzz")
+        await wait_until(pilot, lambda: screen.session_list.highlighted_row is None)
+        await pilot.press("f2")
+        await wait_note(pilot, "no session is highlighted")
+        assert app.screen is screen
+        assert screen.composer.value == "qqqqzz"
+
+
 async def test_an_existing_file_is_replaced_only_when_the_user_says_so(
     session: StoreBuilder, workspace: Path
 ) -> None:

@@ -2,9 +2,11 @@
 
 The screen composes its widgets and routes between them: `TranscriptLog` reads and follows
 the log, `AgentPane` runs the agent, the find bar finds, the editor sends prompts and
-commands; reading the rows (keys, find, copy) is `TranscriptReader`'s. The run's settings
-and status are one value (`run_status`): the status line is bound to it, and its watcher
-refreshes what depends on a run being in flight.
+commands, `AnswerCopy` copies (/copy, ctrl+y) and `TurnActions` forks, rewinds and
+approves a turn (/fork, /rewind, /approve). The screen's own part is the keys that move in
+the rows, and checking a command against what it shows before a widget acts. The run's
+settings and status are one value (`run_status`): the status line is bound to it, and its
+watcher refreshes what depends on a run being in flight.
 """
 
 from __future__ import annotations
@@ -21,16 +23,24 @@ from textual.reactive import var
 
 from zero_tui.agent.engine import ExecEngine, RunRequest
 from zero_tui.agent.settings import RunSettings
-from zero_tui.commands import NOTHING_TO_EXPORT, CommandError, Context, parse_no_args
+from zero_tui.commands import (
+    NOTHING_TO_EXPORT,
+    CommandError,
+    Context,
+    parse_copy_args,
+    parse_no_args,
+)
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.gotext import trim_space
+from zero_tui.transcript.answers import NO_ANSWER
+from zero_tui.transcript.geometry import is_tool_card
+from zero_tui.transcript.log_index import LogIndex
 from zero_tui.transcript.recall import PromptRecall
+from zero_tui.transcript.row_model import Row, RowKind
 from zero_tui.ui.copier import Copier
-from zero_tui.ui.messages import PromptRecalled, ResumeRequest
+from zero_tui.ui.messages import MatchesFound, OpenSession, PromptRecalled, ResumeRequest
 from zero_tui.ui.mounting import composed
-from zero_tui.ui.screens.command_screen import command_action, screen_bindings
-from zero_tui.ui.screens.transcript_reader import READ_ONLY_NOTICE
-from zero_tui.ui.screens.turn_actions import TurnActions
+from zero_tui.ui.screens.command_screen import CommandScreen, command_action, screen_bindings
 from zero_tui.ui.widgets.agent_pane import (
     AgentPane,
     RunPhase,
@@ -38,11 +48,14 @@ from zero_tui.ui.widgets.agent_pane import (
     RunStatus,
     RunStatusLine,
 )
-from zero_tui.ui.widgets.composer import EditorRun, PromptEditor, SlashComplete
+from zero_tui.ui.widgets.answer_copy import AnswerCopy
+from zero_tui.ui.widgets.composer import EditorMove, EditorRun, PromptEditor, SlashComplete
 from zero_tui.ui.widgets.find_bar import FindBar
 from zero_tui.ui.widgets.live_turn import LiveTurn
 from zero_tui.ui.widgets.steady_footer import SteadyFooter
 from zero_tui.ui.widgets.transcript_log import TranscriptLog
+from zero_tui.ui.widgets.transcript_view import TranscriptView
+from zero_tui.ui.widgets.turn_actions import TurnActions
 
 __all__ = ["READ_ONLY_NOTICE", "TranscriptCommands", "TranscriptScreen"]
 
@@ -52,6 +65,14 @@ BROWSE_ONLY_HINT = (
     "/ for commands · Tab: rows"
 )
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
+READ_ONLY_NOTICE = (
+    "Read-only: this session (a specialist's sub-session, or another kind Zero does not "
+    "resume) cannot be continued. Esc goes back."
+)
+NO_TURN_ROW = (
+    "the highlighted row belongs to no turn of the log (the resume card): highlight a "
+    "prompt or an answer"
+)
 
 
 class TranscriptCommands(Provider):
@@ -75,7 +96,7 @@ class TranscriptCommands(Provider):
                 )
 
 
-class TranscriptScreen(TurnActions):
+class TranscriptScreen(CommandScreen):
     """The rows of one session, newest at the bottom, following the log while it grows;
     a prompt in the editor continues the session."""
 
@@ -105,7 +126,7 @@ class TranscriptScreen(TurnActions):
 
         `at_sequence`: open at that event (a search hit) rather than the latest, with `mark`
         highlighted as the find bar highlights."""
-        super().__init__(copier)
+        super().__init__()
         self.store = store
         self.workspace = workspace
         self.settings = settings or RunSettings()
@@ -120,6 +141,15 @@ class TranscriptScreen(TurnActions):
             id="transcript-log",
         )
         self.agent = AgentPane(engine or ExecEngine(store), id="agent-pane")
+        self.answer_copy = AnswerCopy(copier, id="answer-copy")
+        self.turn_actions = TurnActions(
+            store,
+            self.settings,
+            self.transcript_log,
+            send_prompt=lambda prompt, auto: self.send_prompt(prompt, auto=auto),
+            running=lambda: self.running,
+            id="turn-actions",
+        )
         self.set_reactive(TranscriptScreen.run_status, RunStatus.of(self.settings, RunState()))
         # a run ended: once its stored rows are read, the live turn goes ("clear") or keeps
         # only the partial answer of a cancelled run ("keep-cancelled")
@@ -133,6 +163,24 @@ class TranscriptScreen(TurnActions):
         yield RunStatusLine(id="run-status").data_bind(status=TranscriptScreen.run_status)
         yield PromptEditor(Context.TRANSCRIPT, placeholder=EDITOR_HINT, id="composer")
         yield SteadyFooter()
+        yield self.answer_copy
+        yield self.turn_actions
+
+    @property
+    def session_id(self) -> str | None:
+        return self.transcript_log.follower.session_id
+
+    @property
+    def view(self) -> TranscriptView:
+        return self.transcript_log.view
+
+    @property
+    def find_bar(self) -> FindBar:
+        return self.query_one(FindBar)
+
+    @property
+    def composer(self) -> PromptEditor:
+        return self.query_one(PromptEditor)
 
     @property
     def loaded(self) -> bool:
@@ -167,6 +215,186 @@ class TranscriptScreen(TurnActions):
         self.composer.attach(self.query_one(SlashComplete))
         self.view.type_target = self.composer
         self.set_focus(self.composer)
+
+    def _error(self, title: str, message: str) -> None:
+        self.notify(message, title=title, severity="error", markup=False)
+
+    def _loaded_index(self) -> LogIndex:
+        log = self.transcript_log.follower
+        if log.index is None or not log.loaded:
+            raise CommandError("the transcript is still loading: try again in a moment")
+        return log.index
+
+    # -- moving in the rows ---------------------------------------------------------------
+
+    def action_previous_turn(self) -> None:
+        self.view.action_previous_turn()
+
+    def action_next_turn(self) -> None:
+        self.view.action_next_turn()
+
+    def action_page(self, pages: int) -> None:
+        self.view.page(pages)
+
+    def action_top(self) -> None:
+        self.view.action_jump_top()
+
+    def action_bottom(self) -> None:
+        self.view.action_jump_bottom()
+
+    def action_toggle_card(self) -> None:
+        self.view.toggle_card()
+
+    @on(TranscriptView.ChildRequested)
+    def _open_child(self, message: TranscriptView.ChildRequested) -> None:
+        """A specialist's sub-session, read-only, on top of this one (Esc comes back)."""
+        self.post_message(
+            OpenSession(message.child_session_id, notice=READ_ONLY_NOTICE, above=True)
+        )
+
+    def action_quit_app(self) -> None:
+        self.call_next(self.app.run_action, "app.quit")  # the app asks first mid-run
+
+    # -- focus: the editor and the rows ----------------------------------------------
+
+    def action_switch_focus(self, to: str) -> None:
+        """Tab: from the editor to the rows and back (set_focus now, not the deferred
+        `widget.focus()`: the next key, typed at once, must go to the new widget)."""
+        self.set_focus(self.view if to == "rows" else self.composer)
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()  # Tab's label: Rows or Prompt
+
+    @on(EditorMove)
+    def _composer_move(self, event: EditorMove) -> None:
+        if event.delta < 0:
+            self.view.action_cursor_up()
+        else:
+            self.view.action_cursor_down()
+
+    # -- find: the bar's messages to the log ----------------------------------------------
+
+    def action_find(self) -> None:
+        self.find_bar.open()
+
+    @on(FindBar.Changed)
+    def _find_changed(self, message: FindBar.Changed) -> None:
+        self.view.set_search(message.query)
+
+    @on(FindBar.Find)
+    def _find(self, message: FindBar.Find) -> None:
+        status = self.transcript_log.find(message.query, message.backwards)
+        if status is not None:
+            self.find_bar.set_status(status)
+
+    def on_matches_found(self, message: MatchesFound) -> None:
+        if message.query == self.find_bar.text:
+            log = self.transcript_log
+            status = log.go_to_match(message.query, message.positions, message.backwards)
+            self.find_bar.set_status(status)
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        self.view.set_search("")
+        self.set_focus(self.view)
+
+    # -- /copy, ctrl+y (`AnswerCopy`) ---------------------------------------------------
+
+    @command_action
+    def action_copy(self, args: str) -> None:
+        request = parse_copy_args(args)
+        if self.session_id is None:
+            raise CommandError(NO_ANSWER)
+        index = self._loaded_index()
+        log = self.transcript_log.follower
+        self.answer_copy.copy_answer(index, log.order, log.facts, request)
+
+    async def action_copy_highlighted(self) -> None:
+        """ctrl+y: the highlighted message's text; with nothing highlighted, the last answer."""
+        row = self.highlighted_row()
+        if row is None:
+            await self.run_text("/copy")
+            return
+        text = row.detail if is_tool_card(row) and row.detail else row.text
+        if not trim_space(text):
+            self._error("Copy", "the highlighted row has no text to copy.")
+            return
+        self.answer_copy.copy_text(text)
+
+    # -- /fork, /rewind, /approve (`TurnActions`) and alt+p, on the highlighted turn ------
+
+    def highlighted_row(self) -> Row | None:
+        view = self.view
+        return view.row_at(view.cursor) if view.cursor is not None else None
+
+    def _turn_sequence(self) -> int | None:
+        """An event of the highlighted row's turn (None: no row is highlighted)."""
+        row = self.highlighted_row()
+        if row is None:
+            return None
+        if not row.sequences:
+            raise CommandError(NO_TURN_ROW)
+        return row.sequence
+
+    def _refuse_while_running(self) -> None:
+        if self.running:
+            raise CommandError("a run is in progress: press Esc to cancel it first")
+
+    @command_action
+    def action_fork(self, args: str) -> None:
+        session_id = self.command_session()
+        self._refuse_while_running()
+        self._loaded_index()
+        self.turn_actions.fork(session_id, self._turn_sequence(), trim_space(args))
+
+    @command_action
+    def action_rewind(self, args: str) -> None:
+        parse_no_args("rewind", args)
+        session_id = self.command_session()
+        self._refuse_while_running()
+        self._loaded_index()
+        sequence = self._turn_sequence()
+        if sequence is None:
+            raise CommandError(
+                "highlight the turn to rewind to (Tab to the rows, then ↑ ↓): the turns "
+                "after it are dropped"
+            )
+        self.turn_actions.plan_rewind(session_id, sequence)
+
+    @command_action
+    def action_approve(self, args: str) -> None:
+        parse_no_args("approve", args)
+        session_id = self.command_session()
+        if self.running:
+            raise CommandError("a run is in progress: answer its denied calls once it ends")
+        self._loaded_index()
+        row = self.highlighted_row()
+        on_denied = row is not None and (
+            row.approval is not None
+            or (
+                row.kind is RowKind.PERMISSION
+                and row.permission is not None
+                and row.permission.action == "prompt"
+            )
+        )
+        sequence = row.sequence if row is not None and on_denied else None
+        self.turn_actions.find_denied(session_id, sequence)
+
+    def action_open_parent(self) -> None:
+        meta = self.transcript_log.follower.meta
+        if meta is None or not meta.parent_session_id:
+            self._error("Parent", "this session has no parent")
+            return
+        link = self.transcript_log.header.parent_link
+        if link is not None and link.missing:
+            self._error("Parent", f"{link.parent_id} is no longer in the store")
+            return
+        sequence = meta.forked_from_sequence or None
+        self.post_message(OpenSession(meta.parent_session_id, above=True, sequence=sequence))
+
+    def forked_from_parent(self) -> bool:
+        meta = self.transcript_log.follower.meta
+        return meta is not None and bool(meta.parent_session_id)
 
     # -- a run of the agent -------------------------------------------------------------
 
@@ -238,6 +466,7 @@ class TranscriptScreen(TurnActions):
         # else the session was removed or replaced: what was on screen stays as it is
 
     async def on_transcript_log_read(self) -> None:
+        self.refresh_bindings()  # alt+p shows once the metadata says there is a parent
         after, self._after_read = self._after_read, None
         if after == "keep-cancelled":
             await self.agent.keep_cancelled_answer()

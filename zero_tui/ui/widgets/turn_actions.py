@@ -1,28 +1,30 @@
-"""What the transcript does with one of its turns: /fork, /rewind, /approve, and the key to
-a fork's parent.
+"""What the transcript does with one of its turns: /fork, /rewind, /approve — a widget with
+nothing to show, beside the screen (as the picker's `SessionTrash` is).
 
-`TurnActions` sits between reading (`TranscriptReader`) and continuing the session
-(`TranscriptScreen`): it acts on the turn of the highlighted row, through the layers
-below — `transcript.turns` (the turn, the fork), `transcript.denied_calls` (what a denied
-call asked), `agent.zero_commands` (Zero's own rewind and grants) and `agent.running`
-(never rewind a session an agent is writing). Each reads or runs in a thread worker that
-only posts a message; the dialogs ask first, and nothing is rewound or allowed without
-its key.
+The screen checks a command against what it shows (a session, its loaded rows, the
+highlighted turn, no run in flight) and hands the turn here. Everything after that is the
+widget's, through the layers below — `transcript.turns` (the turn, the fork),
+`transcript.denied_calls` (what a denied call asked), `agent.zero_commands` (Zero's own
+rewind and grants) and `agent.running` (never rewind a session an agent is writing). Each
+reads or runs in a thread worker that only posts a message; the dialogs ask first, and
+nothing is rewound or allowed without its key. A retry sends its prompt through the
+screen's `send_prompt`, given to the widget with the screen's `running`.
 """
 
 from __future__ import annotations
 
-from textual import on, work
+from collections.abc import Awaitable, Callable
+
+from textual import work
+from textual.widget import Widget
 
 from zero_tui.agent.running import refusal_while_written
 from zero_tui.agent.settings import RunSettings
 from zero_tui.agent.zero_commands import ZeroCommandError, allow_always, rewind, rewind_plan
-from zero_tui.commands import REGISTRY, CommandError, Context, parse_no_args
+from zero_tui.commands import REGISTRY, Context
 from zero_tui.store import SessionStore, StoreError
-from zero_tui.store.gotext import trim_space
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.transcript.denied_calls import DeniedCall, read_denied
-from zero_tui.transcript.row_model import Row, RowKind
 from zero_tui.transcript.turns import fork_turn, read_turn, short_prompt
 from zero_tui.ui.messages import (
     ActionFailed,
@@ -33,65 +35,50 @@ from zero_tui.ui.messages import (
     RewindPlanned,
     TurnForked,
 )
-from zero_tui.ui.screens.command_screen import command_action
-from zero_tui.ui.screens.transcript_reader import TranscriptReader
 from zero_tui.ui.screens.zero_dialogs import GRANT, RETRY, ApprovalDialog, RewindDialog
 from zero_tui.ui.widgets.transcript_log import TranscriptLog
 
-NO_TURN_ROW = (
-    "the highlighted row belongs to no turn of the log (the resume card): highlight a "
-    "prompt or an answer"
-)
+SendPrompt = Callable[[str, str | None], Awaitable[bool]]
+"""Start a run with a prompt; the second argument overrides the autonomy of this run."""
 
 
-class TurnActions(TranscriptReader):
-    """/fork, /rewind and /approve on the highlighted turn; alt+p to a fork's parent."""
+class TurnActions(Widget):
+    """Forks, rewinds and approves a turn of the transcript's session."""
 
-    store: SessionStore
-    settings: RunSettings
+    DEFAULT_CSS = """
+    TurnActions {
+        display: none;
+    }
+    """
 
-    @property
-    def running(self) -> bool:
-        """A run of this screen is in flight (the screen says)."""
-        raise NotImplementedError
+    def __init__(
+        self,
+        store: SessionStore,
+        settings: RunSettings,
+        log: TranscriptLog,
+        *,
+        send_prompt: SendPrompt,
+        running: Callable[[], bool],
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self._store = store
+        self._settings = settings
+        self._log = log
+        self._send_prompt = send_prompt
+        self._run_in_flight = running
 
-    async def send_prompt(self, prompt: str, *, auto: str | None = None) -> bool:
-        """Start a run (the screen's); `auto` overrides the autonomy for this run only."""
-        raise NotImplementedError
-
-    # -- the highlighted turn -----------------------------------------------------------
-
-    def highlighted_row(self) -> Row | None:
-        view = self.view
-        return view.row_at(view.cursor) if view.cursor is not None else None
-
-    def _turn_sequence(self) -> int | None:
-        """An event of the highlighted row's turn (None: no row is highlighted)."""
-        row = self.highlighted_row()
-        if row is None:
-            return None
-        if not row.sequences:
-            raise CommandError(NO_TURN_ROW)
-        return row.sequence
-
-    def _refuse_while_running(self) -> None:
-        if self.running:
-            raise CommandError("a run is in progress: press Esc to cancel it first")
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.notify(message.message, title=message.title, severity="error", markup=False)
 
     # -- /fork ----------------------------------------------------------------------------
 
-    @command_action
-    def action_fork(self, args: str) -> None:
-        session_id = self.command_session()
-        self._refuse_while_running()
-        self._loaded_index()
-        self._fork(session_id, self._turn_sequence(), trim_space(args))
-
     @work(thread=True, exclusive=True, group="fork", exit_on_error=False)
-    def _fork(self, session_id: str, sequence: int | None, title: str) -> None:
+    def fork(self, session_id: str, sequence: int | None, title: str) -> None:
+        """Fork `session_id` through the turn of `sequence` (None: whole)."""
         try:
-            refusal = refusal_while_written(self.store, session_id, "not forking", by_log=False)
-            forked = fork_turn(self.store, session_id, sequence, title=title, refuse=refusal)
+            refusal = refusal_while_written(self._store, session_id, "not forking", by_log=False)
+            forked = fork_turn(self._store, session_id, sequence, title=title, refuse=refusal)
         except (StoreError, OSError) as error:
             self.post_message(ActionFailed("Fork", f"could not fork {session_id}: {error}"))
             return
@@ -107,60 +94,25 @@ class TurnActions(TranscriptReader):
             title="Fork",
             markup=False,
         )
-        self.post_message(OpenSession(fork.session_id))
-
-    # -- alt+p: the parent ------------------------------------------------------------
-
-    def action_open_parent(self) -> None:
-        meta = self.transcript_log.follower.meta
-        if meta is None or not meta.parent_session_id:
-            self._error("Parent", "this session has no parent")
-            return
-        link = self.transcript_log.header.parent_link
-        if link is not None and link.missing:
-            self._error("Parent", f"{link.parent_id} is no longer in the store")
-            return
-        sequence = meta.forked_from_sequence or None
-        self.post_message(OpenSession(meta.parent_session_id, above=True, sequence=sequence))
-
-    def forked_from_parent(self) -> bool:
-        meta = self.transcript_log.follower.meta
-        return meta is not None and bool(meta.parent_session_id)
-
-    @on(TranscriptLog.Read)
-    def _log_read(self) -> None:
-        self.refresh_bindings()  # alt+p shows once the metadata says there is a parent
+        self.screen.post_message(OpenSession(fork.session_id))
 
     # -- /rewind --------------------------------------------------------------------------
-
-    @command_action
-    def action_rewind(self, args: str) -> None:
-        parse_no_args("rewind", args)
-        session_id = self.command_session()
-        self._refuse_while_running()
-        self._loaded_index()
-        sequence = self._turn_sequence()
-        if sequence is None:
-            raise CommandError(
-                "highlight the turn to rewind to (Tab to the rows, then ↑ ↓): the turns "
-                "after it are dropped"
-            )
-        self._plan_rewind(session_id, sequence)
 
     def _busy(self, session_id: str) -> str | None:
         """Why not rewind now: someone could be writing the session (asked under its lock;
         Zero's rewind takes the lock itself, so it is let go before Zero runs)."""
-        with self.store.locked(session_id):
-            return refusal_while_written(self.store, session_id, "not rewinding")()
+        with self._store.locked(session_id):
+            return refusal_while_written(self._store, session_id, "not rewinding")()
 
     @work(thread=True, exclusive=True, group="rewind", exit_on_error=False)
-    def _plan_rewind(self, session_id: str, sequence: int) -> None:
+    def plan_rewind(self, session_id: str, sequence: int) -> None:
+        """What rewinding to the turn of `sequence` would do, asked before it is done."""
         try:
             busy = self._busy(session_id)
             if busy is not None:
                 self.post_message(ActionFailed("Rewind", busy))
                 return
-            turn = read_turn(self.store, session_id, sequence)
+            turn = read_turn(self._store, session_id, sequence)
             if turn.is_last:
                 self.post_message(
                     ActionFailed(
@@ -170,8 +122,8 @@ class TurnActions(TranscriptReader):
                     )
                 )
                 return
-            plan = rewind_plan(self.store, session_id, turn.last_sequence)
-            meta = self.store.get(session_id)
+            plan = rewind_plan(self._store, session_id, turn.last_sequence)
+            meta = self._store.get(session_id)
         except (StoreError, ZeroCommandError, OSError) as error:
             self.post_message(ActionFailed("Rewind", str(error)))
             return
@@ -179,7 +131,7 @@ class TurnActions(TranscriptReader):
         self.post_message(RewindPlanned(session_id, turn, plan, cwd))
 
     def on_rewind_planned(self, message: RewindPlanned) -> None:
-        meta = self.transcript_log.follower.meta
+        meta = self._log.follower.meta
         title = meta.title if meta is not None and meta.title else message.session_id
 
         def answered(yes: bool | None) -> None:
@@ -198,7 +150,7 @@ class TurnActions(TranscriptReader):
             if busy is not None:
                 self.post_message(ActionFailed("Rewind", busy))
                 return
-            result = rewind(self.store, session_id, sequence)
+            result = rewind(self._store, session_id, sequence)
         except (StoreError, ZeroCommandError, OSError) as error:
             self.post_message(ActionFailed("Rewind", str(error)))
             return
@@ -212,33 +164,16 @@ class TurnActions(TranscriptReader):
             title="Rewind",
             markup=False,
         )
-        if message.session_id == self.session_id:
-            self.transcript_log.reload()
+        if message.session_id == self._log.follower.session_id:
+            self._log.reload()
 
     # -- /approve ---------------------------------------------------------------------
 
-    @command_action
-    def action_approve(self, args: str) -> None:
-        parse_no_args("approve", args)
-        session_id = self.command_session()
-        if self.running:
-            raise CommandError("a run is in progress: answer its denied calls once it ends")
-        self._loaded_index()
-        row = self.highlighted_row()
-        on_denied = row is not None and (
-            row.approval is not None
-            or (
-                row.kind is RowKind.PERMISSION
-                and row.permission is not None
-                and row.permission.action == "prompt"
-            )
-        )
-        self._find_denied(session_id, row.sequence if row is not None and on_denied else None)
-
     @work(thread=True, exclusive=True, group="approve", exit_on_error=False)
-    def _find_denied(self, session_id: str, sequence: int | None) -> None:
+    def find_denied(self, session_id: str, sequence: int | None) -> None:
+        """The denied call of the row at `sequence` (None: the session's last one)."""
         try:
-            denied = read_denied(self.store, session_id, sequence)
+            denied = read_denied(self._store, session_id, sequence)
         except (StoreError, OSError) as error:
             self.post_message(ActionFailed("Approve", str(error)))
             return
@@ -253,7 +188,7 @@ class TurnActions(TranscriptReader):
             elif choice == GRANT:
                 self._grant(denied)
 
-        self.app.push_screen(ApprovalDialog(denied, self.settings.auto), chosen)
+        self.app.push_screen(ApprovalDialog(denied, self._settings.auto), chosen)
 
     async def _retry_allowed(self, denied: DeniedCall) -> None:
         turn = denied.turn
@@ -262,17 +197,17 @@ class TurnActions(TranscriptReader):
         self.notify(
             f"Sending “{sanitize_line(short_prompt(turn.prompt))}” again with --auto high, "
             "this run only: its tools run without asking. "
-            f"The next runs: auto {self.settings.auto or 'low'}.",
+            f"The next runs: auto {self._settings.auto or 'low'}.",
             title="Allow and retry",
             severity="warning",
             markup=False,
         )
-        await self.send_prompt(turn.prompt, auto="high")
+        await self._send_prompt(turn.prompt, "high")
 
     @work(thread=True, exclusive=True, group="grant", exit_on_error=False)
     def _grant(self, denied: DeniedCall) -> None:
         try:
-            allow_always(self.store, denied.ask.tool)
+            allow_always(self._store, denied.ask.tool)
         except ZeroCommandError as error:
             self.post_message(ActionFailed("Always allow", str(error)))
             return
@@ -290,14 +225,14 @@ class TurnActions(TranscriptReader):
             markup=False,
         )
         turn = denied.turn
-        if turn is None or self.running:
+        if turn is None or self._run_in_flight():
             return
 
         async def answered(yes: bool | None) -> None:
             if yes:
-                await self.send_prompt(turn.prompt)
+                await self._send_prompt(turn.prompt, None)
 
-        level = self.settings.auto or "low"
+        level = self._settings.auto or "low"
         question = (
             f"Send “{sanitize_line(short_prompt(turn.prompt))}” again now, as a new turn? "
             f"The grant lets {tool} run at auto {level}."
