@@ -7,26 +7,27 @@ status line, the empty state and the footer's keys. The rows come from a `StoreF
 the store once a scan is done: its stages arrive as `ScanStage` messages, which the screen
 folds into the state (`PickerState.with_stage`) before it hands them back to the feed for
 the next step. `PickerBody` ranks and shows the current scope's rows and the preview;
-the keys that act on the query and the list alone are `PickerKeys`'.
+`SessionTrash` deletes (F8). The keys that act on the query and the list alone move in the
+list, open a row, and run a `/` command on the highlighted session.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.reactive import var
 from textual.widgets import Input, Static
 
 from zero_tui.agent.settings import RunSettings
-from zero_tui.commands import REGISTRY, Context, ScreenAction
+from zero_tui.commands import REGISTRY, CommandError, Context, ScreenAction
 from zero_tui.picker.live import StoreChanged
 from zero_tui.picker.loader import (
     ChangesDone,
@@ -36,11 +37,12 @@ from zero_tui.picker.loader import (
     ScopeLoaded,
 )
 from zero_tui.picker.scopes import ScopeKey
-from zero_tui.picker.session_rows import PickerRow, rescan_summary
+from zero_tui.picker.session_rows import PickerRow, local_now, rescan_summary
 from zero_tui.picker.state import PickerState
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.ui.messages import (
     IndexProgress,
+    ResumeRequest,
     ScanStage,
     SessionDeleted,
     StoreChanges,
@@ -48,9 +50,8 @@ from zero_tui.ui.messages import (
     WatchMode,
 )
 from zero_tui.ui.mounting import composed
-from zero_tui.ui.screens.command_screen import screen_bindings
-from zero_tui.ui.screens.picker_keys import PickerKeys
-from zero_tui.ui.widgets.composer import Composer, SlashComplete
+from zero_tui.ui.screens.command_screen import CommandScreen, command_action, screen_bindings
+from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
 from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.session_trash import SessionTrash
@@ -58,7 +59,7 @@ from zero_tui.ui.widgets.steady_footer import SteadyFooter
 from zero_tui.ui.widgets.store_feed import StoreFeed
 
 
-class PickerScreen(PickerKeys):
+class PickerScreen(CommandScreen):
     """Pick a session to resume. The query Input keeps the focus; keys move the list."""
 
     COMMAND_CONTEXT: ClassVar[Context] = Context.PICKER
@@ -96,6 +97,101 @@ class PickerScreen(PickerKeys):
     def workspace(self) -> str:  # type: ignore[override]  # CommandScreen only reads it
         """The workspace listed (alt+up moves it to an enclosing folder)."""
         return self.state.workspace
+
+    @property
+    def composer(self) -> Composer:
+        return self.query_one("#query", Composer)
+
+    @property
+    def body(self) -> PickerBody:
+        return self.query_one(PickerBody)
+
+    @property
+    def session_list(self) -> SessionList:
+        return self.query_one(SessionList)
+
+    # --- commands (`/` as the first character of the query) ------------------------------
+
+    @property
+    def command_mode(self) -> bool:
+        return self.composer.command_mode
+
+    @on(EditorRun)
+    async def _composer_run(self, event: EditorRun) -> None:
+        """Enter: run the command typed, else open the highlighted session."""
+        event.stop()
+        if self.command_mode:
+            await self._run_line()
+        else:
+            await self.action_open()
+
+    @on(EditorMove)
+    def _composer_move(self, event: EditorMove) -> None:
+        self.session_list.move(event.delta, wrap=True)
+
+    async def _run_line(self) -> None:
+        if await self.run_text(self.composer.value):
+            self.composer.clear_line()
+
+    # /export and /rename (CommandScreen) act on the highlighted session
+
+    def command_session(self) -> str:
+        row = self.session_list.highlighted_row
+        if row is None:
+            raise CommandError("no session is highlighted")
+        return row.session_id
+
+    def current_title(self, session_id: str) -> str:
+        row = self.session_list.highlighted_row
+        if row is None or row.session_id != session_id or row.title == "untitled":
+            return ""
+        return row.title
+
+    def command_time(self) -> datetime:
+        return local_now(self._clock)[0]
+
+    @command_action
+    def action_resume(self, args: str) -> None:
+        if not args:
+            raise CommandError("this is the session picker: pick a session and press Enter")
+        self.post_message(ResumeRequest(args))
+
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """The picker's actions for the command palette."""
+        yield from self.registry_commands()
+
+    # --- keys ----------------------------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        if self.composer.completing:
+            self.composer.action_popup_move(delta)
+            return
+        self.session_list.move(delta, wrap=True)
+
+    def action_page(self, pages: int) -> None:
+        self.session_list.page(pages)
+
+    def action_first(self) -> None:
+        self.session_list.first()
+
+    def action_last(self) -> None:
+        self.session_list.last()
+
+    async def action_open(self) -> None:
+        if self.command_mode:
+            if self.composer.completing:
+                self.composer.accept_completion(explicit=False)
+            await self._run_line()
+            return
+        self.body.open_highlighted()
+
+    def action_escape(self) -> None:
+        """Esc: leave command mode or clear the query; with nothing to clear, say how to
+        quit (Esc is pressed by reflex: it never quits)."""
+        if self.command_mode or self.composer.text_value:
+            self.composer.clear_line()
+            return
+        self.notify("ctrl+q quits zero-tui", title="Quit", markup=False)
 
     # --- layout --------------------------------------------------------------------------
 
