@@ -150,7 +150,16 @@ def test_a_denied_call_is_allowed_and_retried_once(agent_tmux: AgentTmux, tmp_pa
     screen = tmux.wait_for(lambda screen: "Approval required" in screen, "the approval dialog")
     assert "r: allow and retry · a: always allow · Esc: nothing now" in screen
     tmux.press("r")
-    screen = tmux.wait_for(lambda screen: "Ran ls -la." in screen, "the allowed retry")
+    in_flight: list[str] = []  # the retry's frames seen while it runs (it may be quick)
+
+    def retried(screen: str) -> bool:
+        if "Esc: cancel" in tmux.bottom(screen):
+            in_flight.append(tmux.bottom(screen))
+            return False
+        return "Ran ls -la." in screen
+
+    screen = tmux.wait_for(retried, "the allowed retry, ended")
+    assert all("auto: high" in bottom for bottom in in_flight)  # the retry's own level
     assert "auto: low" in tmux.bottom(screen)  # the next runs: as before
     results = [e.payload for e in store.read_events(SESSION) if e.type == "tool_result"]
     assert [result["status"] for result in results] == ["error", "ok"]
