@@ -185,7 +185,8 @@ def test_continue_a_session_stream_retry_edit_cancel_and_quit(
     assert "Plan the parser" in screen  # still the transcript, not the shell
     tmux.wait_for(lambda _screen: not tmux.agent_pids(), "the cancelled agent gone")
 
-    # Quit mid-run: the agent is cancelled too, and nothing is printed over the shell.
+    # Quit mid-run, once confirmed: the agent is cancelled too, and nothing is printed over
+    # the shell.
     tmux.press("hang", "Enter")
     tmux.wait_for(
         lambda screen: (
@@ -195,7 +196,11 @@ def test_continue_a_session_stream_retry_edit_cancel_and_quit(
     )
     running = tmux.agent_pids()
     assert len(running) == 1
-    tmux.press("C-q")
+    tmux.press("C-q")  # a run streams: the app asks first, and the run goes on meanwhile
+    screen = tmux.wait_for(lambda screen: "Quit while the agent runs?" in screen, "the dialog")
+    assert "y: quit and lose the streamed answer · n or Esc: keep running" in screen
+    assert tmux.agent_pids() == running
+    tmux.press("y")
     screen = tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell again")
     assert "Traceback" not in screen
     assert "Error" not in screen
