@@ -194,8 +194,9 @@ def test_continue_a_session_stream_retry_edit_cancel_and_quit(
         ),
         "the second hanging run",
     )
+    # "Esc: cancel" shows from the claim on, before zero is started: wait for its process
+    tmux.wait_for(lambda _screen: len(tmux.agent_pids()) == 1, "the second agent started")
     running = tmux.agent_pids()
-    assert len(running) == 1
     tmux.press("C-q")  # a run streams: the app asks first, and the run goes on meanwhile
     screen = tmux.wait_for(lambda screen: "Quit while the agent runs?" in screen, "the dialog")
     assert "y: quit and lose the streamed answer · n or Esc: keep running" in screen
