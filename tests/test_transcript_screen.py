@@ -677,3 +677,21 @@ async def test_a_search_hit_in_a_folded_card_opens_at_its_line(
     async with app.run_test(size=(110, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, TranscriptScreen))
         await wait_until(pilot, lambda: "the unicorn is here" in screen_text(pilot))
+
+
+async def test_a_search_hit_early_in_the_log_opens_at_its_row(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """A hit located before the rows are first laid out is still the row shown."""
+    builder = build(make_store, folded_match_events())
+    hit = next(
+        event.sequence
+        for event in builder.store.read_events("s1")
+        if event.type == "message" and event.payload.get("content") == "question 3"
+    )
+    for mark in ("", "question 3"):
+        app = TranscriptApp(builder.store, "s1", at_sequence=hit, mark=mark)
+        async with app.run_test(size=(110, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(pilot.app.screen, TranscriptScreen))
+            await wait_until(pilot, lambda: "question 3\n" in screen_text(pilot) + "\n")
+            assert "question 39" not in screen_text(pilot)

@@ -76,6 +76,9 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         self.following = True
         self.search_query = ""
         self._preparing = False
+        self._pending: tuple[int, str | None, bool] | None = None
+        """A `move_cursor` (query None) or `reveal` asked for before the rows had a size
+        (a search hit located before the first layout): done when they are first sized."""
         self.type_target: Widget | None = None
         """Where characters typed on the rows go (the screen's editor), with the focus."""
 
@@ -107,6 +110,7 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
         rows those of the whole log; without them a chunk sees only a little context.
         """
         self._chunks.reset(index, order, prelude, facts)
+        self._pending = None
         self.cursor = None
         self._expanded = set()
         self._layout(scroll_to_end=True)
@@ -137,10 +141,12 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
                 first = shown[0][0]
                 top = self.row_top(first)
                 anchor = (first + shift, (top or 0) - round(self.scroll_y))
-        cursor = self.cursor
+        cursor, pending = self.cursor, self._pending
         expanded = {position + shift for position in self._expanded}
         self.set_source(index, order, prelude, facts)
         self._expanded = expanded
+        if pending is not None:
+            self._pending = (pending[0] + shift, *pending[1:])
         if cursor is not None and cursor >= 0:
             self.cursor = cursor + shift
         if anchor is not None:
@@ -238,6 +244,14 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
 
     def on_resize(self, event: Resize) -> None:
         self._layout()
+        pending = self._pending
+        if pending is not None and self.size.height > 0:
+            self._pending = None
+            position, query, align_top = pending
+            if query is None:
+                self.move_cursor(position, align_top=align_top)
+            else:
+                self.reveal(position, query, align_top=align_top)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -268,6 +282,10 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     def move_cursor(self, position: int | None, *, align_top: bool = False) -> None:
         """Highlight the row at `position` and scroll it into view."""
         self.cursor = position
+        if self.size.height == 0 and position is not None:
+            self._pending = (position, None, align_top)  # no row can be placed yet
+            return
+        self._pending = None
         if position is not None:
             self.scroll_to_row(position, align_top=align_top)
         self.refresh()
@@ -275,6 +293,11 @@ class TranscriptView(OrderedKeys, ScrollView, can_focus=True):
     def reveal(self, position: int, query: str, *, align_top: bool = False) -> None:
         """Highlight the row at `position` with `query` on screen (a find's match, a search
         hit): a card folded over the match unfolds, and the view scrolls to its line."""
+        if self.size.height == 0:
+            self.cursor = position
+            self._pending = (position, query, align_top)
+            return
+        self._pending = None
         self.move_cursor(position, align_top=align_top)
         row = self.row_at(position)
         line = self._line_with(position, query)
