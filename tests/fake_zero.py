@@ -360,23 +360,31 @@ class Cancellation:
     """Set by the SIGINT/SIGTERM handler, waited for by the main thread. Not a
     threading.Event: its set() takes the lock its wait() holds for a moment, so a signal
     handled in that moment (in the same thread) would wait forever, and the run be killed.
-    The handler sets a flag and writes to a pipe; wait() selects on the pipe."""
+    The pipe is the interpreter's signal wakeup fd, written by the C-level handler: a
+    signal that lands after the flag is checked but before select() blocks (the Python
+    handler only runs once select returns) still wakes the wait."""
 
     def __init__(self) -> None:
         self._read, self._write = os.pipe()
         os.set_blocking(self._write, False)
+        signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
         self._set = False
 
     def set(self) -> None:
         self._set = True
-        os.write(self._write, b"\0")
 
     def is_set(self) -> bool:
         return self._set
 
     def wait(self, timeout: float | None = None) -> bool:
-        if not self._set:  # a set() from here on has written to the pipe
-            select.select([self._read], [], [], timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._set:  # the loop's jump back runs a pending Python handler
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                break
+            ready, _, _ = select.select([self._read], [], [], remaining)
+            if ready:
+                os.read(self._read, 512)
         return self._set
 
 
