@@ -495,6 +495,37 @@ def test_a_rewound_log_drops_what_it_no_longer_holds(store: SessionStore, tmp_pa
     check_grams(catalog)
 
 
+def test_an_index_mostly_of_rows_no_session_finds_is_emptied_and_built_again(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database, "ORPHANS_FLOOR", 1)
+    monkeypatch.setattr(content_index, "FULL_CHECK_SECONDS", -1.0)  # every update is full
+    for name in "abc":
+        make_session(store, name, answer=f"first {name}")
+        more = [("message", {"role": "assistant", "content": f"later {name}"})] * 3
+        store.append_events(name, more)
+    catalog = SessionCatalog(store, tmp_path / "cache")
+    assert found(catalog, "later") == ["a", "b", "c"]
+    for name in "ab":  # rewound to their first two events: three rows each left behind
+        log = store.events_path(name)
+        temp = log.with_name("events.tmp")
+        temp.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:2]))
+        os.replace(temp, log)
+    store.metadata_path("c").unlink()  # five rows left behind
+    assert found(catalog, "later") == []  # 15 rows no session finds (logs indexed anew), 4 live
+    assert found(catalog, "first") == ["a", "b"]  # this full update emptied and rebuilt it
+    with catalog.lock:
+        every_row = catalog.connection.execute("SELECT count(*) FROM event_text").fetchone()[0]
+        left = catalog.connection.execute(
+            "SELECT count(*) FROM info WHERE key = 'orphan_events'"
+        ).fetchone()[0]
+    assert every_row == indexed_rows(catalog) == 4
+    assert left == 0
+    assert found(catalog, "irs") == ["a", "b"]  # the substring index, rebuilt too
+    assert found(catalog, "ater") == []
+    check_grams(catalog)
+
+
 def test_a_log_rewritten_in_place_to_the_same_size_is_indexed_again(
     store: SessionStore, tmp_path: Path
 ) -> None:

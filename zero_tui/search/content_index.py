@@ -33,7 +33,9 @@ from zero_tui.search.database import (
     EVENT_BITS,
     Bypassed,
     CatalogDatabase,
+    add_orphans,
     new_text_key,
+    orphans_outweigh_live,
     sql_lists,
     trigrams_supported,
 )
@@ -176,6 +178,8 @@ class ContentIndex:
             or started - self._all_logs_checked_at > FULL_CHECK_SECONDS
         )
         checked = self._background_check()  # for the full update right after it only
+        if full and session_ids is None and self._dropped_orphans():
+            checked = None  # every log is to be read again
         if checked is not None and full and session_ids is None:
             looked_at, checks, unchanged = checked
         else:
@@ -215,6 +219,28 @@ class ContentIndex:
         if full and complete and session_ids is None:
             self._all_logs_checked_at = started
         return batch.report(looked_at, complete=complete)
+
+    def _dropped_orphans(self) -> bool:
+        """When most of the text index is rows no session finds (logs indexed anew,
+        sessions dropped), empty it, so that this update indexes every log again from its
+        start: the index shrinks to what is live. False when it was left as it is."""
+        try:
+            with self._database.write() as connection:
+                if not orphans_outweigh_live(connection):
+                    return False
+                connection.execute("INSERT INTO event_text (event_text) VALUES ('delete-all')")
+                if trigrams_supported():
+                    connection.execute("INSERT INTO word_grams (word_grams) VALUES ('delete-all')")
+                    connection.execute("DELETE FROM word_sessions")
+                    connection.execute("DELETE FROM value_words")
+                connection.execute(
+                    "UPDATE sessions SET text_key = NULL, log_offset = 0, log_tail = NULL, "
+                    "log_events = 0, log_check = NULL"
+                )
+                connection.execute("DELETE FROM info WHERE key = 'orphan_events'")
+        except (sqlite3.OperationalError, Bypassed):
+            return False  # busy: the next full update tries again
+        return True
 
     @property
     def checking_in_background(self) -> bool:
@@ -444,6 +470,8 @@ def _write_chunk(
     """Write one chunk's events and the log's new state: the number of events written."""
     lines = _line_texts(chunk.start, chunk.data)
     text_key = state.text_key
+    if chunk.reset and text_key is not None:
+        add_orphans(connection, state.events)
     if chunk.reset or text_key is None:  # the rows of what was indexed before stay behind
         text_key = new_text_key(connection) if lines else None
     count = 0 if chunk.reset else state.events

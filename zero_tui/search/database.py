@@ -188,6 +188,33 @@ def new_text_key(connection: sqlite3.Connection) -> int:
     return int(row[0])
 
 
+ORPHANS_FLOOR = 50_000  # events: below this, orphaned index rows are left alone
+
+
+def add_orphans(connection: sqlite3.Connection, events: int) -> None:
+    """Count `events` indexed rows that no session finds any more (a log indexed anew, a
+    session dropped), in the caller's write transaction."""
+    if events > 0:
+        connection.execute(
+            "INSERT INTO info (key, value) VALUES ('orphan_events', ?) ON CONFLICT (key) "
+            "DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
+            (str(events),),
+        )
+
+
+def orphans_outweigh_live(connection: sqlite3.Connection) -> bool:
+    """Whether most rows of the text index belong to no session (and there are enough of
+    them to matter): then a rebuild makes it smaller and its queries faster."""
+    row = connection.execute("SELECT value FROM info WHERE key = 'orphan_events'").fetchone()
+    orphans = int(row[0]) if row is not None and str(row[0]).isdigit() else 0
+    if orphans < ORPHANS_FLOOR:
+        return False
+    live = connection.execute(
+        "SELECT coalesce(sum(log_events), 0) FROM sessions WHERE text_key IS NOT NULL"
+    ).fetchone()[0]
+    return orphans > int(live)
+
+
 def catalog_path(store_root: Path, cache_dir: Path | None = None) -> Path:
     """Where the catalog of the store at `store_root` is kept (in `cache_dir`, default
     zero-tui's cache): a file named by a digest of the store's absolute path."""

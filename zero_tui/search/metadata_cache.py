@@ -34,6 +34,7 @@ from zero_tui.search.database import (
     RANKED_COLUMNS,
     Bypassed,
     CatalogDatabase,
+    add_orphans,
     sql_lists,
     typed,
 )
@@ -199,6 +200,12 @@ def _write_found(connection: sqlite3.Connection, found: _Found) -> dict[str, int
     metadata remembered anew with the verdicts and tokens read with it. The keys of the
     sessions written."""
     for session_key in found.dropped:  # its indexed text stays, found by no session
+        indexed = connection.execute(
+            "SELECT log_events FROM sessions WHERE key = ? AND text_key IS NOT NULL",
+            (session_key,),
+        ).fetchone()
+        if indexed is not None and isinstance(indexed[0], int):
+            add_orphans(connection, indexed[0])
         connection.execute("DELETE FROM sessions WHERE key = ?", (session_key,))
     rows = [
         (
