@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 from zero_tui import __version__
 from zero_tui.agent.running import running_sessions
 from zero_tui.host_commands import (
+    ListedSession,
     StoreOfHost,
     add_host_arguments,
     add_host_option,
     never_synced,
     stores_for,
 )
-from zero_tui.hosts.registry import HostError
+from zero_tui.hosts.registry import HostError, SessionRef, host_tag
 from zero_tui.json_output import (
     summary_lines,
     write_json_array,
@@ -401,7 +402,7 @@ def _sessions_of_hosts(
     from zero_tui.search.catalog import SessionCatalog
 
     merged = ResumeList()
-    hosts: dict[int, str] = {}
+    listed: list[ListedSession] = []
     usage: dict[str, Tokens] = {}
     running: set[str] = set()
     unreadable = 0
@@ -409,32 +410,29 @@ def _sessions_of_hosts(
         with SessionCatalog(entry.store) as catalog:
             listing, found_usage = _listing(args, entry.store, workspace, catalog)
             unreadable += len(catalog.unreadable)
-        merged.sessions.extend(listing.sessions)
         merged.other_workspace += listing.other_workspace
         merged.empty_runs += listing.empty_runs
+        listed.extend(ListedSession(entry.host, meta) for meta in listing.sessions)
+        usage.update({SessionRef(entry.host, sid).key: n for sid, n in found_usage.items()})
         if entry.host is None:
-            usage.update(found_usage)
             running.update(running_sessions(entry.store, listing.sessions))
-        else:
-            # usage keyed by id: a host's are looked up through the tagged copy below
-            hosts.update((id(meta), entry.host) for meta in listing.sessions)
-            usage.update({f"{entry.host}/{key}": value for key, value in found_usage.items()})
-    merged.sessions.sort(key=lambda meta: _instant(meta.updated_at), reverse=True)
+    listed.sort(key=lambda item: _instant(item.meta.updated_at), reverse=True)
+    merged.sessions = [item.meta for item in listed]
     if unreadable:
         err.write(f"{PROG}: {unreadable_notice(unreadable)}\n")
     for name in never_synced(stores):
         err.write(f"{PROG}: {name}: never synced (zero-tui sync {name})\n")
     if args.json:
         lines = []
-        for meta in merged.sessions:
-            host = hosts.get(id(meta))
-            key = meta.session_id if host is None else f"{host}/{meta.session_id}"
+        for item in listed:
+            meta, key = item.meta, item.ref.key
             tokens = {meta.session_id: usage[key]} if key in usage else {}
-            line = summary_lines([meta], running if host is None else (), tokens)[0]
-            lines.append(line[:-1] + ', "host": ' + json.dumps(host, ensure_ascii=False) + "}")
+            line = summary_lines([meta], running if item.host is None else (), tokens)[0]
+            host = json.dumps(item.host, ensure_ascii=False)
+            lines.append(line[:-1] + ', "host": ' + host + "}")
         write_json_lines(lines, out)
         return EXIT_OK
-    return _print_rows(args, merged, running, hosts, out, err, workspace)
+    return _print_rows(args, merged, listed, running, out, err, workspace)
 
 
 def _listing(
@@ -491,31 +489,37 @@ def _print_listing(
         root = sanitize_line(str(store.root))
         err.write(f"no sessions yet (Zero's store {root} does not exist yet)\n")
         return EXIT_OK
-    return _print_rows(args, listing, running, {}, out, err, workspace, store)
+    listed = [ListedSession(None, meta) for meta in listing.sessions]
+    return _print_rows(args, listing, listed, running, out, err, workspace, store)
 
 
 def _print_rows(
     args: argparse.Namespace,
     listing: ResumeList,
+    listed: list[ListedSession],
     running: Container[str],
-    hosts: dict[int, str],
     out: TextIO,
     err: TextIO,
     workspace: str,
     store: SessionStore | None = None,
 ) -> int:
-    """The table of `sessions`; `hosts`: the host of each mirrored row (by `id(meta)`)."""
+    """The table of `sessions`: `listed`, `listing`'s sessions each with its host (only
+    this machine's sessions can be running here)."""
 
     now = datetime.now(UTC)
     header = ["UPDATED", "EVENTS", "MODEL", "ID", *(["WORKSPACE"] if args.all else []), "TITLE"]
     rows = []
-    for meta in listing.sessions:
+    shown_running = 0
+    for item in listed:
+        meta = item.meta
         model = sanitize_line(meta.model_id) or "-"
         if len(model) > MODEL_COLUMN_LIMIT:
             model = model[: MODEL_COLUMN_LIMIT - 1] + "…"
-        marker = "● " if id(meta) not in hosts and meta.session_id in running else ""
+        is_running = item.host is None and meta.session_id in running
+        shown_running += is_running
+        marker = "● " if is_running else ""
         marker += "⑂ " if meta.session_kind == "fork" else ""
-        marker += _host_tag(hosts.get(id(meta)))
+        marker += _host_tag(item.host)
         row = [
             time_label(meta.updated_at, now) or "-",
             str(meta.event_count),
@@ -532,11 +536,8 @@ def _print_rows(
         within = f" in {sanitize_line(str(store.root))}" if store is not None else ""
         err.write(f"no sessions for {where}{within}\n")
     summary = hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs)
-    shown_running = [
-        meta for meta in listing.sessions if id(meta) not in hosts and meta.session_id in running
-    ]
     if shown_running:
-        summary += f" · {len(shown_running):,} running (●)"
+        summary += f" · {shown_running:,} running (●)"
     err.write(summary + "\n")
     return EXIT_OK
 
@@ -773,7 +774,7 @@ def _instant(text: str) -> datetime:
 
 
 def _host_tag(host: str | None) -> str:
-    return f"@{host} " if host else ""
+    return f"{host_tag(host)} " if host else ""
 
 
 def _with_host(item: dict[str, Any], host: str | None, tagged: bool) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from zero_tui.hosts.registry import (
     Host,
     HostError,
+    SessionRef,
     check_name,
     host_dir,
     load_hosts,
@@ -24,6 +25,7 @@ from zero_tui.text.sanitize import sanitize_line
 
 if TYPE_CHECKING:
     from zero_tui.store import SessionStore
+    from zero_tui.store.models import Metadata
 
 PROG = "zero-tui"
 
@@ -34,6 +36,18 @@ class StoreOfHost:
 
     host: str | None
     store: SessionStore
+
+
+@dataclass(frozen=True, slots=True)
+class ListedSession:
+    """A session `sessions` lists, with the host whose store holds it (None: this one's)."""
+
+    host: str | None
+    meta: Metadata
+
+    @property
+    def ref(self) -> SessionRef:
+        return SessionRef(self.host, self.meta.session_id)
 
 
 def add_host_arguments(commands: argparse._SubParsersAction[Any]) -> None:

@@ -64,6 +64,25 @@ class SyncState:
         return "synced" if self.last_sync else "never synced"
 
 
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """A session and the host whose store holds it (`host` None: this machine's). Session
+    ids are unique within a store only: two hosts may hold the same id."""
+
+    host: str | None
+    session_id: str
+
+    @property
+    def key(self) -> str:
+        """One string per session across the hosts: its id here, `HOST/ID` on a host."""
+        return self.session_id if self.host is None else f"{self.host}/{self.session_id}"
+
+
+def host_tag(host: str | None) -> str:
+    """How a row names its host: `@NAME` ("" for this machine's)."""
+    return f"@{host}" if host else ""
+
+
 def hosts_file() -> Path:
     return default_config_dir() / HOSTS_FILE
 
