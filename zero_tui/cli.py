@@ -29,7 +29,7 @@ from zero_tui.host_commands import (
     never_synced,
     stores_for,
 )
-from zero_tui.hosts.registry import HostError, SessionRef, host_tag
+from zero_tui.hosts.registry import HostError, SessionRef, host_tag, named_hosts
 from zero_tui.json_output import (
     summary_lines,
     write_json_array,
@@ -191,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--demo", action="store_true", help="write a sample store to a temp dir and open it"
     )
+    add_host_option(parser)
     commands = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
 
     sessions = commands.add_parser("sessions", help="the resume picker's list")
@@ -829,11 +830,13 @@ def run_tui(args: argparse.Namespace) -> int:
         return run_demo(all_workspaces=args.all, resume=args.resume)
     store = getattr(args, "store", None)
     _store(args)  # an explicit store must exist
+    hosts = named_hosts(args.host)  # an unknown name is said before the app starts
     return run_app(
         store_root=Path(store) if store else None,
         cwd=_workspace(args),
         all_workspaces=args.all,
         resume=args.resume,
+        hosts=hosts,
     )
 
 

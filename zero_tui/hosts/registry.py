@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from typing import Any
 from zero_tui.atomic import write_atomic
 from zero_tui.paths import default_cache_dir, default_config_dir
 
+SYNC_SECONDS_VARIABLE = "ZERO_TUI_SYNC_SECONDS"
+DEFAULT_SYNC_SECONDS = 60
 HOSTS_FILE = "hosts.json"
 STATE_FILE = "state.json"
 RESERVED_NAMES = frozenset({"all", "local"})
@@ -81,6 +84,21 @@ class SessionRef:
 def host_tag(host: str | None) -> str:
     """How a row names its host: `@NAME` ("" for this machine's)."""
     return f"@{host}" if host else ""
+
+
+def mirrored_refusal(host: str) -> str:
+    """Why a session mirrored from `host` is not changed here: only the sync writes a
+    mirror, and a session is changed on the host that owns it."""
+    return f"a mirrored session of {host}: read-only here (it is changed on {host} itself)"
+
+
+def sync_interval(environment: Mapping[str, str]) -> float:
+    """Seconds between the picker's background syncs of its hosts: `$ZERO_TUI_SYNC_SECONDS`,
+    60 by default; 0 syncs only at start and on ctrl+r."""
+    try:
+        return max(0.0, float(environment.get(SYNC_SECONDS_VARIABLE, "").strip()))
+    except ValueError:
+        return DEFAULT_SYNC_SECONDS
 
 
 def hosts_file() -> Path:

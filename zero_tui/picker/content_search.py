@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 from pathlib import Path
 
 from zero_tui.picker.scopes import hits_in_rows
@@ -104,3 +105,67 @@ def build_index(
             [meta.session_id for meta in sessions], progress=progress, cancelled=cancelled
         )
     return report.sessions
+
+
+class StoresContentSearch:
+    """Content queries over this machine's store and each host's mirror: each store's own
+    catalog and text index (built from the mirror by the same code), the rows of each
+    searched in it, and the hits taken in turns, the best of each store first."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        cache_dir: Path | None = None,
+        host_stores: Mapping[str, SessionStore] | None = None,
+    ) -> None:
+        self._searches: dict[str | None, ContentSearch] = {None: ContentSearch(store, cache_dir)}
+        for host, mirror in (host_stores or {}).items():
+            self._searches[host] = ContentSearch(mirror, cache_dir)
+
+    def search(
+        self,
+        text: str,
+        rows: Sequence[PickerRow],
+        *,
+        scan: int,
+        sessions: Mapping[str, Metadata] | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> ContentOutcome:
+        """As `ContentSearch.search`; `sessions` are this machine's (a mirror's metadata
+        is read from its catalog)."""
+        if len(self._searches) == 1:
+            return self._searches[None].search(
+                text, rows, scan=scan, sessions=sessions, cancelled=cancelled
+            )
+        groups: dict[str | None, list[int]] = {}
+        for index, row in enumerate(rows):
+            groups.setdefault(row.host, []).append(index)
+        found: list[list[tuple[int, SearchHit]]] = []
+        matched, notices = 0, list[str]()
+        for host, indices in groups.items():
+            search_here = self._searches.get(host)
+            if search_here is None or cancelled():
+                continue
+            outcome = search_here.search(
+                text,
+                [rows[index] for index in indices],
+                scan=scan,
+                sessions=sessions if host is None else None,
+                cancelled=cancelled,
+            )
+            if outcome.error is not None:
+                return outcome
+            found.append(
+                [(indices[at], hit) for at, hit in zip(outcome.order, outcome.hits, strict=True)]
+            )
+            matched += outcome.matched
+            notices.extend(notice for notice in outcome.notices if notice not in notices)
+        taken = [pair for turn in zip_longest(*found) for pair in turn if pair is not None]
+        taken = taken[:CONTENT_LIMIT]
+        return ContentOutcome(
+            [index for index, _hit in taken],
+            [hit for _index, hit in taken],
+            matched,
+            None,
+            tuple(notices),
+        )

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from zero_tui.hosts.registry import host_tag
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.text.cells import ELLIPSIS, cell_width
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, compact_count, shorten_path
@@ -209,6 +210,7 @@ class RowText:
     count: str
     usage: str
     note: str = ""  # why a ranked row matched (`≈ sonnet (model)`), after the lineage
+    host: str = ""  # a mirrored session's `@NAME `, before the title
 
 
 def row_text(
@@ -221,8 +223,10 @@ def row_text(
     cells: Cells = cell_width,
 ) -> RowText:
     """`row`'s text at `layout`; `usage`: its tokens column's text (`usage_text`); `note`:
-    why it matched a query, shown after its title."""
-    title, lineage, note = title_lineage_note(row, layout.title, note, cells)
+    why it matched a query, shown after its title. A mirrored session's host comes before
+    the title in at most a third of the title's cells: the title is what a row is known by."""
+    host = crop(host_tag(row.host), layout.title // 3 - 1, cells) + " " if row.host else ""
+    title, lineage, note = title_lineage_note(row, layout.title - cells(host), note, cells)
     workspace = model = tokens = ""
     if layout.workspace:
         shown = shorten_path(row.workspace, home, layout.workspace) or NO_WORKSPACE
@@ -232,5 +236,5 @@ def row_text(
     count = "  " + pad(f"{row.event_count} ev", layout.count, right=True, cells=cells)
     if layout.usage:
         tokens = "  " + pad(usage, layout.usage, right=True, cells=cells)
-    title_pad = layout.title - cells(title) - cells(lineage) - cells(note)
-    return RowText(title, lineage, title_pad, workspace, model, count, tokens, note)
+    title_pad = layout.title - cells(host) - cells(title) - cells(lineage) - cells(note)
+    return RowText(title, lineage, title_pad, workspace, model, count, tokens, note, host)

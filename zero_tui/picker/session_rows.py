@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Protocol
 
+from zero_tui.hosts.registry import SessionRef
 from zero_tui.picker.head_cache import CachedSession
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, display_title, one_line, time_label
 from zero_tui.text.sanitize import sanitize_line
@@ -72,6 +73,16 @@ class PickerRow:
     parent_id: str = ""  # a fork's parent (parentSessionId)
     parent_name: str = ""  # its title on one line, else a short id ("" when no parent)
     forked_at: int = 0  # forkedFromSequence: the parent's last event the fork holds
+    host: str | None = None  # the host whose mirrored store holds it (None: this machine's)
+
+    @property
+    def ref(self) -> SessionRef:
+        return SessionRef(self.host, self.session_id)
+
+    @property
+    def key(self) -> str:
+        """The row's session across the hosts (`HOST/ID` on a host: ids repeat across stores)."""
+        return self.session_id if self.host is None else self.ref.key
 
     @property
     def title_offset(self) -> int:

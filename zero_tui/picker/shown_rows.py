@@ -145,7 +145,7 @@ class ShownRows:
 
     def usage_text(self, row: PickerRow) -> str:
         """What the tokens column says of `row`: `12k tok`; "" when none is known."""
-        return usage_text(self.usage.get(row.session_id))
+        return usage_text(self.usage.get(row.key))
 
     def _natural_widths(self) -> NaturalWidths:
         return natural_widths(

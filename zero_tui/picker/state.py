@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime, tzinfo
 from typing import assert_never
 
 from zero_tui.agent.running import Running
+from zero_tui.picker.host_rows import HostSync, freshness, hidden_sum, in_zero_order
 from zero_tui.picker.live import RunningFound, StoreChanged
 from zero_tui.picker.loader import (
     ChangesDone,
@@ -79,6 +81,10 @@ class PickerState:
     watch_mode: str = ""  # how the store's changes are found (StoreWatcher.mode)
     usage: Mapping[str, Tokens] = field(default_factory=dict)  # tokens, by session id
     trash_count: int = 0  # this store's sessions in zero-tui's trash
+    hosts: Mapping[str, PickerState] = field(default_factory=dict)  # each mirror's, by host
+    merged: Mapping[ScopeKey, ScopeRows] = field(default_factory=dict)  # every store's rows
+    syncs: Mapping[str, HostSync] = field(default_factory=dict)  # each host's last word
+    host_time: tuple[datetime, tzinfo | None] | None = None  # what a sync's age is told by
 
     @property
     def scope_key(self) -> ScopeKey:
@@ -86,12 +92,47 @@ class PickerState:
 
     @property
     def scope(self) -> ScopeRows | None:
-        """The current scope, None until the scan has posted some of it."""
-        return self.scopes.get(self.scope_key)
+        """The current scope, None until the scan has posted some of it; with hosts, the
+        rows of this machine's store and of each host's mirror as one list."""
+        return (self.merged if self.hosts else self.scopes).get(self.scope_key)
+
+    def with_host_stage(self, host: str, stage: LoadStage) -> PickerState:
+        """The state once a stage of `host`'s mirror is in (folded as a local one is)."""
+        before = self.hosts.get(host)
+        if before is None:
+            return self
+        after = before.with_stage(stage)
+        if after is before:
+            return self
+        return replace(self, hosts={**self.hosts, host: after}).remerged()
+
+    def remerged(self) -> PickerState:
+        """The state with every store's rows merged again (only with hosts)."""
+        if not self.hosts:
+            return self
+        keys = set(self.scopes).union(*(host.scopes for host in self.hosts.values()))
+        merged: dict[ScopeKey, ScopeRows] = {}
+        for key in keys:
+            local = self.scopes.get(key)
+            parts = [local, *(host.scopes.get(key) for host in self.hosts.values())]
+            scopes = [part for part in parts if part is not None]
+            merged[key] = ScopeRows(
+                in_zero_order(part.rows for part in scopes),
+                hidden_sum(part.hidden for part in scopes),
+                complete=local is not None and local.complete,
+            )
+        return replace(self, merged=merged)
+
+    def with_sync(self, sync: HostSync) -> PickerState:
+        return replace(self, syncs={**self.syncs, sync.host: sync})
 
     def with_stage(self, stage: LoadStage) -> PickerState:
         """The state once the loader's `stage` is in (this very state if it changes none
         of it: no redraw)."""
+        state = self._with_stage(stage)
+        return state.remerged() if state.hosts and state.scopes is not self.scopes else state
+
+    def _with_stage(self, stage: LoadStage) -> PickerState:
         match stage:
             case RememberedRows(scope=ScopeLoaded() as remembered):
                 return self.with_rows(remembered)
@@ -168,7 +209,7 @@ class PickerState:
             key: replace(scope, rows=tuple(r for r in scope.rows if r.session_id != session_id))
             for key, scope in self.scopes.items()
         }
-        return replace(self, scopes=scopes)
+        return replace(self, scopes=scopes).remerged()
 
     @property
     def polling(self) -> bool:
@@ -179,7 +220,7 @@ class PickerState:
         scope = self.scope
         if scope is None or not self.running:
             return 0
-        return sum(1 for row in scope.rows if row.session_id in self.running)
+        return sum(1 for row in scope.rows if row.host is None and row.session_id in self.running)
 
     def live_note(self) -> str:
         """How the picker follows the store, for /help and the palette."""
@@ -208,10 +249,10 @@ class PickerState:
         """The status line: what is shown, what the scope hides and why, how far the scan
         and the text index have got."""
         scope = self.scope
-        if self.store_total == 0:
+        if self.empty:
             return f"0 sessions · store {self.shown_store}"
         if scope is None:
-            return scanning_text(self.scan_progress)
+            return scanning_text(self.scan_progress) + self._hosts_status()
         line = status_text(
             shown=self.shown,
             total_in_scope=len(scope.rows),
@@ -229,7 +270,19 @@ class PickerState:
             enclosing=self.enclosing,
             trashed=self.trash_count,
         )
-        return line + self._content_status()
+        return line + self._content_status() + self._hosts_status()
+
+    @property
+    def empty(self) -> bool:
+        """No session to list: the local store is empty and no host is listed."""
+        return self.store_total == 0 and not self.hosts
+
+    def _hosts_status(self) -> str:
+        """Each host's freshness: `devbox synced 8 s ago`, `ci unreachable since …`."""
+        if not self.syncs or self.host_time is None:
+            return ""
+        now, tz = self.host_time
+        return "".join(f" · {freshness(sync, now, tz)}" for sync in self.syncs.values())
 
     def _polling_status(self) -> str:
         """The status line's word on polling (said only then: notification is the norm),
@@ -298,13 +351,13 @@ class PickerState:
         if action == "search_mode":
             return parameters == (("title",) if self.content_mode else ("content",))
         if action == "open":
-            return row_highlighted and self.store_total != 0
+            return row_highlighted and not self.empty
         if action == "unreadable":
             return bool(self.unreadable)
         if action in ("export_dialog", "command_key"):  # the registry's keys act on a row
-            return self.store_total != 0
+            return not self.empty
         if action == "delete_session":
-            return row_highlighted and self.store_total != 0
+            return row_highlighted and not self.empty
         return True
 
     def offer_facts(self) -> tuple[object, ...]:

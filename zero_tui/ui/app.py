@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -19,6 +20,7 @@ from textual.worker import get_current_worker
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.demo import demo_environment
+from zero_tui.hosts.registry import Host, mirror_root, sync_interval
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.ui.copier import Copier, terminal_copier
@@ -69,9 +71,13 @@ class ZeroApp(App[None]):
         resume: str | None = None,
         clock: Callable[[], datetime] | None = None,
         copier: Copier | None = None,
+        hosts: Sequence[Host] = (),
+        sync_seconds: float = 0,
     ) -> None:
         super().__init__()
         self.store = store
+        self.hosts = tuple(hosts)  # `--host`: their mirrored sessions are listed too
+        self.sync_seconds = sync_seconds
         self.workspace = cwd
         self.start_all_workspaces = all_workspaces
         self.resume = resume
@@ -165,6 +171,8 @@ class ZeroApp(App[None]):
                 all_workspaces=self.start_all_workspaces,
                 clock=self.clock,
                 settings=self.run_settings,
+                hosts=self.hosts,
+                sync_seconds=self.sync_seconds,
             )
         )
         if self.resume is not None:
@@ -208,7 +216,11 @@ class ZeroApp(App[None]):
         from zero_tui.ui.screens.transcript import TranscriptScreen
 
         current = self.screen
-        if isinstance(current, TranscriptScreen) and current.session_id == message.session_id:
+        if (
+            isinstance(current, TranscriptScreen)
+            and current.session_id == message.session_id
+            and current.host == message.host
+        ):
             return
         self._show_transcript(
             message.session_id,
@@ -216,6 +228,7 @@ class ZeroApp(App[None]):
             above=message.above,
             at_sequence=message.sequence,
             mark=message.highlight,
+            host=message.host,
         )
 
     def on_new_conversation(self, message: NewConversation) -> None:
@@ -230,13 +243,16 @@ class ZeroApp(App[None]):
         above: bool = False,
         at_sequence: int | None = None,
         mark: str = "",
+        host: str | None = None,
     ) -> None:
         """A transcript in place of the current one, or `above` it (Esc comes back);
-        `at_sequence`: opened at that event, with `mark` highlighted (a search hit)."""
+        `at_sequence`: opened at that event, with `mark` highlighted (a search hit);
+        `host`: a session of that host's mirror, read-only."""
         from zero_tui.ui.screens.transcript import TranscriptScreen
 
+        store = self.store if host is None else SessionStore(mirror_root(host))
         screen = TranscriptScreen(
-            self.store,
+            store,
             session_id,
             notice=notice,
             at_sequence=at_sequence,
@@ -246,6 +262,7 @@ class ZeroApp(App[None]):
             copier=self.copier,
             engine=self.engine,
             settings=self.run_settings,
+            host=host,
         )
         if isinstance(self.screen, TranscriptScreen) and not above:
             self.switch_screen(screen)  # one transcript at a time: Esc still goes to the picker
@@ -278,6 +295,8 @@ def make_app(
     resume: str | None = None,
     clock: Callable[[], datetime] | None = None,
     copier: Copier | None = None,
+    hosts: Sequence[Host] = (),
+    sync_seconds: float = 0,
 ) -> ZeroApp:
     return ZeroApp(
         store,
@@ -286,6 +305,8 @@ def make_app(
         resume=resume,
         clock=clock,
         copier=copier,
+        hosts=hosts,
+        sync_seconds=sync_seconds,
     )
 
 
@@ -302,13 +323,17 @@ def run_app(
     cwd: str,
     all_workspaces: bool,
     resume: str | None,
+    hosts: Sequence[Host] = (),
 ) -> int:
-    """Run the TUI until the user quits; the exit status for the command line."""
+    """Run the TUI until the user quits; the exit status for the command line. `hosts`:
+    their mirrors listed beside the store, synced in the background."""
     app = make_app(
         SessionStore(store_root),
         cwd=cwd,
         all_workspaces=all_workspaces,
         resume=resume,
+        hosts=hosts,
+        sync_seconds=sync_interval(os.environ),
     )
     # The terminal gone (an SSH link dropped, a tmux pane killed) or a kill: the app quits
     # as ctrl+q does, and a run still in flight is cancelled as Esc would (the agent has its

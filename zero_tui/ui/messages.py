@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # annotations only
     from zero_tui.clipboard import CopyResult
     from zero_tui.commands import ExportRequest, Outcome
     from zero_tui.picker.content_search import ContentOutcome
+    from zero_tui.picker.host_rows import HostSync
     from zero_tui.picker.loader import LoadStage
     from zero_tui.picker.preview_data import PreviewData
     from zero_tui.picker.ranking import Ranking
@@ -45,6 +46,7 @@ class ScanStage(Message):
 
     scan: int
     stage: LoadStage
+    host: str | None = None  # the host whose mirror was scanned (None: this machine's store)
 
 
 @dataclass
@@ -53,6 +55,7 @@ class StoreChanges(Message):
     removed); none: look at the whole store again."""
 
     session_ids: frozenset[str]
+    host: str | None = None
 
 
 @dataclass
@@ -60,6 +63,7 @@ class WatchMode(Message):
     """How the store watcher finds changes now (`StoreWatcher.mode`)."""
 
     mode: str
+    host: str | None = None
 
 
 @dataclass
@@ -69,6 +73,15 @@ class IndexProgress(Message):
     done: int
     total: int
     finished: bool = False
+    host: str | None = None  # a host's mirror's index (None: this machine's)
+
+
+@dataclass
+class HostSynced(Message):
+    """A host's mirror: a sync started, ended or failed (`sync`), or what the last one
+    left, read at start; `sync` None: only the time moved (the freshness' ages)."""
+
+    sync: HostSync | None
 
 
 @dataclass
@@ -114,6 +127,7 @@ class OpenSession(Message):
     session_id: str
     notice: str | None = None
     above: bool = False  # on top of the current transcript (Esc comes back to it)
+    host: str | None = None  # a session of this host's mirror (read-only here)
     sequence: int | None = None  # open at this event (a content-search hit)
     highlight: str = ""  # and mark this text, as the find bar does
 

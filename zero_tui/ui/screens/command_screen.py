@@ -48,6 +48,12 @@ if TYPE_CHECKING:
 _Screen = TypeVar("_Screen", bound="CommandScreen")
 
 
+WRITING_COMMANDS = frozenset(
+    {"rename", "retry", "edit", "fork", "rewind", "approve", "permissions"}
+)
+"""The commands that change a session or its store: refused on a mirrored session."""
+
+
 def command_action(
     method: Callable[[_Screen, str], None],
 ) -> Callable[[_Screen, str], None]:
@@ -55,9 +61,13 @@ def command_action(
     action declines (SkipAction), so that `run_text` says False and a typed command stays
     in the editor."""
 
+    writes = method.__name__.removeprefix("action_") in WRITING_COMMANDS
+
     @wraps(method)
     def action(self: _Screen, args: str = "") -> None:
         try:
+            if writes:
+                self.check_writable()
             method(self, args)
         except CommandError as error:
             self.notify(str(error), title="Command", severity="error", markup=False)
@@ -196,6 +206,14 @@ class CommandScreen(Screen[None]):
         """The title the bare /rename starts from."""
         return ""
 
+    def command_store(self) -> SessionStore:
+        """The store of the session /export acts on."""
+        return self.store
+
+    def check_writable(self) -> None:
+        """CommandError when the session commands act on may not be changed here (a
+        mirrored one): the commands that write ask first (WRITING_COMMANDS)."""
+
     def check_export_ready(self) -> None:
         """CommandError when there is nothing to export yet."""
 
@@ -244,7 +262,7 @@ class CommandScreen(Screen[None]):
         request = parse_export_args(args)
         session_id = self.command_session()
         self.check_export_ready()
-        self._export(session_id, request, self.command_time())
+        self._export(self.command_store(), session_id, request, self.command_time())
 
     def action_export_dialog(self) -> None:
         """ctrl+s: the export dialog for the session commands act on."""
@@ -256,17 +274,20 @@ class CommandScreen(Screen[None]):
         except CommandError as error:
             self.notify(str(error), title="Export", severity="error", markup=False)
             return
+        store = self.command_store()
 
         def chosen(request: ExportRequest | None) -> None:
             if request is not None:
-                self._export(session_id, request, self.command_time())
+                self._export(store, session_id, request, self.command_time())
 
         hint = "empty: the default name, in the workspace"
         self.app.push_screen(ExportDialog(f"Export {session_id}", hint), chosen)
 
     @work(thread=True, group="export", exit_on_error=False)
-    def _export(self, session_id: str, request: ExportRequest, now: datetime) -> None:
-        outcome = export_to_file(self.store, session_id, request, workspace=self.workspace, now=now)
+    def _export(
+        self, store: SessionStore, session_id: str, request: ExportRequest, now: datetime
+    ) -> None:
+        outcome = export_to_file(store, session_id, request, workspace=self.workspace, now=now)
         self.post_message(CommandDone("Export", session_id, outcome, request))
 
     def _confirm_replace(self, session_id: str, request: ExportRequest, path: str) -> None:
@@ -275,7 +296,8 @@ class CommandScreen(Screen[None]):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self._export(session_id, replace(request, force=True), self.command_time())
+                forced = replace(request, force=True)
+                self._export(self.command_store(), session_id, forced, self.command_time())
             else:
                 self.notify("nothing written", title="Export", markup=False)
 

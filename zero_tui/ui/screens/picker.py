@@ -13,7 +13,7 @@ list, open a row, and run a `/` command on the highlighted session.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +28,8 @@ from textual.widgets import Input, Static
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.commands import REGISTRY, CommandError, Context, ScreenAction
+from zero_tui.hosts.registry import Host, mirror_root, mirrored_refusal
+from zero_tui.picker.host_rows import HostSync
 from zero_tui.picker.live import StoreChanged
 from zero_tui.picker.loader import (
     ChangesDone,
@@ -41,6 +43,7 @@ from zero_tui.picker.session_rows import PickerRow, local_now, rescan_summary
 from zero_tui.picker.state import PickerState
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.ui.messages import (
+    HostSynced,
     IndexProgress,
     ResumeRequest,
     ScanStage,
@@ -52,6 +55,7 @@ from zero_tui.ui.messages import (
 from zero_tui.ui.mounting import composed
 from zero_tui.ui.screens.command_screen import CommandScreen, command_action, screen_bindings
 from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
+from zero_tui.ui.widgets.host_syncer import HostSyncer
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
 from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.session_trash import SessionTrash
@@ -81,6 +85,8 @@ class PickerScreen(CommandScreen):
         clock: Callable[[], datetime] | None = None,
         cache_dir: Path | None = None,
         settings: RunSettings | None = None,
+        hosts: Sequence[Host] = (),
+        sync_seconds: float = 0,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
@@ -90,7 +96,21 @@ class PickerScreen(CommandScreen):
         self._clock = clock
         self._rescan: tuple[int, ScopeKey, tuple[PickerRow, ...]] | None = None  # ctrl+r
         self._highlighted = True  # a row is highlighted (check_action's word before mount)
-        first = PickerState(str(store.root), workspace, all_workspaces=all_workspaces)
+        # each host's mirror is read as a store of its own, its rows tagged with the host
+        self.hosts = tuple(hosts)
+        self.host_stores = {host.name: SessionStore(mirror_root(host.name)) for host in hosts}
+        self._sync_seconds = sync_seconds
+        first = PickerState(
+            str(store.root),
+            workspace,
+            all_workspaces=all_workspaces,
+            hosts={
+                name: PickerState(str(mirror.root), workspace, all_workspaces=all_workspaces)
+                for name, mirror in self.host_stores.items()
+            },
+            syncs={host.name: HostSync(host.name) for host in hosts},
+            host_time=local_now(clock) if hosts else None,
+        )
         self.set_reactive(PickerScreen.state, first)
 
     @property
@@ -140,6 +160,17 @@ class PickerScreen(CommandScreen):
         if row is None:
             raise CommandError("no session is highlighted")
         return row.session_id
+
+    def command_store(self) -> SessionStore:
+        row = self.session_list.highlighted_row
+        if row is None or row.host is None:
+            return self.store
+        return self.host_stores[row.host]
+
+    def check_writable(self) -> None:
+        row = self.session_list.highlighted_row
+        if row is not None and row.host is not None:
+            raise CommandError(mirrored_refusal(row.host))
 
     def current_title(self, session_id: str) -> str:
         row = self.session_list.highlighted_row
@@ -207,6 +238,7 @@ class PickerScreen(CommandScreen):
                 self.state,
                 cache_dir=self._cache_dir,
                 clock=self._clock,
+                host_stores=self.host_stores,
                 id="picker-body",
             )
             yield Static("", id="empty-state", markup=False)
@@ -218,6 +250,10 @@ class PickerScreen(CommandScreen):
             clock=self._clock,
             id="feed",
         )
+        for name, mirror in self.host_stores.items():
+            yield StoreFeed(mirror, cache_dir=self._cache_dir, clock=self._clock, host=name)
+        if self.hosts:
+            yield HostSyncer(self.hosts, interval=self._sync_seconds, id="host-syncer")
         yield SteadyFooter()
 
     def on_mount(self) -> None:
@@ -229,7 +265,10 @@ class PickerScreen(CommandScreen):
 
     @property
     def feed(self) -> StoreFeed:
-        return self.query_one(StoreFeed)
+        return self.query_one("#feed", StoreFeed)
+
+    def host_feed(self, host: str) -> StoreFeed | None:
+        return next((feed for feed in self.query(StoreFeed) if feed.host == host), None)
 
     def watch_state(self, old: PickerState | None, state: PickerState) -> None:
         """Redraw what shows the state (`old` None: all of it). The rows are the body's to
@@ -239,7 +278,7 @@ class PickerScreen(CommandScreen):
         if old is None or status != old.status():
             # one line whatever it says: no layout of the screen for it
             self.query_one("#status", Static).update(status, layout=False)
-        empty_store = state.store_total == 0
+        empty_store = state.empty
         self.query_one("#empty-state").display = empty_store
         self.body.display = not empty_store
         if empty_store:
@@ -260,12 +299,45 @@ class PickerScreen(CommandScreen):
         self.body.forget_ranking()
         state = self.state
         scan = self.feed.start(state.workspace, state.scope_key)
-        self.state = replace(state, scan=scan, scopes={}, scan_progress=None, live=False)
+        self.state = replace(state, scan=scan, scopes={}, scan_progress=None, live=False).remerged()
+        for host in state.hosts:
+            self.start_host_scan(host)
+
+    def start_host_scan(self, host: str) -> None:
+        """Scan `host`'s mirror again (its folder came or went: a first sync made it)."""
+        feed, state = self.host_feed(host), self.state
+        hosted = state.hosts.get(host)
+        if feed is None or hosted is None:
+            return
+        scan = feed.start(state.workspace, state.scope_key)
+        hosted = replace(
+            hosted,
+            workspace=state.workspace,
+            all_workspaces=state.all_workspaces,
+            include_empty=state.include_empty,
+            scan=scan,
+            scopes={},
+            scan_progress=None,
+            live=False,
+        )
+        self.state = replace(state, hosts={**state.hosts, host: hosted}).remerged()
 
     def on_watch_mode(self, message: WatchMode) -> None:
-        self.state = replace(self.state, watch_mode=message.mode)
+        if message.host is None:
+            self.state = replace(self.state, watch_mode=message.mode)
+
+    def on_host_synced(self, message: HostSynced) -> None:
+        state = self.state if message.sync is None else self.state.with_sync(message.sync)
+        self.state = replace(state, host_time=local_now(self._clock))
 
     def on_store_changes(self, message: StoreChanges) -> None:
+        if message.host is not None:
+            feed = self.host_feed(message.host)
+            if not message.session_ids:
+                self.start_host_scan(message.host)
+            elif feed is not None:
+                feed.follow(message.session_ids)
+            return
         self.query_one(SessionTrash).count()  # a delete or restore elsewhere moves it
         if not message.session_ids:
             self.start_scan()  # the store itself came or went: read all of it
@@ -282,6 +354,9 @@ class PickerScreen(CommandScreen):
     def on_scan_stage(self, message: ScanStage) -> None:
         """Fold a stage of the current scan into the state, show what it moved, then let
         the feed take the next step."""
+        if message.host is not None:
+            self._host_stage(message.host, message)
+            return
         if message.scan != self.state.scan:
             return  # a stage of an older scan
         stage = message.stage
@@ -290,6 +365,26 @@ class PickerScreen(CommandScreen):
             self.state = state
         self._show_stage(stage)
         self.feed.stage_folded(stage)
+
+    def _host_stage(self, host: str, message: ScanStage) -> None:
+        """A stage of a host's mirror, folded and shown as the local store's are."""
+        hosted, feed = self.state.hosts.get(host), self.host_feed(host)
+        if hosted is None or feed is None or message.scan != hosted.scan:
+            return
+        stage = message.stage
+        state = self.state.with_host_stage(host, stage)
+        if state is not self.state:
+            self.state = state
+        match stage:
+            case RememberedRows(scope=ScopeLoaded() as loaded) | (ScopeLoaded() as loaded):
+                if loaded.key == state.scope_key and (loaded.rows or loaded.complete):
+                    self.body.show_scope(keep_cursor=True)
+            case StoreChanged():
+                self.body.forget_preview()
+                self.body.show_scope(keep_cursor=True)
+            case _:
+                pass
+        feed.stage_folded(stage)
 
     def _show_stage(self, stage: LoadStage) -> None:
         """What the body shows of `stage` (the state's watcher draws the rest)."""
@@ -333,6 +428,10 @@ class PickerScreen(CommandScreen):
         self.body.show_query()
 
     def on_index_progress(self, message: IndexProgress) -> None:
+        if message.host is not None:  # a mirror's index: its hits count once it is built
+            if message.finished and self.state.content_mode and self.state.query:
+                self.body.rank_again()
+            return
         if not message.finished:
             self.state = replace(self.state, index_progress=(message.done, message.total))
             if self.state.content_mode and self.state.query:
@@ -384,7 +483,8 @@ class PickerScreen(CommandScreen):
         content = mode == "content"
         self.state = replace(self.state, content_mode=content, content_status="")
         if content:
-            self.feed.build_index()
+            for feed in self.query(StoreFeed):  # this machine's index and each mirror's
+                feed.build_index()
         self.body.start_over(forget_hits=True)
 
     def action_rescan(self) -> None:
@@ -394,6 +494,8 @@ class PickerScreen(CommandScreen):
         self.start_scan()
         self.query_one(SessionTrash).count(again=True)
         self._rescan = (self.state.scan, self.state.scope_key, before)
+        if self.hosts:
+            self.query_one(HostSyncer).sync()  # and the hosts' mirrors brought up to date
 
     def action_unreadable(self) -> None:
         """ctrl+g: the sessions that could not be read, with the reason."""
@@ -404,7 +506,9 @@ class PickerScreen(CommandScreen):
     def action_delete_session(self) -> None:
         """F8: move the highlighted session to the trash, once the user says yes."""
         row = self.session_list.highlighted_row
-        if row is not None:
+        if row is not None and row.host is not None:
+            self.notify(mirrored_refusal(row.host), title="Trash", severity="warning")
+        elif row is not None:
             self.query_one(SessionTrash).delete(row, self.state.running.get(row.session_id))
 
     def on_trash_counted(self, message: TrashCounted) -> None:

@@ -30,6 +30,7 @@ from zero_tui.commands import (
     parse_copy_args,
     parse_no_args,
 )
+from zero_tui.hosts.registry import mirrored_refusal
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.gotext import trim_space
 from zero_tui.transcript.answers import NO_ANSWER
@@ -64,6 +65,7 @@ BROWSE_ONLY_HINT = (
     "Browse-only: Zero continues sessions only in a store at …/zero/sessions · "
     "/ for commands · Tab: rows"
 )
+MIRRORED_HINT = "Read-only: a mirrored session of {host} · / for commands · Tab: rows"
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
 READ_ONLY_NOTICE = (
     "Read-only: this session (a specialist's sub-session, or another kind Zero does not "
@@ -121,13 +123,16 @@ class TranscriptScreen(CommandScreen):
         settings: RunSettings | None = None,
         at_sequence: int | None = None,
         mark: str = "",
+        host: str | None = None,
     ) -> None:
         """`session_id` None: a new conversation, saved by the agent on its first prompt.
 
         `at_sequence`: open at that event (a search hit) rather than the latest, with `mark`
-        highlighted as the find bar highlights."""
+        highlighted as the find bar highlights. `host`: `store` mirrors that host's, and the
+        session is read here, never written."""
         super().__init__()
         self.store = store
+        self.host = host
         self.workspace = workspace
         self.settings = settings or RunSettings()
         self.transcript_log = TranscriptLog(
@@ -140,7 +145,8 @@ class TranscriptScreen(CommandScreen):
             mark=mark,
             id="transcript-log",
         )
-        self.agent = AgentPane(engine or ExecEngine(store), id="agent-pane")
+        refusal = mirrored_refusal(host) if host is not None else None
+        self.agent = AgentPane(engine or ExecEngine(store), refusal=refusal, id="agent-pane")
         self.answer_copy = AnswerCopy(copier, id="answer-copy")
         self.turn_actions = TurnActions(
             store,
@@ -428,7 +434,11 @@ class TranscriptScreen(CommandScreen):
 
     def on_agent_pane_state_changed(self, message: AgentPane.StateChanged) -> None:
         self.run_status = RunStatus.of(self.settings, message.state)
-        hint = BROWSE_ONLY_HINT if message.state.browse_only else EDITOR_HINT
+        hint = EDITOR_HINT
+        if self.host is not None:
+            hint = MIRRORED_HINT.format(host=self.host)
+        elif message.state.browse_only:
+            hint = BROWSE_ONLY_HINT
         if self.composer.placeholder != hint:
             self.composer.placeholder = hint
 
@@ -558,6 +568,10 @@ class TranscriptScreen(CommandScreen):
     def current_title(self, session_id: str) -> str:
         meta = self.transcript_log.follower.meta
         return meta.title if meta is not None else ""
+
+    def check_writable(self) -> None:
+        if self.host is not None:
+            raise CommandError(mirrored_refusal(self.host))
 
     def check_export_ready(self) -> None:
         self._loaded_index()

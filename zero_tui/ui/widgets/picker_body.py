@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.agent.running import Running
-from zero_tui.picker.content_search import ContentSearch
+from zero_tui.picker.content_search import StoresContentSearch
 from zero_tui.picker.loader import load_preview
 from zero_tui.picker.preview_data import PreviewData
 from zero_tui.picker.ranking import Ranking
@@ -72,10 +72,12 @@ class PreviewPane(SessionPreview):
         store: SessionStore,
         *,
         clock: Callable[[], datetime] | None = None,
+        host_stores: Mapping[str, SessionStore] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self._store = store
+        self._host_stores = host_stores or {}  # each host's mirror, for its rows
         self._clock = clock
         self._loading = False
         self._wanted: PickerRow | None = None
@@ -91,7 +93,7 @@ class PreviewPane(SessionPreview):
             self._shown = None
             self.show_message("")
             return
-        if self._loading or row.session_id == self._shown:
+        if self._loading or row.key == self._shown:
             return  # a running load hands over to the latest wish when it is done
         self._loading = True
         # After the next paint: the list's rows come before the preview's IO.
@@ -121,12 +123,13 @@ class PreviewPane(SessionPreview):
             self._loading = False
             return
         self._loading = True
-        self._shown = row.session_id
-        self._load(row.session_id)
+        self._shown = row.key
+        store = self._store if row.host is None else self._host_stores[row.host]
+        self._load(store, row.session_id)
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
-    def _load(self, session_id: str) -> None:
-        preview = load_preview(self._store, session_id, self._clock)
+    def _load(self, store: SessionStore, session_id: str) -> None:
+        preview = load_preview(store, session_id, self._clock)
         if not get_current_worker().is_cancelled:
             self.post_message(PreviewLoaded(session_id, preview))
 
@@ -171,14 +174,16 @@ class PickerBody(Horizontal):
         *,
         cache_dir: Path | None = None,
         clock: Callable[[], datetime] | None = None,
+        host_stores: Mapping[str, SessionStore] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self.state = state  # the screen's: its watcher hands each new one down
         self._store = store
+        self._host_stores = host_stores or {}
         self._clock = clock
         self._ranker = RowRanker()
-        self._content = ContentSearch(store, cache_dir)
+        self._content = StoresContentSearch(store, cache_dir, host_stores)
         self._content_hits: dict[str, SearchHit] = {}
         self._ranked_for: tuple[ScopeKey, str] | None = None
         self._ranked_rows: Sequence[PickerRow] | None = None  # the rows it ranked
@@ -188,7 +193,9 @@ class PickerBody(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield SessionList(id="sessions")
-        yield PreviewPane(self._store, clock=self._clock, id="preview")
+        yield PreviewPane(
+            self._store, clock=self._clock, host_stores=self._host_stores, id="preview"
+        )
 
     @property
     def session_list(self) -> SessionList:
@@ -430,7 +437,10 @@ class PickerBody(Horizontal):
         outcome = message.outcome
         self._ranked_for = (message.key, message.query)
         self._ranked_rows = message.rows
-        self._content_hits = {hit.session.session_id: hit for hit in outcome.hits}
+        rows = message.rows
+        self._content_hits = {
+            rows[index].key: hit for index, hit in zip(outcome.order, outcome.hits, strict=True)
+        }
         lines = [snippet_line(hit) for hit in outcome.hits]
         self._show_ranked(
             message.rows, outcome.order, snippets=lines.__getitem__, content_status=outcome.status
@@ -479,11 +489,11 @@ class PickerBody(Horizontal):
         to the app: made while the screen calls in, the message would stop bubbling at the
         screen (Textual stops a message where it was made)."""
         state = self.state
-        hit = self._content_hits.get(row.session_id) if state.content_mode else None
+        hit = self._content_hits.get(row.key) if state.content_mode else None
         if hit is None or hit.open_sequence is None:
-            self.app.post_message(OpenSession(row.session_id))
+            self.app.post_message(OpenSession(row.session_id, host=row.host))
             return
         mark = highlight_term(state.content_text)
         self.app.post_message(
-            OpenSession(row.session_id, sequence=hit.open_sequence, highlight=mark)
+            OpenSession(row.session_id, host=row.host, sequence=hit.open_sequence, highlight=mark)
         )

@@ -52,6 +52,7 @@ class SessionList(ScrollView, can_focus=False):
         "session-list--time",
         "session-list--detail",
         "session-list--fork",
+        "session-list--host",
         "session-list--workspace",
         "session-list--message",
         "session-list--snippet",

@@ -57,7 +57,7 @@ def row_strip(
     detail_style = base + part("session-list--detail") + overlay
     match_part = part("session-list--match")
 
-    running = row.session_id in shown.running
+    running = row.host is None and row.session_id in shown.running
     title_offset = row.title_offset
     time_positions = {pos for pos in positions if pos < len(row.when)} if not running else set()
     title_positions = {pos - title_offset for pos in positions if pos >= title_offset}
@@ -84,6 +84,8 @@ def row_strip(
         when = row.when.ljust(layout.time)
         left.extend(highlighted(when, time_positions, time_style, match_part))
         left.append(Segment("  ", plain))
+    if text.host:
+        left.append(Segment(text.host, base + part("session-list--host") + overlay))
     left.extend(highlighted(text.title, title_positions, plain, match_part))
     if text.lineage:
         fork_style = base + part("session-list--fork") + overlay

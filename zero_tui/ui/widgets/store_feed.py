@@ -30,6 +30,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.picker.content_search import build_index
+from zero_tui.picker.host_rows import on_host
 from zero_tui.picker.live import RunningFound
 from zero_tui.picker.loader import (
     ChangesDone,
@@ -66,9 +67,11 @@ class StoreFeed(Widget):
         *,
         cache_dir: Path | None = None,
         clock: Callable[[], datetime] | None = None,
+        host: str | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self.host = host  # `store` mirrors this host's: its messages say so, its rows too
         self._store = store
         self._cache_dir = cache_dir
         self._clock = clock
@@ -144,9 +147,12 @@ class StoreFeed(Widget):
     def _run_step(self, scan: int, step: LoadStep) -> None:
         worker = get_current_worker()
 
+        host = self.host
+
         def post(stage: LoadStage) -> None:
             if not worker.is_cancelled:
-                self.post_message(ScanStage(scan, stage))
+                tagged = stage if host is None else on_host(stage, host)
+                self.post_message(ScanStage(scan, tagged, host))
 
         step(post, lambda: worker.is_cancelled)
 
@@ -157,12 +163,12 @@ class StoreFeed(Widget):
         worker: it never ends, and a worker's group would never be complete)."""
 
         def mode_changed(mode: str) -> None:
-            self.post_message(WatchMode(mode))
+            self.post_message(WatchMode(mode, self.host))
 
         watcher = StoreWatcher(self._store.root, on_mode=mode_changed)
 
         def emit(session_ids: set[str]) -> None:
-            self.post_message(StoreChanges(frozenset(session_ids)))
+            self.post_message(StoreChanges(frozenset(session_ids), self.host))
 
         threading.Thread(
             target=watcher.run,
@@ -201,17 +207,18 @@ class StoreFeed(Widget):
         worker = get_current_worker()
 
         def progress(done: int, total: int) -> None:
-            self.post_message(IndexProgress(done, total))
+            self.post_message(IndexProgress(done, total, host=self.host))
 
         sessions = build_index(
             self._store, self._cache_dir, progress=progress, cancelled=lambda: worker.is_cancelled
         )
         if not worker.is_cancelled:
-            self.post_message(IndexProgress(sessions, sessions, finished=True))
+            self.post_message(IndexProgress(sessions, sessions, finished=True, host=self.host))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group == "scan":
-            self.post_message(ScanStage(self._scan, ScanFailed(str(event.worker.error))))
+            failed = ScanFailed(str(event.worker.error))
+            self.post_message(ScanStage(self._scan, failed, self.host))
         elif event.state == WorkerState.ERROR and event.worker.group == "follow":
             self._following = False
             self.notify(

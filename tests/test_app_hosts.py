@@ -1,0 +1,159 @@
+"""The picker over hosts (issue 28), driven with Pilot against a real sshd on 127.0.0.1
+and the real rsync (tests/ssh_host.py): a sync brings a host's sessions in tagged with it,
+ctrl+r syncs again, a host that went down is said in the status line and its rows stay,
+and a mirrored session opens read-only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conftest import StoreBuilder, chat, fixed_clock, wait_until
+from ssh_host import SshHost
+from ssh_host import ssh_host as ssh_host  # the fixture
+from test_app_live import own_runtime as own_runtime  # no other test's runs (autouse)
+from test_app_picker import W, picker, preview_text, status, type_text
+from textual.pilot import Pilot
+
+from zero_tui.cli import main
+from zero_tui.hosts.registry import mirrored_refusal, named_hosts
+from zero_tui.ui.app import ZeroApp, make_app
+from zero_tui.ui.screens.transcript import TranscriptScreen
+
+SIZE = (120, 30)
+REMOTE_ID = "zero_20260704100000_1783159200000000000_1"
+LATER_ID = "zero_20260704110000_1783162800000000000_4"
+LOCAL_ID = "zero_20260704080000_1783152000000000000_3"
+
+
+@pytest.fixture
+def remote(ssh_host: SshHost) -> StoreBuilder:
+    builder = StoreBuilder(ssh_host.store)
+    builder.add(
+        REMOTE_ID,
+        title="remote parser fix",
+        cwd=W,
+        updated_at="2026-07-04T10:00:00Z",
+        events=chat("fix the parser on the box"),
+    )
+    assert main(["hosts", "add", "devbox", ssh_host.alias]) == 0
+    return builder
+
+
+@pytest.fixture
+def local(make_store: Callable[..., StoreBuilder]) -> StoreBuilder:
+    builder = make_store()
+    builder.add(LOCAL_ID, title="local work", cwd=W, updated_at="2026-07-04T08:00:00Z")
+    return builder
+
+
+def hosts_app(local: StoreBuilder) -> ZeroApp:
+    return make_app(
+        local.store, cwd=W, clock=fixed_clock(), hosts=named_hosts(["devbox"]), sync_seconds=0
+    )
+
+
+def tagged_rows(pilot: Pilot[Any]) -> list[tuple[str | None, str]]:
+    return [(row.host, row.session_id) for row in picker(pilot).session_list.visible_rows()]
+
+
+def row_lines(pilot: Pilot[Any]) -> list[str]:
+    session_list = picker(pilot).session_list
+    return [
+        "".join(segment.text for segment in session_list.render_line(y))
+        for y in range(len(session_list.visible_rows()))
+    ]
+
+
+async def synced(pilot: Pilot[Any]) -> None:
+    await wait_until(pilot, lambda: "devbox synced" in status(pilot), "devbox synced")
+
+
+async def test_a_sync_brings_the_hosts_sessions_in_tagged_beside_the_local_ones(
+    remote: StoreBuilder, local: StoreBuilder
+) -> None:
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+        assert tagged_rows(pilot) == [("devbox", REMOTE_ID), (None, LOCAL_ID)]
+        lines = row_lines(pilot)
+        assert "@devbox remote parser fix" in lines[0]
+        assert "@" not in lines[1]
+        assert "devbox synced 0 s ago" in status(pilot)  # the fixed clock is behind
+
+
+async def test_ctrl_r_syncs_again_and_the_list_follows_the_mirror(
+    remote: StoreBuilder, local: StoreBuilder
+) -> None:
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+        remote.add(LATER_ID, title="remote later", cwd=W, updated_at="2026-07-04T11:00:00Z")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 3, "the new remote row")
+        assert tagged_rows(pilot)[0] == ("devbox", LATER_ID)
+
+
+async def test_a_host_gone_down_is_said_and_its_rows_stay(
+    remote: StoreBuilder, local: StoreBuilder, ssh_host: SshHost
+) -> None:
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+        ssh_host.stop()
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "devbox unreachable" in status(pilot), "unreachable")
+        assert "— showing its copy from " in status(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "the rows after ctrl+r")
+        assert tagged_rows(pilot) == [("devbox", REMOTE_ID), (None, LOCAL_ID)]
+
+
+async def test_a_mirrored_session_opens_read_only(
+    remote: StoreBuilder, local: StoreBuilder
+) -> None:
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+        assert picker(pilot).session_list.highlighted_row is not None
+        await wait_until(
+            pilot, lambda: "fix the parser on the box" in preview_text(pilot), "preview"
+        )
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, TranscriptScreen), "opened")
+        screen = pilot.app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert (screen.host, screen.session_id) == ("devbox", REMOTE_ID)
+        await wait_until(pilot, lambda: screen.loaded, "the log read")
+        assert "Read-only: a mirrored session of devbox" in str(screen.composer.placeholder)
+        assert not await screen.send_prompt("go on")
+        assert not await screen.run_text("/rename elsewhere")
+
+        def refusals() -> int:
+            notes = [note.message for note in pilot.app._notifications]
+            return sum(mirrored_refusal("devbox") in note for note in notes)
+
+        await wait_until(pilot, lambda: refusals() == 2, "the prompt and the rename refused")
+
+
+async def test_ctrl_t_searches_what_was_said_on_the_host_too(
+    remote: StoreBuilder, local: StoreBuilder
+) -> None:
+    remote.add(
+        LATER_ID,
+        title="remote second",
+        cwd=W,
+        updated_at="2026-07-04T11:00:00Z",
+        events=chat("the idempotent retries"),
+    )
+    local.add("here", title="local idem", cwd=W, events=chat("idempotent here too"))
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 4, "every row")
+        await type_text(pilot, "idempotent")
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "the two hits")
+        assert sorted(tagged_rows(pilot), key=str) == [("devbox", LATER_ID), (None, "here")]
+        session_list = picker(pilot).session_list
+        snippets = [session_list.snippet_at(line) for line in range(2)]
+        assert all(found is not None and "idempotent" in found.text for found in snippets)
