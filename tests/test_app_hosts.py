@@ -13,8 +13,9 @@ from conftest import StoreBuilder, chat, fixed_clock, wait_until
 from ssh_host import SshHost
 from ssh_host import ssh_host as ssh_host  # the fixture
 from test_app_live import own_runtime as own_runtime  # no other test's runs (autouse)
-from test_app_picker import W, picker, preview_text, status, type_text
+from test_app_picker import W, picker, preview_text, type_text
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from zero_tui.cli import main
 from zero_tui.hosts.registry import mirrored_refusal, named_hosts
@@ -54,6 +55,10 @@ def hosts_app(local: StoreBuilder) -> ZeroApp:
     )
 
 
+def host_status(pilot: Pilot[Any]) -> str:
+    return str(picker(pilot).query_one("#host-status", Static).visual)
+
+
 def tagged_rows(pilot: Pilot[Any]) -> list[tuple[str | None, str]]:
     return [(row.host, row.session_id) for row in picker(pilot).session_list.visible_rows()]
 
@@ -67,7 +72,7 @@ def row_lines(pilot: Pilot[Any]) -> list[str]:
 
 
 async def synced(pilot: Pilot[Any]) -> None:
-    await wait_until(pilot, lambda: "devbox synced" in status(pilot), "devbox synced")
+    await wait_until(pilot, lambda: "devbox synced" in host_status(pilot), "devbox synced")
 
 
 async def test_a_sync_brings_the_hosts_sessions_in_tagged_beside_the_local_ones(
@@ -80,7 +85,7 @@ async def test_a_sync_brings_the_hosts_sessions_in_tagged_beside_the_local_ones(
         lines = row_lines(pilot)
         assert "@devbox remote parser fix" in lines[0]
         assert "@" not in lines[1]
-        assert "devbox synced 0 s ago" in status(pilot)  # the fixed clock is behind
+        assert "devbox synced 0 s ago" in host_status(pilot)  # the fixed clock is behind
 
 
 async def test_ctrl_r_syncs_again_and_the_list_follows_the_mirror(
@@ -103,8 +108,8 @@ async def test_a_host_gone_down_is_said_and_its_rows_stay(
         await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
         ssh_host.stop()
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: "devbox unreachable" in status(pilot), "unreachable")
-        assert "— showing its copy from " in status(pilot)
+        await wait_until(pilot, lambda: "devbox unreachable" in host_status(pilot), "unreachable")
+        assert "— showing its copy from " in host_status(pilot)
         await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "the rows after ctrl+r")
         assert tagged_rows(pilot) == [("devbox", REMOTE_ID), (None, LOCAL_ID)]
 

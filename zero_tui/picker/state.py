@@ -252,7 +252,7 @@ class PickerState:
         if self.empty:
             return f"0 sessions · store {self.shown_store}"
         if scope is None:
-            return scanning_text(self.scan_progress) + self._hosts_status()
+            return scanning_text(self.scan_progress)
         line = status_text(
             shown=self.shown,
             total_in_scope=len(scope.rows),
@@ -270,19 +270,20 @@ class PickerState:
             enclosing=self.enclosing,
             trashed=self.trash_count,
         )
-        return line + self._content_status() + self._hosts_status()
+        return line + self._content_status()
 
     @property
     def empty(self) -> bool:
         """No session to list: the local store is empty and no host is listed."""
         return self.store_total == 0 and not self.hosts
 
-    def _hosts_status(self) -> str:
-        """Each host's freshness: `devbox synced 8 s ago`, `ci unreachable since …`."""
+    def hosts_status(self) -> str:
+        """The line under the status line, with hosts: each one's freshness (`devbox synced
+        8 s ago · ci unreachable since 10:42 — showing its copy from 10:40`)."""
         if not self.syncs or self.host_time is None:
             return ""
         now, tz = self.host_time
-        return "".join(f" · {freshness(sync, now, tz)}" for sync in self.syncs.values())
+        return " · ".join(freshness(sync, now, tz) for sync in self.syncs.values())
 
     def _polling_status(self) -> str:
         """The status line's word on polling (said only then: notification is the norm),

@@ -243,6 +243,8 @@ class PickerScreen(CommandScreen):
             )
             yield Static("", id="empty-state", markup=False)
             yield Static("", id="status", markup=False)
+            if self.hosts:
+                yield Static("", id="host-status", markup=False)
         yield SessionTrash(self.store, id="trash")
         yield StoreFeed(
             self.store,
@@ -278,6 +280,10 @@ class PickerScreen(CommandScreen):
         if old is None or status != old.status():
             # one line whatever it says: no layout of the screen for it
             self.query_one("#status", Static).update(status, layout=False)
+        if self.hosts and (
+            old is None or old.syncs is not state.syncs or old.host_time != state.host_time
+        ):
+            self.query_one("#host-status", Static).update(state.hosts_status(), layout=False)
         empty_store = state.empty
         self.query_one("#empty-state").display = empty_store
         self.body.display = not empty_store
