@@ -674,7 +674,7 @@ REGISTRY = Registry(
         ScreenAction(
             "rescan",
             "Sessions: scan again",
-            "ctrl+r: scan the store again and say what changed",
+            "ctrl+r: scan the store again and say what changed (and sync the --host hosts)",
             PICKER_ONLY,
             keys=(Key("ctrl+r", Context.PICKER, "Rescan", show=False),),
         ),
