@@ -13,7 +13,7 @@ from conftest import StoreBuilder, chat, fixed_clock, wait_until
 from ssh_host import SshHost
 from ssh_host import ssh_host as ssh_host  # the fixture
 from test_app_live import own_runtime as own_runtime  # no other test's runs (autouse)
-from test_app_picker import W, picker, preview_text, type_text
+from test_app_picker import W, picker, preview_text, status, type_text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -78,6 +78,10 @@ async def synced(pilot: Pilot[Any]) -> None:
 async def test_a_sync_brings_the_hosts_sessions_in_tagged_beside_the_local_ones(
     remote: StoreBuilder, local: StoreBuilder
 ) -> None:
+    elsewhere = "zero_20260704090000_1783155600000000000_2"
+    remote.add(
+        elsewhere, title="remote elsewhere", cwd="/srv/other", updated_at="2026-07-04T09:00:00Z"
+    )
     async with hosts_app(local).run_test(size=SIZE) as pilot:
         await synced(pilot)
         await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
@@ -86,6 +90,11 @@ async def test_a_sync_brings_the_hosts_sessions_in_tagged_beside_the_local_ones(
         assert "@devbox remote parser fix" in lines[0]
         assert "@" not in lines[1]
         assert "devbox synced 0 s ago" in host_status(pilot)  # the fixed clock is behind
+        # a host's workspace is the same path there: Tab widens every store alike
+        assert "1 in other workspaces" in status(pilot)
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 3, "every workspace")
+        assert tagged_rows(pilot)[1] == ("devbox", elsewhere)
 
 
 async def test_ctrl_r_syncs_again_and_the_list_follows_the_mirror(

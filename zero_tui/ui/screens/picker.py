@@ -353,7 +353,9 @@ class PickerScreen(CommandScreen):
     @on(PreviewPane.Differs)
     def _preview_differs(self, message: PreviewPane.Differs) -> None:
         """The preview read a session otherwise than its row shows it: read it again."""
-        self.feed.follow([message.session_id])
+        feed = self.feed if message.host is None else self.host_feed(message.host)
+        if feed is not None:
+            feed.follow([message.session_id])
 
     # --- the loader's stages ---------------------------------------------------------------
 
@@ -495,7 +497,7 @@ class PickerScreen(CommandScreen):
 
     def action_rescan(self) -> None:
         """ctrl+r: scan the store again, and say what the scan found once it is done."""
-        scope = self.state.scope
+        scope = self.state.scopes.get(self.state.scope_key)  # this machine's: its scan says
         before = scope.rows if scope is not None else ()
         self.start_scan()
         self.query_one(SessionTrash).count(again=True)

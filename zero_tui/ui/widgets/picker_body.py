@@ -63,9 +63,10 @@ class PreviewPane(SessionPreview):
     class Differs(Message):
         """The files say something else of `session_id` than its row (an older row)."""
 
-        def __init__(self, session_id: str) -> None:
+        def __init__(self, session_id: str, host: str | None = None) -> None:
             super().__init__()
             self.session_id = session_id
+            self.host = host  # the session is in this host's mirror
 
     def __init__(
         self,
@@ -147,7 +148,7 @@ class PreviewPane(SessionPreview):
         differs = (preview.title, preview.event_count) != (wanted.title, wanted.event_count)
         if differs and preview != self._reported:
             self._reported = preview
-            self.post_message(self.Differs(preview.session_id))
+            self.post_message(self.Differs(preview.session_id, wanted.host))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group == "preview":
