@@ -20,6 +20,8 @@ HOSTS_FIGURES = (
         "hosts: incremental sync, one session +10 events",
         "hosts: data sent for that sync (rsync's literal data)",
         "hosts: `search --host devbox --all` over the mirror (median)",
+        "hosts: picker first rows, three hosts of N beside N local, warm",
+        "hosts: `search --host all --all` across three hosts and N local (median)",
     )
 )
 

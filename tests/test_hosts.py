@@ -14,6 +14,7 @@ from ssh_host import SshHost, free_port
 from ssh_host import ssh_host as ssh_host  # the fixture
 
 from zero_tui.cli import main
+from zero_tui.hosts.mirror import sync_host
 from zero_tui.hosts.registry import load_hosts, load_state, mirror_root
 from zero_tui.store import SessionStore
 from zero_tui.store.store import EVENTS_FILE
@@ -331,3 +332,16 @@ def test_a_session_appended_during_a_sync_is_consistent_after_the_next(
     assert run(capsys, "sync", "devbox")[0] == 0
     assert log_bytes(mirror, REMOTE_ID) == complete
     assert len(SessionStore(mirror).read_events(REMOTE_ID)) == 3
+
+
+def test_a_sync_says_how_far_it_is_as_it_goes(
+    capsys: pytest.CaptureFixture[str], ssh_host: SshHost, remote: StoreBuilder
+) -> None:
+    assert run(capsys, "hosts", "add", "devbox", ssh_host.alias)[0] == 0
+    seen: list[int] = []
+    report = sync_host(load_hosts()["devbox"], seen.append)
+    assert report.sessions == 2
+    assert seen
+    assert seen[-1] == 100
+    assert seen == sorted(seen)
+    assert log_bytes(mirror_root("devbox"), REMOTE_ID) == log_bytes(ssh_host.store, REMOTE_ID)

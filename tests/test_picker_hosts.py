@@ -91,6 +91,7 @@ def test_freshness_says_each_hosts_state_in_one_clause() -> None:
     synced = HostSync("devbox", last_sync="2026-07-04T10:42:22Z")
     assert freshness(synced, NOW, UTC) == "devbox synced 8 s ago"
     assert freshness(replace(synced, syncing=True), NOW, UTC) == "devbox syncing…"
+    assert freshness(replace(synced, syncing=True, percent=45), NOW, UTC) == "devbox syncing… 45%"
     down = HostSync(
         "ci",
         last_sync="2026-07-04T10:40:00Z",

@@ -35,7 +35,8 @@ import os
 import re
 import shlex
 import subprocess
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -57,6 +58,8 @@ from zero_tui.store.store import valid_session_id
 NOT_MIRRORED = ("session.lock", "*.tmp-*")
 RSYNC_VANISHED = 24  # a file removed on the host while rsync read the tree: not a failure
 _STAT_LINE = re.compile(r"^([A-Za-z][A-Za-z ]+): ([\d,]+)", re.MULTILINE)
+_PERCENT = re.compile(rb" (\d{1,3})% ")
+Progress = Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -136,14 +139,15 @@ def _sync_lock(name: str) -> Iterator[None]:
         os.close(fd)
 
 
-def sync_host(host: Host) -> SyncReport:
+def sync_host(host: Host, progress: Progress | None = None) -> SyncReport:
     """Mirror `host`'s store; its state records the outcome either way. HostError (one
     line) when the host, ssh, the store or rsync failed: the mirror then holds what the
-    last sync left, and no other host's mirror is touched."""
+    last sync left, and no other host's mirror is touched. `progress`: called with rsync's
+    percent done as it moves."""
     with _sync_lock(host.name):
         state = load_state(host.name)
         try:
-            report = _sync(host)
+            report = _sync(host, progress)
         except HostError as error:
             state.error, state.error_at = str(error), _now()
             save_state(host.name, state)
@@ -154,7 +158,7 @@ def sync_host(host: Host) -> SyncReport:
         return report
 
 
-def _sync(host: Host) -> SyncReport:
+def _sync(host: Host, progress: Progress | None) -> SyncReport:
     mirror = mirror_root(host.name)
     with SshLink(host.name, host.target) as link:
         facts = probe(link, host.store)
@@ -164,7 +168,7 @@ def _sync(host: Host) -> SyncReport:
         source = f"{host.target}:{facts.store.rstrip('/')}/"
         mirror.mkdir(parents=True, exist_ok=True)
         arguments = ["--no-whole-file", "--delete", *_excluded(), source, f"{mirror}/"]
-        stats = _rsync(link, host.name, arguments)
+        stats = _rsync(link, host.name, arguments, progress)
     return SyncReport(host.name, count_sessions(mirror), stats, facts.has_zero)
 
 
@@ -172,18 +176,50 @@ def _excluded() -> list[str]:
     return [f"--exclude={pattern}" for pattern in NOT_MIRRORED]
 
 
-def _rsync(link: SshLink, name: str, arguments: list[str]) -> dict[str, int]:
-    done = subprocess.run(
-        ["rsync", "-a", "--stats", "-e", link.rsync_shell(), *arguments],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
-    if done.returncode not in (0, RSYNC_VANISHED):
-        raise HostError(_rsync_failure(name, done.returncode, done.stderr))
-    return rsync_stats(done.stdout)
+def _rsync(
+    link: SshLink, name: str, arguments: list[str], progress: Progress | None
+) -> dict[str, int]:
+    command = ["rsync", "-a", "--stats", "-e", link.rsync_shell(), *arguments]
+    if progress is None:
+        done = subprocess.run(
+            command,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+        code, output, errors = done.returncode, done.stdout, done.stderr
+    else:
+        code, output, errors = _rsync_with_progress(command, progress)
+    if code not in (0, RSYNC_VANISHED):
+        raise HostError(_rsync_failure(name, code, errors))
+    return rsync_stats(output)
+
+
+def _rsync_with_progress(command: list[str], progress: Progress) -> tuple[int, str, str]:
+    """rsync with `--info=progress2`: its whole-transfer percent, read as it is written
+    (each update ends with a carriage return), handed to `progress` when it moves."""
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(
+            [*command[:1], "--info=progress2", *command[1:]],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+        assert process.stdout is not None
+        output = bytearray()
+        shown = -1
+        while chunk := os.read(process.stdout.fileno(), 65536):
+            output += chunk
+            found = _PERCENT.findall(bytes(output[-512:]))
+            if found and int(found[-1]) != shown:
+                shown = int(found[-1])
+                progress(shown)
+        code = process.wait()
+        stderr.seek(0)
+        errors = stderr.read().decode(errors="replace")
+    return code, output.decode(errors="replace"), errors
 
 
 def _rsync_failure(name: str, code: int, stderr: str) -> str:

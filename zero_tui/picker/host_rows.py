@@ -6,7 +6,7 @@ store are shown as one list, in Zero's order (`merged_scope`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
@@ -71,6 +71,7 @@ class HostSync:
     error: str = ""
     error_at: str = ""
     syncing: bool = False
+    percent: int | None = None  # how far the sync running now is, as rsync says
     browse_only: bool = False  # no `zero` on the host
 
 
@@ -80,7 +81,7 @@ def freshness(sync: HostSync, now: datetime, tz: tzinfo | None = None) -> str:
     host = sync.host
     copy = _clock(sync.last_sync, tz)
     if sync.syncing:
-        text = f"{host} syncing…"
+        text = f"{host} syncing…" + (f" {sync.percent}%" if sync.percent is not None else "")
     elif sync.error:
         problem = sync.error.removeprefix(f"{host}: ")
         since = _clock(sync.error_at, tz)
@@ -121,10 +122,11 @@ def last_sync(host: Host) -> HostSync:
     )
 
 
-def sync_now(host: Host) -> HostSync:
+def sync_now(host: Host, progress: Callable[[int], None] | None = None) -> HostSync:
     """Sync `host`'s mirror (zero_tui.hosts.mirror), then what it left; a failure is the
-    state's error line, and the mirror keeps what the last sync brought."""
+    state's error line, and the mirror keeps what the last sync brought. `progress`: the
+    sync's percent done, as it moves."""
     has_zero = host.has_zero
     with suppress(HostError):
-        has_zero = sync_host(host).has_zero
+        has_zero = sync_host(host, progress).has_zero
     return replace(last_sync(host), browse_only=not has_zero)

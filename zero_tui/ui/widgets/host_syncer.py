@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from zero_tui.hosts.registry import Host
-from zero_tui.picker.host_rows import last_sync, sync_now
+from zero_tui.picker.host_rows import HostSync, last_sync, sync_now
 from zero_tui.ui.messages import HostSynced
 
 AGE_REFRESH_SECONDS = 5.0
@@ -57,5 +57,10 @@ class HostSyncer(Widget):
         for host in self._hosts:
             if worker.is_cancelled:
                 return
-            self.post_message(HostSynced(replace(last_sync(host), syncing=True)))
-            self.post_message(HostSynced(sync_now(host)))
+            before = replace(last_sync(host), syncing=True)
+            self.post_message(HostSynced(before))
+
+            def moved(percent: int, before: HostSync = before) -> None:
+                self.post_message(HostSynced(replace(before, percent=percent)))
+
+            self.post_message(HostSynced(sync_now(host, moved)))
