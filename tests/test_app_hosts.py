@@ -5,12 +5,13 @@ and a mirrored session opens read-only."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from conftest import StoreBuilder, chat, fixed_clock, wait_until
-from ssh_host import SshHost
+from ssh_host import SshHost, free_port
 from ssh_host import ssh_host as ssh_host  # the fixture
 from test_app_live import own_runtime as own_runtime  # no other test's runs (autouse)
 from test_app_picker import W, picker, preview_text, status, type_text
@@ -18,7 +19,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from zero_tui.cli import main
-from zero_tui.hosts.registry import mirrored_refusal, named_hosts
+from zero_tui.hosts.registry import Host, load_hosts, mirrored_refusal, named_hosts, save_hosts
 from zero_tui.ui.app import ZeroApp, make_app
 from zero_tui.ui.screens.transcript import TranscriptScreen
 
@@ -171,3 +172,40 @@ async def test_ctrl_t_searches_what_was_said_on_the_host_too(
         session_list = picker(pilot).session_list
         snippets = [session_list.snippet_at(line) for line in range(2)]
         assert all(found is not None and "idempotent" in found.text for found in snippets)
+
+
+async def test_a_changed_host_key_and_a_missing_zero_are_each_one_clause(
+    remote: StoreBuilder, local: StoreBuilder, ssh_host: SshHost
+) -> None:
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+        ssh_host.regenerate_host_key()
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "host key changed" in host_status(pilot), "the refusal")
+        assert host_status(pilot).startswith("devbox: its host key changed; refused (")
+        assert "— showing its copy from " in host_status(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "the rows after ctrl+r")
+        ssh_host.write_known_hosts()
+        ssh_host.remove_zero()
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "browse only" in host_status(pilot), "browse only")
+        assert host_status(pilot) == "devbox synced 0 s ago (browse only: no zero there)"
+
+
+async def test_a_host_down_never_hides_another_hosts_rows(
+    remote: StoreBuilder, local: StoreBuilder, ssh_host: SshHost
+) -> None:
+    ssh_host.write_config({"ci": free_port()})  # nothing listens there
+    hosts = load_hosts()
+    save_hosts({**hosts, "ci": Host("ci", "ci", "/srv/zero/sessions")})
+    app = make_app(
+        local.store, cwd=W, clock=fixed_clock(), hosts=named_hosts(["all"]), sync_seconds=0
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "ci unreachable" in host_status(pilot), "ci down")
+        await synced(pilot)
+        pattern = r"ci unreachable since \d\d:\d\d — nothing mirrored yet · devbox synced 0 s ago"
+        assert re.fullmatch(pattern, host_status(pilot))
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "devbox's row")
+        assert tagged_rows(pilot) == [("devbox", REMOTE_ID), (None, LOCAL_ID)]
