@@ -134,6 +134,7 @@ async def test_a_mirrored_session_opens_read_only(
         await wait_until(
             pilot, lambda: "fix the parser on the box" in preview_text(pilot), "preview"
         )
+        await pilot.press("f8")  # the trash is the host's: refused here
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, TranscriptScreen), "opened")
         screen = pilot.app.screen
@@ -148,7 +149,7 @@ async def test_a_mirrored_session_opens_read_only(
             notes = [note.message for note in pilot.app._notifications]
             return sum(mirrored_refusal("devbox") in note for note in notes)
 
-        await wait_until(pilot, lambda: refusals() == 2, "the prompt and the rename refused")
+        await wait_until(pilot, lambda: refusals() == 3, "F8, the prompt and the rename refused")
 
 
 async def test_ctrl_t_searches_what_was_said_on_the_host_too(

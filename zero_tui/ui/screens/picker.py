@@ -280,10 +280,9 @@ class PickerScreen(CommandScreen):
         if old is None or status != old.status():
             # one line whatever it says: no layout of the screen for it
             self.query_one("#status", Static).update(status, layout=False)
-        if self.hosts and (
-            old is None or old.syncs is not state.syncs or old.host_time != state.host_time
-        ):
-            self.query_one("#host-status", Static).update(state.hosts_status(), layout=False)
+        hosts_line = state.hosts_status()
+        if self.hosts and (old is None or hosts_line != old.hosts_status()):
+            self.query_one("#host-status", Static).update(hosts_line, layout=False)
         empty_store = state.empty
         self.query_one("#empty-state").display = empty_store
         self.body.display = not empty_store
