@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from zero_tui.hosts.registry import SessionRef
 from zero_tui.picker.host_rows import HostSync, freshness, in_zero_order, on_host
-from zero_tui.picker.loader import ScopeLoaded
+from zero_tui.picker.loader import ScopeLoaded, UsageFound
 from zero_tui.picker.row_layout import NaturalWidths, row_layout, row_text
 from zero_tui.picker.scopes import HiddenCounts
 from zero_tui.picker.session_rows import PickerRow
@@ -121,3 +121,16 @@ def test_the_hosts_line_says_every_hosts_freshness() -> None:
     assert "devbox" not in state.status()
     assert not state.empty
     assert replace(state, store_total=0, hosts={}).empty
+
+
+def test_a_hosts_stage_merges_again_only_the_scope_it_changed() -> None:
+    host = PickerState("/mirror", "/w")
+    state = PickerState("/store", "/w", hosts={"devbox": host})
+    state = state.with_stage(loaded(row("l1", "2026-07-04T08:00:00Z")))
+    current = state.merged[KEY]
+    other = replace(loaded(row("r1", "2026-07-04T09:00:00Z")), key=(True, False))
+    state = state.with_host_stage("devbox", on_host(other, "devbox"))
+    assert state.merged[KEY] is current
+    assert [found.key for found in state.merged[(True, False)].rows] == ["devbox/r1"]
+    tokens = state.with_host_stage("devbox", UsageFound({}))
+    assert tokens.merged is state.merged

@@ -8,7 +8,7 @@ query's placeholder and which keys the footer offers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from typing import assert_never
@@ -51,6 +51,15 @@ class ScopeRows:
     rows: tuple[PickerRow, ...] = ()
     hidden: HiddenCounts = field(default_factory=HiddenCounts)
     complete: bool = False
+
+
+def stage_keys(stage: LoadStage) -> tuple[ScopeKey, ...] | None:
+    """The scopes a loader stage changes, when it changes one only (None: any of them)."""
+    match stage:
+        case ScopeLoaded(key=key) | RememberedRows(scope=ScopeLoaded(key=key)):
+            return (key,)
+        case _:
+            return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +113,19 @@ class PickerState:
         after = before.with_stage(stage)
         if after is before:
             return self
-        return replace(self, hosts={**self.hosts, host: after}).remerged()
+        state = replace(self, hosts={**self.hosts, host: after})
+        return state.remerged(stage_keys(stage)) if after.scopes is not before.scopes else state
 
-    def remerged(self) -> PickerState:
-        """The state with every store's rows merged again (only with hosts)."""
+    def remerged(self, keys: Collection[ScopeKey] | None = None) -> PickerState:
+        """The state with every store's rows merged again (only with hosts): the scopes
+        `keys` (None: all of them, and only those the stores have)."""
         if not self.hosts:
             return self
-        keys = set(self.scopes).union(*(host.scopes for host in self.hosts.values()))
         merged: dict[ScopeKey, ScopeRows] = {}
+        if keys is None:
+            keys = set(self.scopes).union(*(host.scopes for host in self.hosts.values()))
+        else:
+            merged.update(self.merged)
         for key in keys:
             local = self.scopes.get(key)
             parts = [local, *(host.scopes.get(key) for host in self.hosts.values())]
@@ -130,7 +144,9 @@ class PickerState:
         """The state once the loader's `stage` is in (this very state if it changes none
         of it: no redraw)."""
         state = self._with_stage(stage)
-        return state.remerged() if state.hosts and state.scopes is not self.scopes else state
+        if state.hosts and state.scopes is not self.scopes:
+            return state.remerged(stage_keys(stage))
+        return state
 
     def _with_stage(self, stage: LoadStage) -> PickerState:
         match stage:
