@@ -538,6 +538,22 @@ def hosts_rows(hosts: dict[str, Any] | None, main: int) -> list[Row]:
             "",
             None,
         ),
+        Row(
+            "hosts: picker first rows, three hosts of N beside N local, warm",
+            {main: _time(hosts["picker_three_hosts_first_rows_s"])},
+            f"N local alone {_time(hosts['picker_local_first_rows_s'])}",
+            _ratio(hosts["picker_three_hosts_ratio"]),
+            "≤ 1.5x",
+            hosts["picker_three_hosts_ratio"] <= 1.5,
+        ),
+        Row(
+            "hosts: `search --host all --all` across three hosts and N local (median)",
+            {main: _time(hosts["search_three_hosts_s"])},
+            "",
+            "",
+            "",
+            None,
+        ),
     ]
 
 

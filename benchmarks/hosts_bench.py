@@ -9,7 +9,12 @@ measured in one run:
   of the same change onto a copy), and the bytes rsync sent as data (`--stats`' literal
   data) against the bytes appended;
 - `zero-tui search --host devbox --all` a common word over the mirror (the median of the
-  warm runs, after one that builds the mirror's index).
+  warm runs, after one that builds the mirror's index);
+- the picker's first rows with three hosts of N sessions each (`--host` three mirrors of
+  that store, synced again in the background at start, as `zero-tui --host all` does)
+  beside a local store of N, warm, against the local store alone (benchmarks.picker_bench:
+  a fresh process each run, until every host's rows are in); and `search --host all
+  --all` across the three mirrors and the local store.
 
     python -m benchmarks.hosts_bench [--sessions 10000] [--events 40] [--repeats 3]
 """
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.local_sshd import SshHost, missing_tools
+from benchmarks.picker_bench import time_to_first_rows
 from benchmarks.store_bench import _zero_tui_command, generate_store, print_figures, wall_time
 from zero_tui.hosts.mirror import sync_host
 from zero_tui.hosts.registry import Host, mirror_root, save_hosts
@@ -67,7 +73,7 @@ def _measure(
     server: SshHost, work: Path, sessions: int, events: int, workspaces: int, repeats: int
 ) -> dict[str, Any]:
     shutil.rmtree(server.store)
-    generate_store(server.store, sessions, events, workspaces)
+    workspace = generate_store(server.store, sessions, events, workspaces)[0]
     session_id = next(SessionStore(server.store).iter_session_dirs())
     host = Host("devbox", server.alias, str(server.store))
     save_hosts({host.name: host})
@@ -101,7 +107,9 @@ def _measure(
     search_cold_s = wall_time(search)
     search_s = statistics.median(wall_time(search) for _ in range(max(1, repeats)))
     baseline_s = min(baselines)
+    three = _three_hosts(server, work, workspace, repeats)
     return {
+        **three,
         "sessions": sessions,
         "first_sync_s": first_s,
         "plain_rsync_s": baseline_s,
@@ -115,6 +123,36 @@ def _measure(
         "incremental_received_bytes": incremental.stats.get("total_bytes_received", 0),
         "search_cold_s": search_cold_s,
         "search_s": search_s,
+    }
+
+
+THREE_HOSTS = ("devbox", "ci", "lab")
+
+
+def _three_hosts(server: SshHost, work: Path, workspace: str, repeats: int) -> dict[str, float]:
+    """The picker and a search over three hosts' mirrors of the store and a local copy."""
+    for name in THREE_HOSTS[1:]:
+        shutil.copytree(mirror_root("devbox"), mirror_root(name), symlinks=True)
+    save_hosts({name: Host(name, server.alias, str(server.store)) for name in THREE_HOSTS})
+    local = work / "picker-local"
+    shutil.copytree(server.store, local, symlinks=True)
+    cache = work / "cache"  # the mirrors' cache too: each one's catalog is built there
+    time_to_first_rows(local, workspace, cache, settle=True)  # warm: the catalogs and heads
+    time_to_first_rows(local, workspace, cache, settle=True, hosts=THREE_HOSTS)
+    alone: list[float] = []
+    hosted: list[float] = []
+    for _ in range(max(1, repeats)):  # interleaved, so both see the same machine load
+        alone.append(time_to_first_rows(local, workspace, cache, settle=True))
+        hosted.append(time_to_first_rows(local, workspace, cache, settle=True, hosts=THREE_HOSTS))
+    search = [*_zero_tui_command(), "search", "--store", str(local), "--host", "all"]
+    search += ["--all", SEARCH_WORD]
+    wall_time(search)  # builds every mirror's index
+    search_all_s = statistics.median(wall_time(search) for _ in range(max(1, repeats)))
+    return {
+        "picker_local_first_rows_s": statistics.median(alone),
+        "picker_three_hosts_first_rows_s": statistics.median(hosted),
+        "picker_three_hosts_ratio": statistics.median(hosted) / statistics.median(alone),
+        "search_three_hosts_s": search_all_s,
     }
 
 

@@ -27,16 +27,24 @@ import time
 started = time.perf_counter()
 import asyncio, sys
 from zero_tui.ui.app import make_app
+from zero_tui.hosts.registry import named_hosts
 from zero_tui.store import SessionStore
 
+def every_host_in(screen) -> bool:
+    # with hosts: each host's mirror has posted rows too (they are merged as they come)
+    hosts = getattr(getattr(screen, "state", None), "hosts", {})
+    return all(host.scope is not None and host.scope.rows for host in hosts.values())
+
 async def main() -> None:
-    app = make_app(SessionStore(sys.argv[1]), cwd=sys.argv[2])
+    names = [name for name in sys.argv[4].split(",") if name]
+    hosts = named_hosts(names)
+    app = make_app(SessionStore(sys.argv[1]), cwd=sys.argv[2], hosts=hosts)
     async with app.run_test(size=(120, 40)) as pilot:
         while True:
             screen = app.screen
             rows = getattr(getattr(screen, "session_list", None), "row_count", 0)
             empty = screen.query("#empty-state")
-            if rows or (empty and empty.first().display):
+            if (rows and every_host_in(screen)) or (empty and empty.first().display):
                 break
             await pilot.pause(0.002)
         print(f"{time.perf_counter() - started:.6f}")
@@ -48,11 +56,18 @@ asyncio.run(main())
 
 
 def time_to_first_rows(
-    root: Path, workspace: str, cache_dir: Path, *, settle: bool = False
+    root: Path,
+    workspace: str,
+    cache_dir: Path,
+    *,
+    settle: bool = False,
+    hosts: tuple[str, ...] = (),
 ) -> float:
+    """Seconds to the first rows; `hosts`: `--host` each, and until every one's rows are in."""
     env = {**os.environ, CACHE_DIR_VARIABLE: str(cache_dir)}
+    settled = "settle" if settle else "-"
     result = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(root), workspace, "settle" if settle else "-"],
+        [sys.executable, "-c", _PROBE, str(root), workspace, settled, ",".join(hosts)],
         capture_output=True,
         text=True,
         check=True,
