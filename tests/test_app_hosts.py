@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +20,14 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from zero_tui.cli import main
-from zero_tui.hosts.registry import Host, load_hosts, mirrored_refusal, named_hosts, save_hosts
+from zero_tui.hosts.registry import (
+    Host,
+    SessionRef,
+    load_hosts,
+    mirrored_refusal,
+    named_hosts,
+    save_hosts,
+)
 from zero_tui.ui.app import ZeroApp, make_app
 from zero_tui.ui.screens.transcript import TranscriptScreen
 
@@ -210,3 +218,18 @@ async def test_a_host_down_never_hides_another_hosts_rows(
         assert re.fullmatch(pattern, host_status(pilot))
         await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "devbox's row")
         assert tagged_rows(pilot) == [("devbox", REMOTE_ID), (None, LOCAL_ID)]
+
+
+async def test_export_of_a_mirrored_session_reads_its_mirror(
+    remote: StoreBuilder, local: StoreBuilder, tmp_path: Path
+) -> None:
+    target = tmp_path / "remote.md"
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+        highlighted = picker(pilot).session_list.highlighted_row
+        assert highlighted is not None
+        assert highlighted.ref == SessionRef("devbox", REMOTE_ID)
+        assert await picker(pilot).run_text(f"/export {target}")
+        await wait_until(pilot, target.exists, "the export written")
+    assert "fix the parser on the box" in target.read_text()
