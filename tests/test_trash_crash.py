@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import HANG_SECONDS
 
 from zero_tui.store import SessionStore
 from zero_tui.store.trash import EMPTYING, empty_trash, move_to_trash, trash_contents
@@ -61,7 +62,7 @@ def build_store(root: Path, rng: random.Random) -> tuple[SessionStore, dict[str,
 
 def wait_for(condition: Callable[[], bool], process: subprocess.Popen[bytes]) -> None:
     """Until `condition` holds or `process` has ended (whichever comes first)."""
-    deadline = time.monotonic() + 60  # bounds a hang only
+    deadline = time.monotonic() + HANG_SECONDS  # bounds a hang only
     while not condition() and process.poll() is None:
         assert time.monotonic() < deadline, "neither the condition nor the process ended"
         time.sleep(0.0005)
