@@ -24,6 +24,7 @@ from zero_tui.cli import (
 )
 from zero_tui.store import SessionStore
 from zero_tui.store.resumable import resolve_session
+from zero_tui.store.session_flags import flag_facts, parent_tags, read_flags
 from zero_tui.store.workspace import workspace_matches
 from zero_tui.text.labels import counted
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
@@ -55,7 +56,17 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.writelines(json_pieces(source.events()))
         else:
             rows = display_rows(source.events())
-            out.writelines(iter_transcript_text(source.meta, rows, usage=usage))
+            book = read_flags(store.root)
+            if book.warning:
+                err.write(f"{PROG}: {sanitize_line(book.warning)}\n")
+            text = iter_transcript_text(
+                source.meta,
+                rows,
+                usage=usage,
+                kept=flag_facts(book.of(session_id)),
+                parent_note=parent_tags(book, source.meta.parent_session_id),
+            )
+            out.writelines(text)
     return EXIT_OK
 
 

@@ -48,6 +48,7 @@ from zero_tui.paths import default_data_dir
 from zero_tui.store.errors import StoreError
 from zero_tui.store.models import Metadata
 from zero_tui.store.root import store_key, typed_store_key
+from zero_tui.store.session_flags import forget_flags
 from zero_tui.store.store import (
     EVENTS_FILE,
     METADATA_FILE,
@@ -516,9 +517,24 @@ def empty_trash(
             _remove(path)
         except StoreError as error:
             failures.append(error)  # the others still go
+    _forget_flags_of_gone(store, removed)
     if failures:
         raise failures[0]
     return removed
+
+
+def _forget_flags_of_gone(store: SessionStore, removed: list[Trashed]) -> None:
+    """Forget the pins and tags of the sessions gone for good (not of an id the store or
+    the trash still has)."""
+    if not removed:
+        return
+    still = {item.session_id for item in trashed(store)}
+    gone = [
+        item.session_id
+        for item in removed
+        if item.session_id not in still and not os.path.lexists(store.session_dir(item.session_id))
+    ]
+    forget_flags(store.root, gone)
 
 
 def _old_enough(item: Trashed, older_than_days: float | None, moment: datetime) -> bool:

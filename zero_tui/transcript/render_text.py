@@ -31,11 +31,18 @@ def render_transcript_text(meta: Metadata, rows: Sequence[Row]) -> str:
 
 
 def iter_transcript_text(
-    meta: Metadata, rows: Sequence[Row], *, usage: Tokens | None = None
+    meta: Metadata,
+    rows: Sequence[Row],
+    *,
+    usage: Tokens | None = None,
+    kept: Sequence[tuple[str, str]] = (),
+    parent_note: str = "",
 ) -> Iterator[str]:
     """`render_transcript_text` a block at a time (for streaming to a terminal or pipe);
-    `usage`: the session's tokens, said in the header (None: not said)."""
-    yield "\n".join(_header_lines(meta, usage))
+    `usage`: the session's tokens, said in the header (None: not said); `kept`: more
+    facts for the header (zero-tui's pins and tags); `parent_note`: said after the parent
+    (its tags)."""
+    yield "\n".join(_header_lines(meta, usage, kept, parent_note))
     for row in rows:
         block = _render_row(row)
         if block:
@@ -43,7 +50,12 @@ def iter_transcript_text(
     yield "\n"
 
 
-def _header_lines(meta: Metadata, usage: Tokens | None = None) -> list[str]:
+def _header_lines(
+    meta: Metadata,
+    usage: Tokens | None = None,
+    kept: Sequence[tuple[str, str]] = (),
+    parent_note: str = "",
+) -> list[str]:
     lines = [f"session {sanitize_line(meta.session_id)}"]
     facts = [
         ("title", meta.title or "untitled"),
@@ -51,7 +63,7 @@ def _header_lines(meta: Metadata, usage: Tokens | None = None) -> list[str]:
         ("cwd", meta.cwd),
         ("model", meta.model_id),
         ("provider", meta.provider),
-        ("parent", meta.parent_session_id),
+        ("parent", meta.parent_session_id and meta.parent_session_id + parent_note),
         ("created", meta.created_at),
         ("updated", meta.updated_at),
         ("events", str(meta.event_count)),
@@ -60,6 +72,7 @@ def _header_lines(meta: Metadata, usage: Tokens | None = None) -> list[str]:
         facts.append(("usage", usage.describe()))
     if meta.goal is not None:
         facts.append(("goal", f"{meta.goal.status} — {meta.goal.objective}"))
+    facts += kept
     lines += [f"  {name}: {sanitize_line(value)}" for name, value in facts if value]
     return lines
 
