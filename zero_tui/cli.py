@@ -43,6 +43,14 @@ from zero_tui.store.resumable import (
     filter_resumable,
     resolve_session,
 )
+from zero_tui.store.session_flags import (
+    NO_FLAGS,
+    PIN_MARK,
+    FlagBook,
+    kept_view,
+    read_flags,
+    tag_words,
+)
 from zero_tui.store.workspace import resolve_workspace
 from zero_tui.text.labels import counted, display_title, parse_rfc3339, time_label
 from zero_tui.text.sanitize import sanitize_line
@@ -202,6 +210,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-empty", action="store_true", help="also sessions with no answer or tool use"
     )
     sessions.add_argument("--json", action="store_true", help="print a JSON array")
+    sessions.add_argument("--pinned", action="store_true", help="only the pinned sessions")
+    sessions.add_argument(
+        "--tag", metavar="NAME", action="append", default=[], help="only those tagged NAME"
+    )
+    sessions.add_argument(
+        "--archived", action="store_true", help="only the archived sessions (else left out)"
+    )
     add_host_option(sessions)
 
     show = commands.add_parser("show", help="a session's events, compaction-aware")
@@ -298,13 +313,15 @@ def build_parser() -> argparse.ArgumentParser:
     restore.set_defaults(func=implemented_in("zero_tui.cli_maintenance", "cmd_restore"))
     restore.add_argument("session_ids", metavar="ID", nargs="+", help="ids, unique prefixes")
 
+    _add_flag_commands(commands)
     search = commands.add_parser(
         "search",
         dash_words=True,
         help="find sessions by what was said in them",
         description=(
             'Words must all match (any order); "exact phrase"; -word excludes; filters: '
-            "title: model: provider: (substrings), id: (prefix), after:/before:YYYY-MM-DD."
+            "title: model: provider: (substrings), id: (prefix), after:/before:YYYY-MM-DD, "
+            "tag:NAME, is:pinned, is:archived."
         ),
     )
     _common_options(search, at_top=False)
@@ -321,6 +338,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_flag_commands(commands: Any) -> None:
+    """pin, unpin, tag, archive, unarchive: zero-tui's own marks (`cli_flags`)."""
+    helps = {
+        "pin": "pin sessions: listed first, marked " + PIN_MARK,
+        "unpin": "unpin sessions",
+        "tag": "tag sessions: tag ID... +NAME -NAME (no change: print their tags)",
+        "archive": "hide sessions from the list (kept and resumable by id)",
+        "unarchive": "list archived sessions again",
+    }
+    for name, text in helps.items():
+        command = commands.add_parser(name, help=text, dash_words=name == "tag")
+        _common_options(command, at_top=False)
+        command.set_defaults(func=implemented_in("zero_tui.cli_flags", f"cmd_{name}"))
+        words = "ids, unique prefixes" + (", then +NAME to add, -NAME to remove" * (name == "tag"))
+        command.add_argument("session_ids", metavar="ID", nargs="+", help=words)
+
+
 def _store(args: argparse.Namespace) -> SessionStore:
     """The store `--store` names (which must exist), else Zero's default (which may not yet)."""
 
@@ -334,10 +368,14 @@ def _workspace(args: argparse.Namespace) -> str:
     return resolve_workspace(getattr(args, "cwd", None))
 
 
-def hidden_summary(shown: int, other_workspace: int, empty_runs: int, *, about: str = "") -> str:
+def hidden_summary(
+    shown: int, other_workspace: int, empty_runs: int, *, about: str = "", archived: int = 0
+) -> str:
     """`N shown` and what is hidden, each hidden count after `about` ("about " when it is
     the index's count)."""
     parts = [f"{shown:,} shown"]
+    if archived:
+        parts.append(f"{archived:,} archived not shown (--archived)")
     if other_workspace:
         parts.append(f"{about}{other_workspace:,} in other workspaces (--all)")
     if empty_runs:
@@ -386,9 +424,27 @@ def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # closing the catalog writes the verdicts found
     with SessionCatalog(store) as catalog:
         listing, usage = _listing(args, store, workspace, catalog)
+        listing.sessions, archived = _by_flags(args, store, listing.sessions, err)
         if catalog.unreadable:
             err.write(f"{PROG}: {unreadable_notice(len(catalog.unreadable))}\n")
-        return _print_listing(args, store, workspace, listing, usage, out, err)
+        return _print_listing(args, store, workspace, listing, usage, out, err, archived)
+
+
+def _by_flags(
+    args: argparse.Namespace, store: SessionStore, sessions: list[Metadata], err: TextIO
+) -> tuple[list[Metadata], int]:
+    """The sessions `sessions` shows by their pins, tags and archive (`kept_view`), and how
+    many archived ones it leaves out; `args.kept` keeps each shown row's flags (by
+    `id(meta)`: a host's session may have this machine's id)."""
+    book = read_flags(store.root)
+    if book.warning:
+        err.write(f"{PROG}: {sanitize_line(book.warning)}\n")
+    shown, hidden = kept_view(
+        sessions, book, pinned=args.pinned, tags=args.tag, archived=args.archived
+    )
+    args.kept = getattr(args, "kept", {})
+    args.kept.update((id(meta), book.of(meta.session_id)) for meta in shown)
+    return shown, hidden
 
 
 def _sessions_of_hosts(
@@ -407,10 +463,13 @@ def _sessions_of_hosts(
     usage: dict[str, Tokens] = {}
     running: set[str] = set()
     unreadable = 0
+    archived = 0
     for entry in stores:
         with SessionCatalog(entry.store) as catalog:
             listing, found_usage = _listing(args, entry.store, workspace, catalog)
             unreadable += len(catalog.unreadable)
+        listing.sessions, hidden = _by_flags(args, entry.store, listing.sessions, err)
+        archived += hidden
         merged.other_workspace += listing.other_workspace
         merged.empty_runs += listing.empty_runs
         listed.extend(ListedSession(entry.host, meta) for meta in listing.sessions)
@@ -418,6 +477,7 @@ def _sessions_of_hosts(
         if entry.host is None:
             running.update(running_sessions(entry.store, listing.sessions))
     listed.sort(key=lambda item: _instant(item.meta.updated_at), reverse=True)
+    listed.sort(key=lambda item: not args.kept[id(item.meta)].pinned)
     merged.sessions = [item.meta for item in listed]
     if unreadable:
         err.write(f"{PROG}: {unreadable_notice(unreadable)}\n")
@@ -428,12 +488,13 @@ def _sessions_of_hosts(
         for item in listed:
             meta, key = item.meta, item.ref.key
             tokens = {meta.session_id: usage[key]} if key in usage else {}
-            line = summary_lines([meta], running if item.host is None else (), tokens)[0]
+            book = FlagBook({meta.session_id: args.kept[id(meta)]})
+            line = summary_lines([meta], running if item.host is None else (), tokens, book)[0]
             host = json.dumps(item.host, ensure_ascii=False)
             lines.append(line[:-1] + ', "host": ' + host + "}")
         write_json_lines(lines, out)
         return EXIT_OK
-    return _print_rows(args, merged, listed, running, out, err, workspace)
+    return _print_rows(args, merged, listed, running, out, err, workspace, archived=archived)
 
 
 def _listing(
@@ -480,18 +541,22 @@ def _print_listing(
     usage: dict[str, Tokens],
     out: TextIO,
     err: TextIO,
+    archived: int,
 ) -> int:
 
     running = running_sessions(store, listing.sessions)
     if args.json:
-        write_json_lines(summary_lines(listing.sessions, running, usage), out)
+        book = FlagBook({meta.session_id: args.kept[id(meta)] for meta in listing.sessions})
+        write_json_lines(summary_lines(listing.sessions, running, usage, book), out)
         return EXIT_OK
     if not store.root.is_dir():
         root = sanitize_line(str(store.root))
         err.write(f"no sessions yet (Zero's store {root} does not exist yet)\n")
         return EXIT_OK
     listed = [ListedSession(None, meta) for meta in listing.sessions]
-    return _print_rows(args, listing, listed, running, out, err, workspace, store)
+    return _print_rows(
+        args, listing, listed, running, out, err, workspace, store, archived=archived
+    )
 
 
 def _print_rows(
@@ -503,6 +568,8 @@ def _print_rows(
     err: TextIO,
     workspace: str,
     store: SessionStore | None = None,
+    *,
+    archived: int = 0,
 ) -> int:
     """The table of `sessions`: `listed`, `listing`'s sessions each with its host (only
     this machine's sessions can be running here)."""
@@ -521,6 +588,8 @@ def _print_rows(
         marker = "● " if is_running else ""
         marker += "⑂ " if meta.session_kind == "fork" else ""
         marker += _host_tag(item.host)
+        kept = args.kept.get(id(meta), NO_FLAGS)
+        marker = (PIN_MARK + " " if kept.pinned else "") + marker
         row = [
             time_label(meta.updated_at, now) or "-",
             str(meta.event_count),
@@ -529,14 +598,16 @@ def _print_rows(
         ]
         if args.all:
             row.append(sanitize_line(meta.cwd) or "(no workspace)")
-        row.append(marker + sanitize_line(display_title(meta.title)))
+        row.append(marker + sanitize_line(display_title(meta.title)) + tag_words(kept.tags))
         rows.append(row)
     out.writelines(line + "\n" for line in _table(header, rows, right=["EVENTS"]))
     if not listing.sessions:
         where = sanitize_line(workspace) or "this workspace"
         within = f" in {sanitize_line(str(store.root))}" if store is not None else ""
         err.write(f"no sessions for {where}{within}\n")
-    summary = hidden_summary(len(listing.sessions), listing.other_workspace, listing.empty_runs)
+    summary = hidden_summary(
+        len(listing.sessions), listing.other_workspace, listing.empty_runs, archived=archived
+    )
     if shown_running:
         summary += f" · {shown_running:,} running (●)"
     err.write(summary + "\n")
@@ -710,6 +781,7 @@ def _search_store(
     from zero_tui.search.scoped import ListingScope, scoped_matches
 
     store = entry.store
+    query = query.with_flags(read_flags(store.root))  # tag:, is:pinned
     hidden = [0, 0]  # matching sessions in other workspaces, matching empty runs
     exact = True  # the counts are the files' (else the index's)
     with SessionCatalog(store) as catalog:

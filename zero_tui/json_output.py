@@ -12,6 +12,7 @@ import operator
 from collections.abc import Callable, Container, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from zero_tui.store.session_flags import EMPTY_BOOK, NO_FLAGS, FlagBook, SessionFlags
 from zero_tui.text.sanitize import escape_json_controls
 
 if TYPE_CHECKING:
@@ -62,30 +63,42 @@ _SUMMARY_FIELDS = (
     ("sessionKind", "session_kind"),
     ("parentSessionId", "parent_session_id"),
 )
-"""The stable JSON shape of one session for scripts (then `running` and `usage`)."""
+"""The stable JSON shape of one session for scripts (then `running`, `usage`, and zero-tui's
+own `pinned`, `archived` and `tags`)."""
 
 
 def session_summary(
-    meta: Metadata, *, running: bool = False, usage: dict[str, int] | None = None
+    meta: Metadata,
+    *,
+    running: bool = False,
+    usage: dict[str, int] | None = None,
+    flags: SessionFlags = NO_FLAGS,
 ) -> dict[str, Any]:
     """One session as `sessions --json` gives it; `usage`: its token totals (null when its
     log cannot be read)."""
     summary: dict[str, Any] = {key: getattr(meta, field) for key, field in _SUMMARY_FIELDS}
     summary["running"] = running
     summary["usage"] = usage
+    summary.update(flags.to_json())
     return summary
 
 
 def summary_lines(
-    sessions: Sequence[Metadata], running: Container[str], usage: Mapping[str, Tokens]
+    sessions: Sequence[Metadata],
+    running: Container[str],
+    usage: Mapping[str, Tokens],
+    book: FlagBook = EMPTY_BOOK,
 ) -> list[str]:
     """`session_summary` of each session as JSON text, as `encode_json` writes it: the
     keys written once, only the values encoded, each as its type is (a third of a
     10,000-line listing's time); a session with a value neither a string nor an int (none
     comes from Go's rules) is encoded whole."""
     usage_texts: dict[tuple[int, ...], str] = {}
+    bare = encode_json(NO_FLAGS.to_json())[1:-1]
     lines: list[str] = []
     for meta in sessions:
+        flags = book.sessions.get(meta.session_id)
+        flags_text = bare if flags is None else encode_json(flags.to_json())[1:-1]
         tokens = usage.get(meta.session_id)
         usage_text = "null"
         if tokens is not None:
@@ -102,11 +115,13 @@ def summary_lines(
             head = _SUMMARY_HEAD % tuple(values)
         except TypeError:
             figures_json = None if tokens is None else tokens.to_json()
-            whole = session_summary(meta, running=is_running, usage=figures_json)
+            whole = session_summary(
+                meta, running=is_running, usage=figures_json, flags=flags or NO_FLAGS
+            )
             lines.append(encode_json(whole))
             continue
         state = "true" if is_running else "false"
-        lines.append(f'{head}, "running": {state}, "usage": {usage_text}}}')
+        lines.append(f'{head}, "running": {state}, "usage": {usage_text}, {flags_text}}}')
     return lines
 
 

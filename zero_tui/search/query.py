@@ -10,6 +10,7 @@
     title:T model:M provider:P   case-insensitive substrings of the metadata
     id:PREFIX           the session id starts with it
     after:YYYY-MM-DD    updated on or after that day (local time); before: updated before it
+    tag:T  is:pinned  is:archived   zero-tui's own tags, pins and archive (`with_flags`)
     -title:T ...        a filter with `-` leaves out the sessions it would keep
 
 A query of filters alone lists the sessions that pass them, newest first. Sessions are ranked
@@ -30,7 +31,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from operator import itemgetter
 from typing import TYPE_CHECKING, Protocol
@@ -39,6 +40,7 @@ from zero_tui.search.catalog import EVENT_BITS, SessionCatalog
 from zero_tui.search.database import sql_lists, trigrams_supported
 from zero_tui.store import Metadata
 from zero_tui.store.gotext import go_lower
+from zero_tui.store.session_flags import FlagBook
 from zero_tui.text.labels import parse_rfc3339
 
 if TYPE_CHECKING:  # events are read only for the hits shown
@@ -47,7 +49,8 @@ if TYPE_CHECKING:  # events are read only for the hits shown
 DEFAULT_LIMIT = 50
 MIN_SUBSTRING = 3  # the shortest word also found inside other words (a trigram)
 FEW_SESSIONS = 512  # a scope whose keys are looked up one by one rather than all read
-FILTERS = ("title", "model", "provider", "id", "after", "before")
+FILTERS = ("title", "model", "provider", "id", "after", "before", "tag", "is")
+FLAG_STATES = ("pinned", "archived")
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _FILTER_NAME = re.compile(r"([A-Za-z]+):")
 _HAS_TOKEN = re.compile(r"[^\W_]")
@@ -102,11 +105,14 @@ class Filter:
     value: str
     negated: bool = False
     moment: datetime | None = None  # the local midnight of an after:/before: day
+    ids: frozenset[str] = frozenset()  # the sessions a tag:/is: filter matches (`with_flags`)
 
     def keeps(self, meta: Described) -> bool:
         return self._matches(meta) != self.negated
 
     def _matches(self, meta: Described) -> bool:
+        if self.name in ("tag", "is"):
+            return meta.session_id in self.ids
         if self.name == "id":
             return meta.session_id.startswith(self.value)
         if self.name in ("after", "before"):
@@ -136,6 +142,21 @@ class Query:
     def keeps(self, meta: Described) -> bool:
         return all(item.keeps(meta) for item in self.filters)
 
+    def with_flags(self, book: FlagBook) -> Query:
+        """This query with its tag: and is: filters knowing which sessions they match."""
+        if not any(item.name in ("tag", "is") for item in self.filters):
+            return self
+        return replace(self, filters=tuple(_bound(item, book) for item in self.filters))
+
+
+def _bound(item: Filter, book: FlagBook) -> Filter:
+    if item.name == "tag":
+        return replace(item, ids=book.ids(lambda flags: flags.has_tag(item.value)))
+    if item.name == "is":
+        state = item.value.lower()
+        return replace(item, ids=book.ids(lambda flags: bool(getattr(flags, state))))
+    return item
+
 
 def _local_midnight(text: str, name: str, tz: tzinfo | None) -> datetime:
     match = _DATE.fullmatch(text)
@@ -158,7 +179,7 @@ def _read_quoted(text: str, start: int) -> tuple[str, int]:
 
 
 def parse_query(text: str, *, tz: tzinfo | None = None) -> Query:
-    """Parse the query language; raises QueryError only for a bad date.
+    """Parse the query language; raises QueryError only for a bad date or `is:` state.
 
     Bytes that are not UTF-8 (a command line's surrogate escapes) are searched as U+FFFD,
     the character Zero's JSON writer stores in their place."""
@@ -198,6 +219,8 @@ def parse_query(text: str, *, tz: tzinfo | None = None) -> Query:
                     moment = None
                     if name in ("after", "before"):
                         moment = _local_midnight(value.strip(), name, tz)
+                    if name == "is" and value.strip().lower() not in FLAG_STATES:
+                        raise QueryError(f"is: wants pinned or archived, not {value.strip()!r}")
                     filters.append(Filter(name, value.strip(), negated, moment))
                 continue
             notices.append(f"{name}: is not a filter ({', '.join(FILTERS)}); searched as text")

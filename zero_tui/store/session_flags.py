@@ -21,9 +21,10 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from zero_tui.atomic import AtomicWriteError, write_atomic
 from zero_tui.paths import default_data_dir
@@ -134,7 +135,10 @@ def read_flags(root: str | os.PathLike[str]) -> FlagBook:
 
 
 def _decoded(raw: bytes, path: Path) -> FlagBook:
-    damaged = FlagBook({}, f"pins and tags not read: {path} is damaged (it is written anew)")
+    damaged = FlagBook(
+        {},
+        f"pins and tags not read: {path} is damaged: read as none (the next change writes it anew)",
+    )
     try:
         document = json.loads(raw)
     except ValueError:
@@ -217,3 +221,46 @@ def flag_facts(flags: SessionFlags) -> list[tuple[str, str]]:
     facts = [("pinned", "yes")] if flags.pinned else []
     facts += [("archived", "yes (hidden from the list; still resumable)")] if flags.archived else []
     return facts + ([("tags", ", ".join(flags.tags))] if flags.tags else [])
+
+
+class _Identified(Protocol):
+    @property
+    def session_id(self) -> str: ...
+
+
+_Session = TypeVar("_Session", bound=_Identified)
+
+
+def kept_view(
+    sessions: Sequence[_Session],
+    book: FlagBook,
+    *,
+    pinned: bool = False,
+    tags: Sequence[str] = (),
+    archived: bool = False,
+) -> tuple[list[_Session], int]:
+    """`sessions` (in their order) with the pinned first; with `pinned` only those, with
+    `tags` only those with every tag, with `archived` only the archived (else those are
+    left out). Also how many archived sessions were left out."""
+    if not book.sessions:
+        return ([], 0) if pinned or tags or archived else (list(sessions), 0)
+    first: list[_Session] = []
+    rest: list[_Session] = []
+    hidden = 0
+    for session in sessions:
+        flags = book.sessions.get(session.session_id, NO_FLAGS)
+        if flags.archived != archived:
+            hidden += flags.archived
+            continue
+        if (pinned and not flags.pinned) or not all(flags.has_tag(tag) for tag in tags):
+            continue
+        (first if flags.pinned else rest).append(session)
+    return first + rest, hidden
+
+
+PIN_MARK = "★"
+
+
+def tag_words(tags: Sequence[str]) -> str:
+    """`  #work #old` after a title ("" for none)."""
+    return "  " + " ".join(f"#{tag}" for tag in tags) if tags else ""
