@@ -672,6 +672,50 @@ REGISTRY = Registry(
             keys=(Key("f8", Context.PICKER, "Delete"),),
         ),
         ScreenAction(
+            "mark",
+            "Sessions: mark the highlighted session",
+            "ctrl+x: mark (or unmark) the highlighted session and move on; pin, tag, archive, "
+            "F8 and ctrl+s then act on every marked one (Esc clears the marks)",
+            PICKER_ONLY,
+            keys=(Key("ctrl+x", Context.PICKER, "Mark", show=False),),
+        ),
+        ScreenAction(
+            "pin",
+            "Sessions: pin or unpin",
+            "alt+p: pin the highlighted (or marked) sessions, listed first, or unpin them",
+            PICKER_ONLY,
+            keys=(Key("alt+p", Context.PICKER, "Pin", show=False),),
+        ),
+        ScreenAction(
+            "tag_dialog",
+            "Sessions: tag",
+            "alt+t: add or remove tags (+work -old) of the highlighted (or marked) sessions",
+            PICKER_ONLY,
+            keys=(Key("alt+t", Context.PICKER, "Tag", show=False),),
+        ),
+        ScreenAction(
+            "archive",
+            "Sessions: archive or unarchive",
+            "alt+a: archive the highlighted (or marked) sessions, hidden but kept, or bring "
+            "them back",
+            PICKER_ONLY,
+            keys=(Key("alt+a", Context.PICKER, "Archive", show=False),),
+        ),
+        ScreenAction(
+            "archived('show')",
+            "Sessions: show the archived",
+            "alt+h: list the archived sessions too",
+            PICKER_ONLY,
+            keys=(Key("alt+h", Context.PICKER, "Show archived", show=False),),
+        ),
+        ScreenAction(
+            "archived('hide')",
+            "Sessions: hide the archived",
+            "alt+h: leave the archived sessions out again",
+            PICKER_ONLY,
+            keys=(Key("alt+h", Context.PICKER, "Hide archived", show=False),),
+        ),
+        ScreenAction(
             "rescan",
             "Sessions: scan again",
             "ctrl+r: scan the store again and say what changed (and sync the --host hosts)",
@@ -743,7 +787,7 @@ REGISTRY = Registry(
         ScreenAction(
             "escape",
             "Clear the query",
-            "Esc: clear the query (with none, it says how to quit: ctrl+q)",
+            "Esc: clear the marks, else the query (with neither, it says how to quit: ctrl+q)",
             PICKER_ONLY,
             keys=(Key("escape", Context.PICKER, "Clear", show=False),),
             palette=False,

@@ -17,6 +17,7 @@ from zero_tui.picker.session_rows import PickerRow
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.search.query import QueryError, SearchHit, parse_query, search
 from zero_tui.store import Metadata, SessionStore
+from zero_tui.store.session_flags import EMPTY_BOOK, FlagBook
 
 CONTENT_LIMIT = 200  # hits a query shows at the most
 
@@ -51,6 +52,7 @@ class ContentSearch:
         self._cache_dir = cache_dir
         self._catalog: SessionCatalog | None = None
         self._metadata: tuple[int, dict[str, Metadata]] | None = None
+        self.flags: FlagBook = EMPTY_BOOK  # what tag: and is: match (the picker's, as read)
 
     def search(
         self,
@@ -68,7 +70,7 @@ class ContentSearch:
             self._catalog = SessionCatalog(self._store, self._cache_dir)
         catalog = self._catalog
         try:
-            parsed = parse_query(text)
+            parsed = parse_query(text).with_flags(self.flags)
         except QueryError as error:
             return ContentOutcome([], [], 0, str(error))
         if sessions is None:
@@ -121,6 +123,15 @@ class StoresContentSearch:
         self._searches: dict[str | None, ContentSearch] = {None: ContentSearch(store, cache_dir)}
         for host, mirror in (host_stores or {}).items():
             self._searches[host] = ContentSearch(mirror, cache_dir)
+
+    @property
+    def flags(self) -> FlagBook:
+        return self._searches[None].flags
+
+    @flags.setter
+    def flags(self, book: FlagBook) -> None:
+        """This machine's pins and tags (a mirror's sessions have none)."""
+        self._searches[None].flags = book
 
     def search(
         self,

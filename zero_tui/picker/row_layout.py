@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from zero_tui.hosts.registry import host_tag
 from zero_tui.picker.session_rows import PickerRow
+from zero_tui.store.session_flags import PIN_MARK, tag_words
 from zero_tui.text.cells import ELLIPSIS, cell_width
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, compact_count, shorten_path
 
@@ -211,6 +212,8 @@ class RowText:
     usage: str
     note: str = ""  # why a ranked row matched (`≈ sonnet (model)`), after the lineage
     host: str = ""  # a mirrored session's `@NAME `, before the title
+    pin: str = ""  # `★ ` before a pinned session's title
+    tags: str = ""  # `  #work #old` after the title, cropped first
 
 
 def row_text(
@@ -221,12 +224,19 @@ def row_text(
     usage: str = "",
     note: str = "",
     cells: Cells = cell_width,
+    pinned: bool = False,
+    tags: Sequence[str] = (),
 ) -> RowText:
     """`row`'s text at `layout`; `usage`: its tokens column's text (`usage_text`); `note`:
     why it matched a query, shown after its title. A mirrored session's host comes before
-    the title in at most a third of the title's cells: the title is what a row is known by."""
+    the title in at most a third of the title's cells: the title is what a row is known by.
+    `pinned` and `tags`: zero-tui's marks, a pin before the title and the tags after it, in
+    the cells the title can spare."""
     host = crop(host_tag(row.host), layout.title // 3 - 1, cells) + " " if row.host else ""
-    title, lineage, note = title_lineage_note(row, layout.title - cells(host), note, cells)
+    pin = PIN_MARK + " " if pinned else ""
+    room = max(0, layout.title - cells(host) - len(pin))
+    tag_text = _fitted_tags(row, room, note, tags, cells)
+    title, lineage, note = title_lineage_note(row, room - cells(tag_text), note, cells)
     workspace = model = tokens = ""
     if layout.workspace:
         shown = shorten_path(row.workspace, home, layout.workspace) or NO_WORKSPACE
@@ -236,5 +246,23 @@ def row_text(
     count = "  " + pad(f"{row.event_count} ev", layout.count, right=True, cells=cells)
     if layout.usage:
         tokens = "  " + pad(usage, layout.usage, right=True, cells=cells)
-    title_pad = layout.title - cells(host) - cells(title) - cells(lineage) - cells(note)
-    return RowText(title, lineage, title_pad, workspace, model, count, tokens, note, host)
+    title_pad = layout.title - cells(host) - len(pin) - cells(title + tag_text + lineage + note)
+    return RowText(
+        title, lineage, title_pad, workspace, model, count, tokens, note, host, pin, tag_text
+    )
+
+
+MIN_TAGS = 5
+"""Fewer cells than this for the tags: none are shown (the preview has them)."""
+
+
+def _fitted_tags(row: PickerRow, room: int, note: str, tags: Sequence[str], cells: Cells) -> str:
+    """The tags after a title, in what the title, a fork's lineage and a note leave of
+    `room`, or a quarter of it at least (the title then gives up its end)."""
+    text = tag_words(tags)
+    if not text:
+        return ""
+    natural = cells(row.title) + (cells(row.lineage) + 2 if row.is_fork else 0)
+    natural += cells(note) + 2 if note else 0
+    given = min(cells(text), max(room - natural, room // 4))
+    return crop(text, given, cells) if given >= MIN_TAGS else ""

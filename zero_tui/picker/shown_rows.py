@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from zero_tui.picker.row_layout import USAGE_WIDTH, Cells, NaturalWidths, natural_widths, usage_text
 from zero_tui.picker.session_rows import PickerRow
+from zero_tui.store.session_flags import EMPTY_BOOK, FlagBook
 
 if TYPE_CHECKING:
     from zero_tui.store.token_counts import Tokens
@@ -49,6 +50,8 @@ class ShownRows:
         self.snippets: Callable[[int], SnippetLine | None] | None = None
         self.show_workspace = False
         self.running: frozenset[str] = frozenset()
+        self.flags: FlagBook = EMPTY_BOOK  # pins and tags, drawn on their rows
+        self.marked: frozenset[str] = frozenset()  # ctrl+x: drawn with a mark
         self.usage: Mapping[str, Tokens] = {}
         self.show_usage = False  # the screen is wide enough for the tokens column
         self.widths = NaturalWidths()
@@ -122,6 +125,29 @@ class ShownRows:
             return False
         self.running = session_ids
         return True
+
+    def set_flags(self, book: FlagBook) -> bool:
+        """The pins and tags to draw; whether any row is drawn otherwise now."""
+        if book is self.flags:
+            return False
+        self.flags = book
+        return True
+
+    def set_marked(self, session_ids: frozenset[str]) -> frozenset[str]:
+        """Mark these sessions; the sessions whose rows are drawn otherwise now."""
+        changed = session_ids ^ self.marked
+        self.marked = session_ids
+        return changed
+
+    def line_of(self, session_id: str, near: int) -> int | None:
+        """The display line of `session_id`'s row, looked for from line `near` on (a
+        mark is set at the highlight), else None."""
+        lines: list[int] = [near, *range(len(self.order))]
+        for line in lines:
+            row = self.row_at(line)
+            if row is not None and row.session_id == session_id:
+                return line
+        return None
 
     def set_usage(self, usage: Mapping[str, Tokens]) -> bool:
         """Each session's tokens; whether any row is drawn otherwise now."""

@@ -39,6 +39,7 @@ from zero_tui.picker.session_rows import (
 )
 from zero_tui.picker.store_watch import NOTIFICATION
 from zero_tui.store import Metadata
+from zero_tui.store.session_flags import EMPTY_BOOK, FlagBook
 from zero_tui.store.store import UnreadableSession
 from zero_tui.store.token_counts import Tokens
 from zero_tui.text.sanitize import sanitize_line
@@ -94,6 +95,10 @@ class PickerState:
     merged: Mapping[ScopeKey, ScopeRows] = field(default_factory=dict)  # every store's rows
     syncs: Mapping[str, HostSync] = field(default_factory=dict)  # each host's last word
     host_time: tuple[datetime, tzinfo | None] | None = None  # what a sync's age is told by
+    flags: FlagBook = EMPTY_BOOK  # pins, tags and the archive (zero-tui's own)
+    show_archived: bool = False  # alt+h
+    archived_hidden: int = 0  # the scope's archived rows the list leaves out
+    marked: frozenset[str] = frozenset()  # ctrl+x: the rows the next action acts on
 
     @property
     def scope_key(self) -> ScopeKey:
@@ -225,7 +230,7 @@ class PickerState:
             key: replace(scope, rows=tuple(r for r in scope.rows if r.session_id != session_id))
             for key, scope in self.scopes.items()
         }
-        return replace(self, scopes=scopes).remerged()
+        return replace(self, scopes=scopes, marked=self.marked - {session_id}).remerged()
 
     @property
     def polling(self) -> bool:
@@ -286,7 +291,18 @@ class PickerState:
             enclosing=self.enclosing,
             trashed=self.trash_count,
         )
-        return line + self._content_status()
+        return line + self._kept_status() + self._content_status()
+
+    def _kept_status(self) -> str:
+        """What the status line says of the archive and the marks."""
+        parts = []
+        if self.show_archived:
+            parts.append("archived shown (alt+h: hide)")
+        elif self.archived_hidden:
+            parts.append(f"{self.archived_hidden:,} archived (alt+h: show)")
+        if self.marked:
+            parts.append(f"{len(self.marked):,} marked (Esc: clear)")
+        return "".join(" · " + part for part in parts)
 
     @property
     def empty(self) -> bool:
@@ -373,8 +389,10 @@ class PickerState:
             return bool(self.unreadable)
         if action in ("export_dialog", "command_key"):  # the registry's keys act on a row
             return not self.empty
-        if action == "delete_session":
-            return row_highlighted and not self.empty
+        if action in ("delete_session", "pin", "tag_dialog", "archive", "mark"):
+            return (row_highlighted or bool(self.marked)) and not self.empty
+        if action == "archived":
+            return parameters == (("hide",) if self.show_archived else ("show",))
         return True
 
     def offer_facts(self) -> tuple[object, ...]:
@@ -386,4 +404,6 @@ class PickerState:
             self.content_mode,
             bool(self.enclosing),
             bool(self.unreadable),
+            self.show_archived,
+            bool(self.marked),
         )

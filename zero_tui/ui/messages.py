@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # annotations only
     from zero_tui.picker.ranking import Ranking
     from zero_tui.picker.scopes import ScopeKey
     from zero_tui.picker.session_rows import PickerRow
+    from zero_tui.store.session_flags import FlagBook
     from zero_tui.store.token_counts import Tokens
     from zero_tui.transcript.answers import CodeBlock
     from zero_tui.transcript.denied_calls import DeniedCall
@@ -176,11 +177,31 @@ class TrashCounted(Message):
 
 
 @dataclass
+class FlagsRead(Message):
+    """The store's pins, tags and archive, read or changed in a worker; `said`: what a
+    change did (one line, "" for a read); `failed`: why a change was not made."""
+
+    book: FlagBook
+    said: str = ""
+    failed: str = ""
+
+
+@dataclass
+class BulkDeleted(Message):
+    """A delete of several marked sessions finished (in a worker): what it did, in one line,
+    and whether any was refused."""
+
+    said: str
+    failed: bool
+
+
+@dataclass
 class SessionDeleted(Message):
     """A delete from the picker finished (in a worker): moved to the trash, or why not."""
 
     session_id: str
     outcome: Deletion
+    quiet: bool = False  # one of several marked: `BulkDeleted` says how they went
 
 
 @dataclass

@@ -1,6 +1,6 @@
-"""Small modal screens: a one-line editor (rename), the export dialog, a code block picker,
-the list of unreadable sessions and /help. They only collect an answer (`dismiss`); the
-calling screen does the IO."""
+"""Small modal screens: a one-line editor (rename), the tag dialog, the export dialog, a
+code block picker, the list of unreadable sessions and /help. They only collect an answer
+(`dismiss`); the calling screen does the IO."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from zero_tui.commands import REGISTRY, Context, ExportRequest
+from zero_tui.store.session_flags import parse_tag_changes
 from zero_tui.store.store import UnreadableSession
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.transcript.answers import CodeBlock
@@ -44,6 +45,52 @@ class LineEditor(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TagDialog(ModalScreen[tuple[list[str], list[str]] | None]):
+    """Tags for one or more sessions: `+work -old` or plain names (added), checked as they
+    are typed (the line says what is wrong, Enter then does nothing); Enter answers
+    (added, removed), Esc cancels (None)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, current: Sequence[str]) -> None:
+        super().__init__()
+        self._title = title
+        self._current = current
+
+    def compose(self) -> ComposeResult:
+        now = ", ".join(self._current) if self._current else "none"
+        with Vertical(classes="dialog"):
+            yield Static(Content(sanitize_line(self._title)), classes="dialog-title")
+            yield Static(Content(sanitize_line(f"tags now: {now}")), classes="dialog-hint")
+            yield TextLine(placeholder="+work -old (a plain name adds)", id="tag-line")
+            yield Static(Content(""), id="tag-problem", classes="dialog-hint")
+            yield Static(Content("Enter saves · Esc cancels"), classes="dialog-hint")
+
+    @on(Input.Changed, "#tag-line")
+    def _changed(self, event: Input.Changed) -> None:
+        problem = self._problem(event.value)
+        self.query_one("#tag-problem", Static).update(Content(sanitize_line(problem)))
+
+    @staticmethod
+    def _problem(text: str) -> str:
+        try:
+            parse_tag_changes(text.split())
+        except ValueError as error:
+            return str(error)
+        return ""
+
+    @on(Input.Submitted, "#tag-line")
+    def _submitted(self, event: Input.Submitted) -> None:
+        try:
+            added, removed = parse_tag_changes(event.value.split())
+        except ValueError:
+            return  # the line under it says why
+        self.dismiss((added, removed) if added or removed else None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -43,6 +43,7 @@ from zero_tui.picker.session_rows import PickerRow, local_now, rescan_summary
 from zero_tui.picker.state import PickerState
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.ui.messages import (
+    FlagsRead,
     HostSynced,
     IndexProgress,
     ResumeRequest,
@@ -57,6 +58,7 @@ from zero_tui.ui.screens.command_screen import CommandScreen, command_action, sc
 from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
 from zero_tui.ui.widgets.host_syncer import HostSyncer
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
+from zero_tui.ui.widgets.session_keeper import SessionKeeper
 from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.session_trash import SessionTrash
 from zero_tui.ui.widgets.steady_footer import SteadyFooter
@@ -217,8 +219,11 @@ class PickerScreen(CommandScreen):
         self.body.open_highlighted()
 
     def action_escape(self) -> None:
-        """Esc: leave command mode or clear the query; with nothing to clear, say how to
-        quit (Esc is pressed by reflex: it never quits)."""
+        """Esc: clear the marks, else leave command mode or clear the query; with nothing
+        to clear, say how to quit (Esc is pressed by reflex: it never quits)."""
+        if self.state.marked:
+            self.state = replace(self.state, marked=frozenset())
+            return
         if self.command_mode or self.composer.text_value:
             self.composer.clear_line()
             return
@@ -246,6 +251,7 @@ class PickerScreen(CommandScreen):
             if self.hosts:
                 yield Static("", id="host-status", markup=False)
         yield SessionTrash(self.store, id="trash")
+        yield SessionKeeper(self.store, id="keeper")
         yield StoreFeed(
             self.store,
             cache_dir=self._cache_dir,
@@ -297,6 +303,11 @@ class PickerScreen(CommandScreen):
             self.body.show_running(state.running)
         if old is None or old.usage is not state.usage:
             self.body.show_usage(state.usage)
+        if old is not None and old.marked is not state.marked:
+            self.body.show_marked(state.marked)
+            if self.composer.marks_first != bool(state.marked):
+                self.composer.marks_first = bool(state.marked)
+                self.composer.refresh_bindings()
 
     # --- scanning and following the store ----------------------------------------------
 
@@ -424,6 +435,7 @@ class PickerScreen(CommandScreen):
             self.state,
             shown=message.count,
             content_status=self.state.content_status if status is None else status,
+            archived_hidden=message.archived_hidden,
         )
 
     @on(Input.Changed, "#query")
@@ -500,6 +512,7 @@ class PickerScreen(CommandScreen):
         before = scope.rows if scope is not None else ()
         self.start_scan()
         self.query_one(SessionTrash).count(again=True)
+        self.query_one(SessionKeeper).read()  # pins and tags changed elsewhere
         self._rescan = (self.state.scan, self.state.scope_key, before)
         if self.hosts:
             self.query_one(HostSyncer).sync()  # and the hosts' mirrors brought up to date
@@ -511,12 +524,74 @@ class PickerScreen(CommandScreen):
         self.app.push_screen(UnreadableScreen(self.state.unreadable))
 
     def action_delete_session(self) -> None:
-        """F8: move the highlighted session to the trash, once the user says yes."""
+        """F8: move the highlighted session, or every marked one, to the trash, once the
+        user says yes."""
+        trash = self.query_one(SessionTrash)
+        if self.state.marked:
+            trash.delete_many(self._marked_rows(), self.state.running)
+            return
         row = self.session_list.highlighted_row
         if row is not None and row.host is not None:
             self.notify(mirrored_refusal(row.host), title="Trash", severity="warning")
         elif row is not None:
-            self.query_one(SessionTrash).delete(row, self.state.running.get(row.session_id))
+            trash.delete(row, self.state.running.get(row.session_id))
+
+    # --- pins, tags, the archive and the marks ----------------------------------------------
+
+    def _marked_rows(self) -> list[PickerRow]:
+        """The marked rows, in the list's order (a marked row the list no longer shows, as
+        after a query, is still acted on)."""
+        marked = self.state.marked
+        scope = self.state.scope
+        rows = scope.rows if scope else ()
+        return [row for row in rows if row.host is None and row.session_id in marked]
+
+    def _targets(self) -> list[str]:
+        """What pin, tag and archive act on: the marked sessions, else the highlighted one."""
+        if self.state.marked:
+            return [row.session_id for row in self._marked_rows()]
+        row = self.session_list.highlighted_row
+        if row is not None and row.host is not None:
+            self.notify(mirrored_refusal(row.host), title="Flags", severity="warning")
+            return []
+        return [] if row is None else [row.session_id]
+
+    def action_mark(self) -> None:
+        """ctrl+x: mark or unmark the highlighted row and move on, as fzf's Tab does."""
+        row = self.session_list.highlighted_row
+        if row is None:
+            return
+        if row.host is not None:  # zero-tui keeps no flags of a mirror's sessions
+            self.notify(mirrored_refusal(row.host), title="Mark", severity="warning")
+            return
+        self.state = replace(self.state, marked=self.state.marked ^ {row.session_id})
+        self.session_list.move(1, wrap=False)
+
+    def action_pin(self) -> None:
+        """alt+p: pin (or unpin) the highlighted or marked sessions."""
+        if ids := self._targets():
+            self.query_one(SessionKeeper).pin(ids, self.state.flags)
+
+    def action_tag_dialog(self) -> None:
+        """alt+t: tag the highlighted or marked sessions."""
+        if ids := self._targets():
+            self.query_one(SessionKeeper).tag(ids, self.state.flags)
+
+    def action_archive(self) -> None:
+        """alt+a: archive (or unarchive) the highlighted or marked sessions."""
+        if ids := self._targets():
+            self.query_one(SessionKeeper).archive(ids, self.state.flags)
+
+    def action_archived(self, show: str) -> None:
+        """alt+h: list the archived sessions too, or leave them out again."""
+        self.state = replace(self.state, show_archived=show == "show")
+        self.body.show_scope(keep_cursor=True)
+
+    def on_flags_read(self, message: FlagsRead) -> None:
+        """The flags as read or changed: a change done on marked rows uses the marks up."""
+        marked = frozenset[str]() if message.said else self.state.marked
+        self.state = replace(self.state, flags=message.book, marked=marked)
+        self.body.show_flags()
 
     def on_trash_counted(self, message: TrashCounted) -> None:
         self.state = replace(self.state, trash_count=message.count)

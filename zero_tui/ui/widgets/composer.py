@@ -282,8 +282,11 @@ class Composer(_CompletingEditor, Input):
         Binding("ctrl+j", "submit", "Open", show=False),
     ]
 
-    # Home/End, and ctrl+a/ctrl+e, belong to the screen (first/last row, empty runs).
-    SCREEN_KEYS: ClassVar[frozenset[str]] = frozenset({"home", "end"})
+    # Home/End, and ctrl+a/ctrl+e, belong to the screen (first/last row, empty runs), and
+    # ctrl+x (the screen's mark, as fzf's Tab: a one-line query has little to cut).
+    SCREEN_KEYS: ClassVar[frozenset[str]] = frozenset({"home", "end", "cut"})
+    marks_first = False
+    """Rows are marked: Esc is the screen's (it clears the marks before the query)."""
 
     def __init__(
         self,
@@ -313,7 +316,7 @@ class Composer(_CompletingEditor, Input):
         self.submit_text()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.SCREEN_KEYS:
+        if action in self.SCREEN_KEYS or (action == "escape" and self.marks_first):
             return False
         return self.editor_action_state(action)
 

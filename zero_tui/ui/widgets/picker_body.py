@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from zero_tui.agent.running import Running
 from zero_tui.picker.content_search import StoresContentSearch
 from zero_tui.picker.loader import load_preview
+from zero_tui.picker.pinned_rows import PinnedRows, split_flag_words
 from zero_tui.picker.preview_data import PreviewData
 from zero_tui.picker.ranking import Ranking
 from zero_tui.picker.scopes import RowRanker, ScopeKey
@@ -32,6 +33,7 @@ from zero_tui.picker.shown_rows import HighlightLookup, NoteLookup, SnippetLine
 from zero_tui.picker.state import PickerState
 from zero_tui.search.query import SearchHit, highlight_term
 from zero_tui.store import Metadata, SessionStore
+from zero_tui.store.session_flags import EMPTY_BOOK, FlagBook, SessionFlags, parent_tags
 from zero_tui.store.token_counts import Tokens
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.ui.messages import ContentResults, OpenSession, PreviewLoaded, RankingDone
@@ -86,6 +88,7 @@ class PreviewPane(SessionPreview):
         self._reported: PreviewData | None = None  # the last preview said to differ
         self.running: Mapping[str, Running] = {}
         self.usage: Mapping[str, Tokens] = {}
+        self.flags: FlagBook = EMPTY_BOOK
 
     def follow(self, row: PickerRow | None) -> None:
         """Show the preview of `row` (None: nothing)."""
@@ -111,6 +114,17 @@ class PreviewPane(SessionPreview):
         self.usage = usage
         if self._shown is not None:
             self.show_tokens(usage.get(self._shown))
+
+    def show_flags_of(self, book: FlagBook) -> None:
+        """The pins and tags: the preview says the shown session's, and its parent's tags."""
+        self.flags = book
+        if self._shown is not None:
+            self.show_flags(*self._flags_of(self._shown))
+
+    def _flags_of(self, session_id: str) -> tuple[SessionFlags, str]:
+        wanted = self._wanted
+        parent = wanted.parent_id if wanted is not None and wanted.session_id == session_id else ""
+        return self.flags.of(session_id), parent_tags(self.flags, parent)
 
     def show_running_of(self, running: Mapping[str, Running]) -> None:
         """The sessions running now: the preview says whether the shown one is."""
@@ -144,7 +158,12 @@ class PreviewPane(SessionPreview):
             self._start()
             return
         preview = message.preview
-        self.show(preview, self.running.get(preview.session_id), self.usage.get(preview.session_id))
+        self.show(
+            preview,
+            self.running.get(preview.session_id),
+            self.usage.get(preview.session_id),
+            self._flags_of(preview.session_id),
+        )
         differs = (preview.title, preview.event_count) != (wanted.title, wanted.event_count)
         if differs and preview != self._reported:
             self._reported = preview
@@ -163,10 +182,13 @@ class PickerBody(Horizontal):
         """The list shows `count` rows now; `content_status`: what a content search said of
         them (None: no content search did)."""
 
-        def __init__(self, count: int, content_status: str | None = None) -> None:
+        def __init__(
+            self, count: int, content_status: str | None = None, archived_hidden: int = 0
+        ) -> None:
             super().__init__()
             self.count = count
             self.content_status = content_status
+            self.archived_hidden = archived_hidden
 
     def __init__(
         self,
@@ -184,6 +206,8 @@ class PickerBody(Horizontal):
         self._host_stores = host_stores or {}
         self._clock = clock
         self._ranker = RowRanker()
+        self._pinned = PinnedRows()
+        self._archived_hidden = 0  # of the rows last listed
         self._content = StoresContentSearch(store, cache_dir, host_stores)
         self._content_hits: dict[str, SearchHit] = {}
         self._ranked_for: tuple[ScopeKey, str] | None = None
@@ -202,6 +226,31 @@ class PickerBody(Horizontal):
     def session_list(self) -> SessionList:
         return self.query_one(SessionList)
 
+    def _listed(self) -> Sequence[PickerRow]:
+        """The current scope's rows as the list has them: the pinned first, the archived
+        left out unless shown, the query's flag words applied (the same object while
+        nothing of that changes: what is cached by it stays cached)."""
+        state = self.state
+        scope = state.scope
+        rows: Sequence[PickerRow] = scope.rows if scope is not None else ()
+        words = split_flag_words(state.query)[1]
+        listed, self._archived_hidden = self._pinned.rows(
+            rows, state.flags, show_archived=state.show_archived, words=words
+        )
+        return listed
+
+    def show_flags(self) -> None:
+        """The pins, tags or the archive changed (`state.flags`): draw and list them."""
+        flags = self.state.flags
+        self.session_list.set_flags(flags)
+        self.query_one(PreviewPane).show_flags_of(flags)
+        self._content.flags = flags
+        self._ranked_for = None
+        self.show_scope(keep_cursor=True)
+
+    def show_marked(self, marked: frozenset[str]) -> None:
+        self.session_list.set_marked(marked)
+
     # --- what the screen asks for --------------------------------------------------------
 
     def show_scope(self, *, keep_cursor: bool) -> None:
@@ -209,8 +258,7 @@ class PickerBody(Horizontal):
         unranked rows until the ranking arrives. `keep_cursor`: the highlight stays on its
         session if the user moved it there, else it goes to the first row (the newest)."""
         state = self.state
-        scope = state.scope
-        rows = scope.rows if scope is not None else ()
+        rows = self._listed()
         session_list = self.session_list
         if not keep_cursor:
             session_list.shown.user_moved = False
@@ -238,9 +286,8 @@ class PickerBody(Horizontal):
             return
         self._ranked_for = None
         self._last_ranking = None
-        scope = state.scope
         # Go: backspacing to an empty query restores recency order, selection stays 0.
-        self._set_rows(scope.rows if scope is not None else (), cursor=0)
+        self._set_rows(self._listed(), cursor=0)
         self.session_list.set_empty_message(state.list_empty_message())
 
     def start_over(self, *, forget_hits: bool = False) -> None:
@@ -316,7 +363,7 @@ class PickerBody(Horizontal):
             return False
         if state.query and (
             self._ranked_for != (state.scope_key, state.query)
-            or self._ranked_rows is not scope.rows
+            or self._ranked_rows is not self._listed()
         ):
             return False
         return scope.complete or self.session_list.shown.user_moved
@@ -356,7 +403,7 @@ class PickerBody(Horizontal):
             snippets=snippets,
             notes=notes,
         )
-        self.post_message(self.Shown(session_list.row_count, content_status))
+        self.post_message(self.Shown(session_list.row_count, content_status, self._archived_hidden))
         self._open_if_pending()
 
     def _start_ranking(self) -> None:
@@ -364,22 +411,24 @@ class PickerBody(Horizontal):
         scope = state.scope
         if scope is None:
             return
+        rows = self._listed()
         if state.content_mode:
             self._content_search(
                 state.scope_key,
                 state.query,
                 state.content_text,
-                scope.rows,
+                rows,
                 state.scan,
                 state.sessions,
             )
             return
-        self._rank(state.scope_key, state.query, scope.rows)
+        self._rank(state.scope_key, state.query, rows)
 
     # A description of its own: Textual's would be the repr of every row, at every key.
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False, description="rank")
     def _rank(self, key: ScopeKey, query: str, rows: Sequence[PickerRow]) -> None:
-        ranking = self._ranker.rank(key, rows, query, with_workspace=key[0])
+        titles = split_flag_words(query)[0]  # the flag words were applied to the rows
+        ranking = self._ranker.rank(key, rows, titles, with_workspace=key[0])
         if not get_current_worker().is_cancelled:
             self.post_message(RankingDone(key, query, rows, ranking.indices, ranking))
 

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from zero_tui.agent.running import Running
 from zero_tui.picker.preview_data import PreviewData, PreviewExchange
+from zero_tui.store.session_flags import NO_FLAGS, PIN_MARK, SessionFlags
 from zero_tui.store.token_counts import Tokens
 from zero_tui.transcript.header import token_facts
 
@@ -66,9 +67,14 @@ def tokens_line(tokens: Tokens) -> str:
 
 
 def preview_content(
-    preview: PreviewData, running: Running | None = None, tokens: Tokens | None = None
+    preview: PreviewData,
+    running: Running | None = None,
+    tokens: Tokens | None = None,
+    kept: tuple[SessionFlags, str] = (NO_FLAGS, ""),
 ) -> Content:
-    """The preview's text; `tokens`: the session's usage (None: not known yet)."""
+    """The preview's text; `tokens`: the session's usage (None: not known yet); `kept`:
+    its pins and tags, and its fork parent's tags (` (tags: work)`)."""
+    flags, parent_note = kept
     parts: list[Content | str | tuple[str, str]] = [
         (preview.title, "bold"),
         "\n\n",
@@ -91,7 +97,11 @@ def preview_content(
     if preview.kind:
         parts.append(_field("kind", preview.kind))
     if preview.lineage:
-        parts.append(_field("lineage", preview.lineage))
+        parts.append(_field("lineage", preview.lineage + parent_note))
+    if flags.pinned or flags.archived:
+        parts.append(_field("kept", " · ".join(_kept_words(flags))))
+    if flags.tags:
+        parts.append(_field("tags", " ".join(f"#{tag}" for tag in flags.tags)))
     parts.append("\n")
     if preview.error:
         parts.append(Content.assemble((preview.error, "$text-error"), "\n\n"))
@@ -100,6 +110,11 @@ def preview_content(
     elif not preview.error:
         parts.append(("no messages yet", "$text-muted"))
     return Content.assemble(*parts)
+
+
+def _kept_words(flags: SessionFlags) -> list[str]:
+    words = [f"{PIN_MARK} pinned"] if flags.pinned else []
+    return words + (["archived (alt+h shows the archive)"] if flags.archived else [])
 
 
 class SessionPreview(VerticalScroll, can_focus=False):
@@ -115,11 +130,17 @@ class SessionPreview(VerticalScroll, can_focus=False):
     _preview: PreviewData | None = None
     _shown_running: Running | None = None
     _shown_tokens: Tokens | None = None
+    _shown_kept: tuple[SessionFlags, str] = (NO_FLAGS, "")
 
     def show(
-        self, preview: PreviewData, running: Running | None = None, tokens: Tokens | None = None
+        self,
+        preview: PreviewData,
+        running: Running | None = None,
+        tokens: Tokens | None = None,
+        kept: tuple[SessionFlags, str] = (NO_FLAGS, ""),
     ) -> None:
         self._preview, self._shown_running, self._shown_tokens = preview, running, tokens
+        self._shown_kept = kept
         self._redraw()
         self.scroll_home(animate=False)
 
@@ -135,9 +156,17 @@ class SessionPreview(VerticalScroll, can_focus=False):
             self._shown_tokens = tokens
             self._redraw()
 
+    def show_flags(self, flags: SessionFlags, parent_note: str) -> None:
+        """Say the shown session's pins and tags (and its parent's tags), in place."""
+        if (flags, parent_note) != self._shown_kept and self._preview is not None:
+            self._shown_kept = (flags, parent_note)
+            self._redraw()
+
     def _redraw(self) -> None:
         if self._preview is not None:
-            content = preview_content(self._preview, self._shown_running, self._shown_tokens)
+            content = preview_content(
+                self._preview, self._shown_running, self._shown_tokens, self._shown_kept
+            )
             self._text.update(content)
 
     def show_message(self, message: str) -> None:

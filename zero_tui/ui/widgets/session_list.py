@@ -28,6 +28,7 @@ from zero_tui.picker.shown_rows import HighlightLookup, NoteLookup, ShownRows, S
 from zero_tui.ui.widgets.session_row_painter import message_strip, row_strip, snippet_strip
 
 if TYPE_CHECKING:
+    from zero_tui.store.session_flags import FlagBook
     from zero_tui.store.token_counts import Tokens
 
 NARROW_WIDTH = 110
@@ -57,6 +58,9 @@ class SessionList(ScrollView, can_focus=False):
         "session-list--message",
         "session-list--snippet",
         "session-list--running",
+        "session-list--pinned",
+        "session-list--tags",
+        "session-list--marked",
     }
 
     cursor: var[int] = var(0, always_update=True, init=False)
@@ -156,6 +160,28 @@ class SessionList(ScrollView, can_focus=False):
         """Mark the rows of these sessions as running (an agent writes them now)."""
         if self.shown.set_running(session_ids):
             self._invalidate()
+
+    def set_flags(self, book: FlagBook) -> None:
+        """The pins and tags to draw on the rows."""
+        if self.shown.set_flags(book):
+            self._invalidate()
+
+    def set_marked(self, session_ids: frozenset[str]) -> None:
+        """Draw these sessions' rows marked: only the rows whose mark changed are drawn
+        again (one, for a ctrl+x)."""
+        changed = self.shown.set_marked(session_ids)
+        if len(changed) > 8:
+            self._invalidate()
+            return
+        width = self.scrollable_content_region.width
+        for session_id in changed:
+            line = self.shown.line_of(session_id, self.cursor)
+            if line is None:
+                continue
+            for is_cursor in (False, True):
+                for is_hover in (False, True):
+                    self._strip_cache.discard((self._generation, line, width, is_cursor, is_hover))
+            self._refresh_row(line)
 
     def set_usage(self, usage: Mapping[str, Tokens]) -> None:
         """Each session's tokens, for the tokens column (shown on a wide screen)."""

@@ -18,10 +18,12 @@ from textual.strip import Strip
 from zero_tui.picker.row_layout import crop, pad, row_layout, row_text
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.picker.shown_rows import ShownRows, SnippetLine
+from zero_tui.store.session_flags import NO_FLAGS
 from zero_tui.text.labels import TIME_COLUMN_WIDTH
 
 RUNNING_MARK = "●"
 RUNNING_WORD = "running"  # `● running` in the time column of a session being written now
+MARKED = "✓"  # in a marked row's first cell (ctrl+x)
 
 PartStyle = Callable[[str], Style]
 """A component class of the list (`session-list--time`) -> its partial style."""
@@ -64,7 +66,17 @@ def row_strip(
 
     layout = row_layout(width, shown.widths, timed=bool(row.when) or running)
     usage = shown.usage_text(row) if layout.usage else ""
-    text = row_text(row, layout, home=shown.home, usage=usage, note=note, cells=cell_len)
+    flags = shown.flags.of(row.session_id) if row.host is None else NO_FLAGS
+    text = row_text(
+        row,
+        layout,
+        home=shown.home,
+        usage=usage,
+        note=note,
+        cells=cell_len,
+        pinned=flags.pinned,
+        tags=flags.tags,
+    )
     right: list[Segment] = []
     if text.workspace:
         workspace_style = base + part("session-list--workspace") + overlay
@@ -75,7 +87,10 @@ def row_strip(
     if text.usage:
         right.append(Segment(text.usage, detail_style))
 
-    left: list[Segment] = [Segment(" ", plain)]
+    if row.host is None and row.session_id in shown.marked:
+        left = [Segment(MARKED, base + part("session-list--marked") + overlay)]
+    else:
+        left = [Segment(" ", plain)]
     if running and layout.time:
         running_style = base + part("session-list--running") + overlay
         mark = f"{RUNNING_MARK} {RUNNING_WORD}".ljust(layout.time)
@@ -86,7 +101,11 @@ def row_strip(
         left.append(Segment("  ", plain))
     if text.host:
         left.append(Segment(text.host, base + part("session-list--host") + overlay))
+    if text.pin:
+        left.append(Segment(text.pin, base + part("session-list--pinned") + overlay))
     left.extend(highlighted(text.title, title_positions, plain, match_part))
+    if text.tags:
+        left.append(Segment(text.tags, base + part("session-list--tags") + overlay))
     if text.lineage:
         fork_style = base + part("session-list--fork") + overlay
         left.append(Segment(text.lineage, fork_style))

@@ -13,6 +13,8 @@ writing it (`guarded_delete.delete_session`): the row's running mark is only wha
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from textual import work
 from textual.widget import Widget
 
@@ -21,7 +23,8 @@ from zero_tui.agent.running import Running
 from zero_tui.commands import running_refusal
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.store import SessionStore
-from zero_tui.ui.messages import SessionDeleted, TrashCounted
+from zero_tui.text.labels import counted
+from zero_tui.ui.messages import BulkDeleted, SessionDeleted, TrashCounted
 
 TITLE = "Delete"
 
@@ -71,9 +74,56 @@ class SessionTrash(Widget):
         )
         self.app.push_screen(dialog, answered)
 
+    def delete_many(self, rows: Sequence[PickerRow], running: Mapping[str, Running]) -> None:
+        """The marked sessions: those running now are refused by name, the rest moved to
+        the trash after one question that says how many."""
+        from zero_tui.ui.screens.dialogs import ConfirmDialog
+
+        refused = [row.session_id for row in rows if row.session_id in running]
+        if refused:
+            message = f"not deleting {', '.join(refused)}: running now"
+            self.notify(message, title=TITLE, severity="error", markup=False)
+        ids = [row.session_id for row in rows if row.session_id not in running]
+        if not ids:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete_many(ids)
+            else:
+                self.notify("nothing deleted", title=TITLE, markup=False)
+
+        count = counted(len(ids), "session")
+        dialog = ConfirmDialog(
+            f"Move {count} to the trash?",
+            f"Zero will no longer list them; zero-tui restore ID brings each back. ({count})",
+            "move them to the trash",
+        )
+        self.app.push_screen(dialog, answered)
+
     @work(thread=True, group="delete", exit_on_error=False)
     def _delete(self, session_id: str) -> None:
         self.post_message(SessionDeleted(session_id, delete_session(self._store, session_id)))
+
+    @work(thread=True, group="delete", exit_on_error=False)
+    def _delete_many(self, session_ids: list[str]) -> None:
+        failures: list[str] = []
+        for session_id in session_ids:
+            outcome = delete_session(self._store, session_id)
+            if outcome.ok:
+                self.post_message(SessionDeleted(session_id, outcome, quiet=True))
+            else:
+                failures.append(outcome.message)
+        moved = counted(len(session_ids) - len(failures), "session")
+        said = f"moved {moved} to the trash (zero-tui trash lists them)"
+        self.post_message(BulkDeleted("; ".join([said, *failures]), bool(failures)))
+
+    def on_bulk_deleted(self, message: BulkDeleted) -> None:
+        if message.failed:
+            self.notify(message.said, title=TITLE, severity="error", markup=False)
+        else:
+            self.notify(message.said, title=TITLE, markup=False)
+        self.count()
 
     @work(thread=True, exclusive=True, group="trash-count", exit_on_error=False)
     def count(self, *, again: bool = False) -> None:
@@ -89,6 +139,8 @@ class SessionTrash(Widget):
 
     def on_session_deleted(self, message: SessionDeleted) -> None:
         outcome = message.outcome
+        if message.quiet:
+            return  # one of several: `BulkDeleted` says how they went
         if not outcome.ok:
             self.notify(outcome.message, title=TITLE, severity="error", markup=False)
             return
