@@ -291,7 +291,9 @@ class PickerState:
             enclosing=self.enclosing,
             trashed=self.trash_count,
         )
-        return line + self._kept_status() + self._content_status()
+        # the archive and the marks right after the count: a narrow screen cuts the end
+        first, gap, rest = line.partition(" · ")
+        return first + self._kept_status() + gap + rest + self._content_status()
 
     def _kept_status(self) -> str:
         """What the status line says of the archive and the marks."""
