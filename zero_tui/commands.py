@@ -733,7 +733,10 @@ REGISTRY = Registry(
             "Up",
             "ctrl+p: the previous session (also ↑)",
             PICKER_ONLY,
-            keys=(Key("ctrl+p", Context.PICKER, "Up", show=False),),
+            keys=(
+                Key("ctrl+p", Context.PICKER, "Up", show=False),
+                Key("up", Context.PICKER, "Up", show=False),
+            ),
             palette=False,
         ),
         ScreenAction(
@@ -741,7 +744,10 @@ REGISTRY = Registry(
             "Down",
             "ctrl+n: the next session (also ↓)",
             PICKER_ONLY,
-            keys=(Key("ctrl+n", Context.PICKER, "Down", show=False),),
+            keys=(
+                Key("ctrl+n", Context.PICKER, "Down", show=False),
+                Key("down", Context.PICKER, "Down", show=False),
+            ),
             palette=False,
         ),
         ScreenAction(

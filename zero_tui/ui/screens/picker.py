@@ -55,7 +55,7 @@ from zero_tui.ui.messages import (
 )
 from zero_tui.ui.mounting import composed
 from zero_tui.ui.screens.command_screen import CommandScreen, command_action, screen_bindings
-from zero_tui.ui.widgets.composer import Composer, EditorMove, EditorRun, SlashComplete
+from zero_tui.ui.widgets.composer import Composer, EditorRun, SlashComplete
 from zero_tui.ui.widgets.host_syncer import HostSyncer
 from zero_tui.ui.widgets.picker_body import PickerBody, PreviewPane
 from zero_tui.ui.widgets.session_keeper import SessionKeeper
@@ -146,10 +146,6 @@ class PickerScreen(CommandScreen):
             await self._run_line()
         else:
             await self.action_open()
-
-    @on(EditorMove)
-    def _composer_move(self, event: EditorMove) -> None:
-        self.session_list.move(event.delta, wrap=True)
 
     async def _run_line(self) -> None:
         if await self.run_text(self.composer.value):

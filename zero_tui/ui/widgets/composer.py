@@ -282,6 +282,14 @@ class Composer(_CompletingEditor, Input):
         Binding("ctrl+j", "submit", "Open", show=False),
     ]
 
+    def action_popup_move(self, delta: int) -> None:
+        """↑/↓ move in the completion list; else they are the screen's own binding, run
+        in the order the keys were typed (a message to the screen would arrive after the
+        keys typed behind it: ↓ then ctrl+x in one burst marked the row above)."""
+        if not self.completing:
+            raise SkipAction()
+        super().action_popup_move(delta)
+
     # Home/End, and ctrl+a/ctrl+e, belong to the screen (first/last row, empty runs), and
     # ctrl+x (the screen's mark, as fzf's Tab: a one-line query has little to cut).
     SCREEN_KEYS: ClassVar[frozenset[str]] = frozenset({"home", "end", "cut"})
