@@ -265,4 +265,14 @@ def _fitted_tags(row: PickerRow, room: int, note: str, tags: Sequence[str], cell
     natural = cells(row.title) + (cells(row.lineage) + 2 if row.is_fork else 0)
     natural += cells(note) + 2 if note else 0
     given = min(cells(text), max(room - natural, room // 4))
-    return crop(text, given, cells) if given >= MIN_TAGS else ""
+    if given < MIN_TAGS:
+        return ""
+    if given == cells(text):
+        return text
+    shown = "  #" + tags[0]
+    for tag in tags[1:]:  # whole tags, then `…` for the rest
+        if cells(f"{shown} #{tag}") > given - 2:
+            fits = cells(shown) <= given - 2
+            return shown + " " + ELLIPSIS if fits else crop(shown, given, cells)
+        shown += " #" + tag
+    return crop(shown, given, cells)
