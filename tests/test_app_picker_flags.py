@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, settle
+from conftest import StoreBuilder, settle, wait_until
 from test_app_picker import highlighted, picker, picker_app, preview_text, shown_ids, status
 from test_app_picker_trash import dialog_text, no_runs_elsewhere, notes
 from textual.pilot import Pilot
@@ -17,7 +18,7 @@ from textual.widgets import Static
 from zero_tui.agent.running import Running
 from zero_tui.store.session_flags import SessionFlags, read_flags, update_flags
 from zero_tui.store.trash import trashed
-from zero_tui.ui.screens.dialogs import TagDialog
+from zero_tui.ui.screens.dialogs import ExportDialog, TagDialog
 
 pytestmark = pytest.mark.usefixtures(no_runs_elsewhere.__name__)
 W = "/home/u/proj"
@@ -201,3 +202,22 @@ async def test_a_marked_row_keeps_its_mark_drawn(four: StoreBuilder) -> None:
         after = session_list.render_line(0).text
         assert before[0] == " "
         assert after[0] == "✓"
+
+
+async def test_ctrl_s_on_marked_rows_exports_one_file_each_into_a_folder(
+    four: StoreBuilder, tmp_path: Path
+) -> None:
+    folder = tmp_path / "out" / "batch"
+    app = picker_app(four)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "ctrl+x", "ctrl+x", "ctrl+s")
+        screen = pilot.app.screen
+        assert isinstance(screen, ExportDialog)
+        assert "Export 2 sessions into a folder" in str(screen.query(Static).first().visual)
+        await pilot.press(*str(folder))
+        await press(pilot, "enter")
+        await wait_until(pilot, lambda: len(list(folder.glob("*.txt"))) == 2, "two files")
+        assert sorted(path.name for path in folder.iterdir()) == ["s-a.txt", "s-b.txt"]
+        assert "Session a" in (folder / "s-a.txt").read_text()
+        assert any("wrote 2 of 2 transcripts" in note for note in notes(pilot))

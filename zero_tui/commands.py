@@ -13,9 +13,10 @@ No Textual or Rich import here (tests/test_import_hygiene.py).
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -29,6 +30,7 @@ from zero_tui.store.gotext import trim_space, truncate_utf8
 from zero_tui.transcript.export_formats import (
     EXPORT_FORMATS,
     FORMAT_CHOICES,
+    ExportFormat,
     unknown_format_message,
 )
 
@@ -393,6 +395,38 @@ def export_to_file(
     except OSError as error:  # anything the atomic writer did not word itself
         return Outcome(False, f"failed to write: {error}")
     return Outcome(True, f"wrote transcript to {result.path}", result.notice)
+
+
+def export_many(
+    store: SessionStore,
+    session_ids: Sequence[str],
+    request: ExportRequest,
+    *,
+    workspace: str,
+    now: datetime,
+) -> Outcome:
+    """The marked sessions' transcripts, one file each, `<id>.<format>`, in the folder
+    `request.path` names (made when missing; empty or relative: in the workspace), never
+    replacing a file there: `wrote 3 transcripts to <folder>`, and what failed."""
+    fmt = ExportFormat(request.fmt) if request.fmt else ExportFormat.TXT
+    folder = os.path.expanduser(trim_space(request.path or "")) or workspace or "."
+    folder = os.path.join(workspace, folder) if workspace else folder
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError as error:
+        return Outcome(False, f"cannot make {folder}: {error.strerror}")
+    failures: list[str] = []
+    for session_id in session_ids:
+        path = os.path.join(folder, f"{session_id}.{fmt.value}")
+        one = export_to_file(
+            store, session_id, ExportRequest(path, fmt.value), workspace=workspace, now=now
+        )
+        if not one.ok:
+            failures.append(f"{session_id}: {one.message}")
+    wrote = (
+        f"wrote {len(session_ids) - len(failures)} of {len(session_ids)} transcripts to {folder}"
+    )
+    return Outcome(not failures, "; ".join([wrote, *failures]))
 
 
 def running_refusal(session_id: str, running: Running) -> str:

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -27,7 +27,14 @@ from textual.reactive import var
 from textual.widgets import Input, Static
 
 from zero_tui.agent.settings import RunSettings
-from zero_tui.commands import REGISTRY, CommandError, Context, ScreenAction
+from zero_tui.commands import (
+    REGISTRY,
+    CommandError,
+    Context,
+    ExportRequest,
+    ScreenAction,
+    export_many,
+)
 from zero_tui.hosts.registry import Host, mirror_root, mirrored_refusal
 from zero_tui.picker.host_rows import HostSync
 from zero_tui.picker.live import StoreChanged
@@ -42,7 +49,9 @@ from zero_tui.picker.scopes import ScopeKey
 from zero_tui.picker.session_rows import PickerRow, local_now, rescan_summary
 from zero_tui.picker.state import PickerState
 from zero_tui.store import Metadata, SessionStore
+from zero_tui.text.labels import counted
 from zero_tui.ui.messages import (
+    CommandDone,
     FlagsRead,
     HostSynced,
     IndexProgress,
@@ -551,6 +560,29 @@ class PickerScreen(CommandScreen):
             self.notify(mirrored_refusal(row.host), title="Flags", severity="warning")
             return []
         return [] if row is None else [row.session_id]
+
+    def action_export_dialog(self) -> None:
+        """ctrl+s: the highlighted session's export, or with marks, every marked one's into
+        a folder the dialog asks for (one file each)."""
+        if not self.state.marked:
+            super().action_export_dialog()
+            return
+        from zero_tui.ui.screens.dialogs import ExportDialog
+
+        ids = self._targets()
+
+        def chosen(request: ExportRequest | None) -> None:
+            if request is not None:
+                self._export_marked(ids, request, self.command_time())
+
+        title = f"Export {counted(len(ids), 'session')} into a folder (one file each)"
+        hint = "a folder, made if missing; empty: the workspace"
+        self.app.push_screen(ExportDialog(title, hint), chosen)
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _export_marked(self, ids: list[str], request: ExportRequest, now: datetime) -> None:
+        outcome = export_many(self.store, ids, request, workspace=self.workspace, now=now)
+        self.post_message(CommandDone("Export", "", outcome))
 
     def action_mark(self) -> None:
         """ctrl+x: mark or unmark the highlighted row and move on, as fzf's Tab does."""
