@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from zero_tui.agent.running import Running
+from zero_tui.store.fork import fork_session
 from zero_tui.store.session_flags import SessionFlags, read_flags, update_flags
 from zero_tui.store.trash import trashed
 from zero_tui.ui.screens.dialogs import ExportDialog, TagDialog
@@ -221,3 +222,17 @@ async def test_ctrl_s_on_marked_rows_exports_one_file_each_into_a_folder(
         assert sorted(path.name for path in folder.iterdir()) == ["s-a.txt", "s-b.txt"]
         assert "Session a" in (folder / "s-a.txt").read_text()
         assert any("wrote 2 of 2 transcripts" in note for note in notes(pilot))
+
+
+async def test_a_forks_preview_names_its_parents_tags(four: StoreBuilder) -> None:
+    update_flags(four.root, ["s-d"], lambda flags: SessionFlags(True, False, ("work",)))
+    fork = fork_session(four.store, "s-d", title="Forked")
+    app = picker_app(four)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_ids(pilot)[0] == "s-d"
+        assert shown_ids(pilot)[1:].count(fork.session_id) == 1  # the fork is not pinned
+        await press(pilot, *"forked")
+        assert highlighted(pilot) == fork.session_id
+        await wait_until(pilot, lambda: "(tags: work)" in preview_text(pilot), "the parent's tags")
+        assert "#work" not in preview_text(pilot)
