@@ -36,6 +36,7 @@ from benchmarks import (
     local_sshd,
     picker_bench,
     ranking_bench,
+    start_bench,
     store_bench,
     transcript_bench,
     usage_bench,
@@ -665,8 +666,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-tui", action="store_true", help="no picker vs Zero's TUI (tmux)")
     parser.add_argument(
         "--only",
-        choices=["keys"],
-        help="one section alone: keys = CPU and latency per keystroke (tmux)",
+        choices=["keys", "start"],
+        help="one section alone: keys = CPU and latency per keystroke (tmux); "
+        "start = the picker's first rows beside a bare Textual app's (tmux)",
     )
     parser.add_argument("--keys", type=int, default=20, help="keys sent per keystroke action")
     parser.add_argument("--writes", type=int, default=50, help="writes the live picker follows")
@@ -676,6 +678,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.only == "keys":
         return print_keys(args.sessions, args.keys, args.events)
+    if args.only == "start":
+        return print_start(args.sessions, args.events, args.repeats)
     sizes = sorted({args.small, args.sessions} | ({LARGE_SESSIONS} if args.large else set()))
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="zero-tui-benchmarks-") as temp:
@@ -738,7 +742,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("; ".join([f"vs Zero: {versus.describe()}", *versus.notes]))
     if not args.skip_tui and shutil.which("tmux") is not None:
         print()
+        print_start(args.sessions, args.events, args.repeats)
+        print()
         print_keys(args.sessions, args.keys, args.events)
+    return 0
+
+
+def print_start(sessions: int, events: int, repeats: int) -> int:
+    """The `start` section (benchmarks.start_bench), as its own table."""
+    _say("the picker's start beside a bare Textual app, in tmux")
+    started = time.perf_counter()
+    print(start_bench.render(start_bench.run(sessions, events, repeats)))
+    print(
+        f"\n{repeats} paired runs per store, in tmux; {os.cpu_count()} CPUs; "
+        f"taken in {time.perf_counter() - started:.0f} s"
+    )
     return 0
 
 

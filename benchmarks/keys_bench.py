@@ -35,7 +35,6 @@ from pathlib import Path
 
 from benchmarks import store_bench, zero_bench
 from benchmarks.zero_bench import BenchmarkFailure, Tmux
-from zero_tui.demo import build_demo_store, demo_sessions_root
 from zero_tui.paths import CACHE_DIR_VARIABLE
 
 TYPED = "parser-timeout-regression-fixture"  # cut to --keys characters
@@ -373,17 +372,9 @@ def run(sessions: int = 10_000, keys: int = 20, events: int = 40) -> list[KeyFig
     figures: list[KeyFigures] = []
     with tempfile.TemporaryDirectory(prefix="zero-tui-keys-") as temp:
         work = Path(temp).resolve()
-        demo_root = demo_sessions_root(work / "demo")
-        demo = build_demo_store(demo_root)
-        big_data = work / "big"
-        big_root = big_data / "zero" / "sessions"
-        _say(f"{sessions:,} sessions: writing the store")
-        paths = store_bench.generate_store(
-            big_root, sessions, events, workspace_root=str(work / "workspaces")
-        )
-        big_workspace = Path(paths[0])
-        big_workspace.mkdir(parents=True)
-        env = zero_bench.sandbox_env(work, big_data)
+        made = zero_bench.terminal_stores(work, sessions, events)
+        demo, big_root, big_workspace, env = made.demo, made.root, made.workspace, made.env
+        big_data = big_root.parents[1]
         bare = work / "bare_input.py"
         bare.write_text(_BARE_INPUT_APP)
         text = TYPED[:keys]

@@ -51,6 +51,7 @@ from pathlib import Path
 
 from benchmarks import big_session, picker_bench, store_bench
 from zero_tui.agent.engine import AgentUnavailable, find_agent
+from zero_tui.demo import DemoStore, build_demo_store, demo_sessions_root
 from zero_tui.paths import CACHE_DIR_VARIABLE
 from zero_tui.store import SessionStore
 from zero_tui.store.resumable import filter_resumable
@@ -220,6 +221,30 @@ def sandbox_env(work: Path, data_home: Path) -> dict[str, str]:
         OPENAI_MODEL="bench-model",
     )
     return env
+
+
+@dataclass(frozen=True)
+class TerminalStores:
+    """The two stores the terminal benchmarks run zero-tui on, and the environment."""
+
+    demo: DemoStore
+    root: Path  # a generated store
+    workspace: Path  # its first workspace, made on disk: a program is started there
+    env: dict[str, str]  # sandbox_env with the generated store as Zero's
+
+
+def terminal_stores(work: Path, sessions: int, events: int) -> TerminalStores:
+    """The demo store and a generated store of `sessions` sessions, in `work`."""
+    demo = build_demo_store(demo_sessions_root(work / "demo"))
+    data = work / "big"
+    root = data / "zero" / "sessions"
+    _say(f"{sessions:,} sessions: writing the store")
+    paths = store_bench.generate_store(
+        root, sessions, events, workspace_root=str(work / "workspaces")
+    )
+    workspace = Path(paths[0])
+    workspace.mkdir(parents=True)
+    return TerminalStores(demo, root, workspace, sandbox_env(work, data))
 
 
 def _with_cache(env: dict[str, str], cache: Path) -> dict[str, str]:

@@ -145,3 +145,32 @@ def test_the_keys_table_holds_zero_tui_to_its_goal_against_the_bare_input() -> N
     assert typing.endswith("| **over** |")
     assert "| 0.50x |" in zero
     assert zero.endswith("|  |  |")  # Zero's figures are beside ours, not held to a goal
+
+
+def test_the_start_table_holds_the_picker_to_its_goal_against_the_bare_app() -> None:
+    from benchmarks.start_bench import StartFigures, render
+
+    figures = [
+        StartFigures("demo store", 17, 0.2, 0.22, 1.1, 0.2, 0.21),
+        StartFigures("10,000 sessions", 50, 0.2, 0.5, 2.5, 0.2, 0.55),
+    ]
+    header, _, within, over = render(figures).splitlines()
+    assert header.startswith("| Start: first rows, warm cache | store | rows | bare Textual app")
+    assert "| demo store | 17 | 200.0 ms | 220.0 ms | 1.10x | ≤ 1.15x | ok |" in within
+    assert "| 2.50x | ≤ 1.15x | **over** |" in over
+    assert over.endswith("| 200 ms | 550 ms | 2.75x |")
+
+
+@pytest.mark.e2e
+def test_the_start_is_timed_beside_a_bare_textual_app_in_tmux(tmp_path: Path) -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    from benchmarks.start_bench import run
+
+    demo, generated = run(sessions=12, events=6, repeats=1)
+    assert (demo.store, generated.store) == ("demo store", "12 sessions")
+    for figures in (demo, generated):
+        assert figures.rows > 0
+        assert figures.bare_s > 0
+        assert figures.ours_s > 0
+        assert figures.ratio > 0
