@@ -21,6 +21,7 @@ from zero_tui.ui.screens.picker import PickerScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets.preview import SessionPreview
 from zero_tui.ui.widgets.session_list import SessionList
+from zero_tui.ui.widgets.store_feed import StoreFeed
 
 W = "/home/u/proj"
 SIZE = (120, 36)
@@ -683,6 +684,33 @@ async def test_a_second_start_revalidates_remembered_rows(
         await settle(pilot)
         assert shown_ids(pilot) == ["new", "keep"]
         assert status(pilot) == "2 shown"
+
+
+async def test_the_remembered_rows_are_painted_before_the_store_is_watched(
+    make_store: Callable[..., StoreBuilder],
+    private_cache_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The watcher's child process starts with the scan, after the first rows are painted."""
+    builder = make_store()
+    builder.add("keep", title="Kept", cwd=W, updated_at="2026-07-04T10:00:00Z")
+    async with picker_app(builder).run_test(size=SIZE) as pilot:
+        await settle(pilot)  # the first screen remembered
+    rows_when_watched: list[list[str]] = []
+    start_watching = StoreFeed._start_watching
+
+    def watched(feed: StoreFeed) -> None:
+        lists = feed.screen.query(SessionList)
+        rows = lists.first().visible_rows() if lists else []
+        rows_when_watched.append([row.session_id for row in rows])
+        start_watching(feed)
+
+    monkeypatch.setattr(StoreFeed, "_start_watching", watched)
+    async with picker_app(builder).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+r")  # a scan again: the watcher is not started twice
+        await settle(pilot)
+    assert rows_when_watched == [["keep"]]
 
 
 async def test_a_damaged_cache_is_ignored_and_rebuilt(

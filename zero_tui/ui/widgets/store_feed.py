@@ -9,11 +9,12 @@ rows are painted, following the store once the scan is done, the next batch of c
 once one is read.
 
 Once a scan is done the feed follows the store: a `StoreWatcher` thread (inotify, else
-polling) posts which sessions changed (`StoreChanges`) and how it finds them
-(`WatchMode`); `follow` reads changed sessions again, one batch at a time, in a worker
-(the loader's `changes` step), and also says which sessions run now: after each batch,
-and every few seconds while some session runs. `build_index` brings the text index up to
-date for a content search (`IndexProgress`). Every message goes on up to the screen.
+polling; started as the first scan of the store starts) posts which sessions changed
+(`StoreChanges`) and how it finds them (`WatchMode`); `follow` reads changed sessions
+again, one batch at a time, in a worker (the loader's `changes` step), and also says which
+sessions run now: after each batch, and every few seconds while some session runs.
+`build_index` brings the text index up to date for a content search (`IndexProgress`).
+Every message goes on up to the screen.
 """
 
 from __future__ import annotations
@@ -82,9 +83,9 @@ class StoreFeed(Widget):
         self._changed: set[str] = set()  # sessions changed since the last `changes` step
         self._following = False  # a `changes` step is running
         self._watch_stop = threading.Event()
+        self._watching = False  # the watcher thread is started (with the first scan)
 
     def on_mount(self) -> None:
-        self._start_watching()
         self._running_timer = self.set_interval(
             RUNNING_REFRESH_SECONDS, self._refresh_running, pause=True
         )
@@ -135,8 +136,13 @@ class StoreFeed(Widget):
                 self.follow()
 
     def _load_store(self, scan: int, *, shown: bool) -> None:
-        """The loader's scan of the store, unless a newer scan has started meanwhile."""
+        """The loader's scan of the store, unless a newer scan has started meanwhile; the
+        watcher starts with the first scan, after the remembered rows are painted (its
+        child process's start competed with the first paint)."""
         if scan == self._scan and self._loader is not None:
+            if not self._watching:
+                self._watching = True
+                self._start_watching()
             self._load(scan, partial(self._loader.scan, shown=shown))
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
