@@ -258,3 +258,82 @@ def test_the_command_line_starts_without_what_is_deferred() -> None:
 
 def test_the_command_line_starts_without_what_only_some_commands_use() -> None:
     assert [name for name in modules_at_start() if name in NOT_AT_START] == []
+
+
+CATALOG = "the catalog (sqlite3, hashlib, the search modules): 19 ms of every command"
+DIALOGS = "the dialogs: 37 ms of the picker's start, loaded when one is first shown"
+KEPT_INSIDE_FUNCTIONS: dict[tuple[str, str], str] = {
+    ("cli.py", "zero_tui.search.catalog"): CATALOG,
+    ("cli.py", "zero_tui.search.query"): CATALOG,
+    ("cli.py", "zero_tui.search.scoped"): CATALOG,
+    ("cli.py", "zero_tui.picker.session_usage"): CATALOG,
+    ("cli.py", "zero_tui.ui.app"): "Textual and the app: 315 ms a subcommand never waits for",
+    ("cli_maintenance.py", "zero_tui.search.catalog"): CATALOG,
+    ("cli_transcript.py", "zero_tui.search.catalog"): CATALOG,
+    ("cli_transcript.py", "zero_tui.picker.session_usage"): CATALOG,
+    ("cli_transcript.py", "zero_tui.agent.zero_commands"): "the agent engine, for `usage` alone",
+    ("clipboard.py", "pyperclip"): "optional, and it probes the platform as it is imported",
+    ("commands.py", "zero_tui.transcript.export"): "the exporters: 13 ms of the app's start",
+    ("host_commands.py", "zero_tui.hosts.mirror"): "ssh and rsync: 14 ms of every command",
+    ("host_commands.py", "zero_tui.hosts.ssh_link"): "ssh and rsync: 14 ms of every command",
+    ("host_commands.py", "zero_tui.search.database"): CATALOG,
+    ("paths.py", "platformdirs"): "not on Linux",
+    ("picker/preview_data.py", "zero_tui.transcript.markdown_text"): "markdown-it: 23 ms",
+    ("picker/watch_child.py", "watchfiles._rust_notify"): "the watcher's own process, optional",
+    ("picker/watch_child.py", "ctypes"): "Linux's inotify, only when a watch fails",
+    ("store/root.py", "pwd"): "POSIX only",
+    ("store/store.py", "filelock"): "Windows only (POSIX locks with fcntl)",
+    ("ui/app.py", "zero_tui.agent.engine"): "the agent engine: 11 ms of the picker's start",
+    ("ui/app.py", "zero_tui.search.catalog"): CATALOG,
+    ("ui/app.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
+    ("ui/app.py", "zero_tui.ui.screens.transcript"): "99 ms of the picker's start",
+    ("ui/hangup.py", "textual.drivers.linux_driver"): "POSIX only",
+    ("ui/screens/command_screen.py", "zero_tui.agent.engine"): "the agent engine",
+    ("ui/screens/command_screen.py", "zero_tui.agent.zero_commands"): "the agent engine",
+    ("ui/screens/command_screen.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
+    ("ui/screens/command_screen.py", "zero_tui.ui.screens.usage_screen"): "21 ms of the start",
+    ("ui/screens/command_screen.py", "zero_tui.ui.screens.zero_dialogs"): "17 ms of the start",
+    ("ui/screens/picker.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
+    ("ui/widgets/answer_copy.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
+    ("ui/widgets/session_trash.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
+    ("ui/widgets/turn_actions.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
+}
+"""Every import inside a function in zero_tui, and why it is not at the top: a platform's, an
+optional library's, or what a start does without, with the CPU it costs that start (issue 27;
+each site says the figure too). Anything else is imported at the top of its module."""
+
+
+def imports_inside_functions(directory: Path) -> set[tuple[str, str]]:
+    """(file, module) for every import inside a function of the .py files under `directory`."""
+    found: set[tuple[str, str]] = set()
+    for path in sorted(directory.rglob("*.py")):
+        name = path.relative_to(directory).as_posix()
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.ImportFrom):
+                    found.add((name, "." * node.level + (node.module or "")))
+                elif isinstance(node, ast.Import):
+                    found.update((name, alias.name) for alias in node.names)
+    return found
+
+
+def test_imports_inside_functions_are_only_the_ones_kept_on_purpose() -> None:
+    found = imports_inside_functions(PACKAGE_DIR)
+    assert sorted(found - set(KEPT_INSIDE_FUNCTIONS)) == [], "import these at the top"
+    assert sorted(set(KEPT_INSIDE_FUNCTIONS) - found) == [], "no longer inside a function"
+
+
+def test_the_scan_finds_an_import_in_any_function(tmp_path: Path) -> None:
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "top.py").write_text("import json\n\n\ndef f() -> None:\n    import csv\n")
+    (tmp_path / "inner" / "deep.py").write_text(
+        "class C:\n    async def m(self) -> None:\n        def g() -> None:\n"
+        "            from . import sibling\n        from os import path\n"
+    )
+    assert imports_inside_functions(tmp_path) == {
+        ("top.py", "csv"),
+        ("inner/deep.py", "."),
+        ("inner/deep.py", "os"),
+    }

@@ -414,7 +414,7 @@ def _table(
 
 
 def cmd_sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.search.catalog import SessionCatalog
+    from zero_tui.search.catalog import SessionCatalog  # 19 ms: not for --help, hosts, …
 
     store = _store(args)
     workspace = _workspace(args)
@@ -528,7 +528,7 @@ def _listing(
     )
     if not args.json:
         return listing, {}
-    from zero_tui.picker.session_usage import session_usage
+    from zero_tui.picker.session_usage import session_usage  # the catalog's: 19 ms
 
     return listing, session_usage(catalog, [meta.session_id for meta in listing.sessions])
 
@@ -623,7 +623,7 @@ def _named_session(store: SessionStore, args: argparse.Namespace) -> str:
 def _resolved(store: SessionStore, args: argparse.Namespace) -> tuple[str, Metadata]:
     if not equal_fold(trim_space(args.session_id), "latest"):
         return resolve_session(store, args.session_id, _workspace(args))
-    from zero_tui.search.catalog import SessionCatalog  # (its imports take ~20 ms)
+    from zero_tui.search.catalog import SessionCatalog  # 19 ms
 
     with SessionCatalog(store) as catalog:
         return resolve_session(store, args.session_id, _workspace(args), catalog)
@@ -896,7 +896,7 @@ def _answer_from_fresh_text(
 
 def run_tui(args: argparse.Namespace) -> int:
     """The app (Textual is imported here: a subcommand never waits for it)."""
-    from zero_tui.ui.app import run_app, run_demo
+    from zero_tui.ui.app import run_app, run_demo  # Textual: 315 ms, the app's alone
 
     if args.demo:
         return run_demo(all_workspaces=args.all, resume=args.resume)

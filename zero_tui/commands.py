@@ -371,7 +371,7 @@ def export_to_file(
     now: datetime,
 ) -> Outcome:
     """`/export`: `wrote transcript to <path>`, or why not (`failed to write <path>: …`)."""
-    from zero_tui.transcript.export import export_session
+    from zero_tui.transcript.export import export_session  # 13 ms of the app's start
 
     try:
         meta = store.get(session_id)

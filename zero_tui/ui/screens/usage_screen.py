@@ -23,12 +23,18 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from zero_tui.agent.zero_commands import CostEstimate
+from zero_tui.agent.zero_commands import CostEstimate, estimate_cost
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.token_counts import Tokens
 from zero_tui.text.labels import WEEKDAYS, cost_label, counted, display_title, one_line
 from zero_tui.text.sanitize import home_relative, sanitize_line
-from zero_tui.transcript.usage_report import WINDOW_DAYS, UsageOverview, UsageOverviews
+from zero_tui.transcript.usage_report import (
+    WINDOW_DAYS,
+    UsageCancelled,
+    UsageOverview,
+    UsageOverviews,
+    usage_overviews,
+)
 from zero_tui.ui.messages import OpenSession, UsageCostLoaded, UsageLoaded, UsageProgress
 from zero_tui.ui.mounting import composed
 from zero_tui.ui.widgets.day_chart import DayChart
@@ -130,9 +136,6 @@ class UsageScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
     def _load(self, today: date) -> None:
-        from zero_tui.agent.zero_commands import estimate_cost
-        from zero_tui.transcript.usage_report import UsageCancelled, usage_overviews
-
         worker = get_current_worker()
         total = 0
 

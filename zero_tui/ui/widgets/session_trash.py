@@ -23,6 +23,7 @@ from zero_tui.agent.running import Running
 from zero_tui.commands import running_refusal
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.store import SessionStore
+from zero_tui.store.trash import trash_state, trashed
 from zero_tui.text.labels import counted
 from zero_tui.ui.messages import BulkDeleted, SessionDeleted, TrashCounted
 
@@ -56,7 +57,7 @@ class SessionTrash(Widget):
 
     def delete(self, row: PickerRow, running: Running | None) -> None:
         """Ask, then move `row`'s session to the trash; never one that runs now."""
-        from zero_tui.ui.screens.dialogs import ConfirmDialog
+        from zero_tui.ui.screens.dialogs import ConfirmDialog  # 37 ms of the start
 
         if running is not None:
             message = running_refusal(row.session_id, running)
@@ -129,8 +130,6 @@ class SessionTrash(Widget):
     def count(self, *, again: bool = False) -> None:
         """Count the store's sessions in the trash (posted as `TrashCounted`), unless no
         entry went in or out since the last count (`again`: count all the same)."""
-        from zero_tui.store.trash import trash_state, trashed
-
         state = trash_state(self._store)
         if state == self._counted and not again:
             return

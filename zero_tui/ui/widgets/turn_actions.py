@@ -214,7 +214,7 @@ class TurnActions(Widget):
         self.post_message(GrantSaved(denied))
 
     def on_grant_saved(self, message: GrantSaved) -> None:
-        from zero_tui.ui.screens.dialogs import ConfirmDialog
+        from zero_tui.ui.screens.dialogs import ConfirmDialog  # 37 ms of the start
 
         denied = message.denied
         tool = denied.ask.tool
