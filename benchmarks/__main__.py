@@ -1,7 +1,7 @@
 """One benchmark for every budget of design §4, measured in one run, printed as one table.
 
     python -m benchmarks [--sessions 10000] [--small 1000] [--events 40] [--workspaces 20]
-                         [--big-events 100000] [--large] [--repeats 5]
+                         [--big-events 100000] [--large] [--repeats 5] [--quick]
 
 It writes its stores through the store layer's encoders in a temp dir: N sessions of E
 events across W workspaces (and the same at --small, and at 50,000 with --large, to show how
@@ -63,6 +63,22 @@ QUERIES = (
     "regression fixture",
     "handler",
 )
+
+
+QUICK = {
+    "sessions": 24,
+    "small": 12,
+    "events": 6,
+    "workspaces": 3,
+    "big_events": 120,
+    "large": False,
+    "repeats": 1,
+    "rounds": 1,
+    "keys": 2,
+    "writes": 3,
+    "idle_seconds": 0.2,
+}
+"""What --quick sets: the sizes the test suite runs the benchmark at."""
 
 
 def _grep_word(query: str) -> str:
@@ -675,7 +691,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--idle-seconds", type=float, default=15.0, help="how long an idle picker is measured"
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="every section at a tiny size, to see that it runs on this Python (never a timing)",
+    )
     args = parser.parse_args(argv)
+    if args.quick:
+        for name, value in QUICK.items():
+            setattr(args, name, value)
     if args.only == "keys":
         return print_keys(args.sessions, args.keys, args.events)
     if args.only == "start":
