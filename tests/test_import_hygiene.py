@@ -282,6 +282,7 @@ KEPT_INSIDE_FUNCTIONS: dict[tuple[str, str], str] = {
     ("picker/watch_child.py", "watchfiles._rust_notify"): "the watcher's own process, optional",
     ("picker/watch_child.py", "ctypes"): "Linux's inotify, only when a watch fails",
     ("store/root.py", "pwd"): "POSIX only",
+    ("store/session_flags.py", "filelock"): "15 ms of every start; only a change needs it",
     ("store/store.py", "filelock"): "Windows only (POSIX locks with fcntl)",
     ("ui/app.py", "zero_tui.agent.engine"): "the agent engine: 11 ms of the picker's start",
     ("ui/app.py", "zero_tui.search.catalog"): CATALOG,
@@ -295,6 +296,7 @@ KEPT_INSIDE_FUNCTIONS: dict[tuple[str, str], str] = {
     ("ui/screens/command_screen.py", "zero_tui.ui.screens.zero_dialogs"): "17 ms of the start",
     ("ui/screens/picker.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
     ("ui/widgets/answer_copy.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
+    ("ui/widgets/session_keeper.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
     ("ui/widgets/session_trash.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
     ("ui/widgets/turn_actions.py", "zero_tui.ui.screens.dialogs"): DIALOGS,
 }

@@ -169,7 +169,7 @@ def update_flags(
 ) -> FlagBook:
     """Apply `change` to each session's flags and write them all back, under the store's
     flags lock (StoreError, one line, when they cannot be written). Returns the new book."""
-    import filelock  # here: only a change needs it
+    import filelock  # here: 15 ms of every start, and only a change needs it
 
     path = flags_path(root)
     try:
