@@ -338,12 +338,16 @@ async def test_export_with_nothing_to_export(
         assert files_in(workspace) == []
 
 
+async def export_dialog(pilot: Pilot[Any]) -> None:
+    await pilot.press("ctrl+s")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+
+
 async def test_ctrl_s_exports_from_a_dialog(session: StoreBuilder, workspace: Path) -> None:
     app = app_for(session, workspace, Recorder(), resume="s1")
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        await export_dialog(pilot)
         await type_text(pilot, "dialog.txt")
         await pilot.press("enter")
         await wait_note(pilot, f"wrote transcript to {workspace / 'dialog.txt'}")
@@ -355,8 +359,7 @@ async def test_the_export_dialog_says_what_formats_hold_and_follows_the_extensio
     app = app_for(session, workspace, Recorder(), resume="s1")
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        await export_dialog(pilot)
         said = str(pilot.app.screen.query_one("#export-formats", Static).visual)
         assert "txt: Zero's own format, without the tool calls" in said
         assert "md, html: with the tool calls" in said
@@ -364,12 +367,38 @@ async def test_the_export_dialog_says_what_formats_hold_and_follows_the_extensio
         await pilot.press("enter")
         await wait_note(pilot, f"wrote transcript to {workspace / 'dialog.html'}")
         assert (workspace / "dialog.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-        await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        await export_dialog(pilot)
         await type_text(pilot, "x.pdf")
         await pilot.press("enter")
         await wait_note(pilot, "cannot tell the export format from the extension '.pdf'")
         assert not (workspace / "x.pdf").exists()
+
+
+async def test_the_export_dialogs_redact_choice_masks_the_home_folder(
+    make_store: Callable[..., StoreBuilder], workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(workspace.parent))
+    builder = make_store()
+    key = "sk-proj-abcDEF123_ghiJKL456-mnoPQR789stu"
+    events = [user(f"use {key} in {workspace}/app"), assistant("done")]
+    builder.add("s1", title="Keys", cwd=str(workspace), events=events)
+    app = app_for(builder, workspace, Recorder(), resume="s1")
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await export_dialog(pilot)
+        await type_text(pilot, "shared.md")
+        await pilot.press("tab", "tab", "space", "shift+tab", "shift+tab")  # tick Redact
+        await pilot.press("enter")
+        await wait_note(pilot, "(redacted: 3 values masked (1 secret, 2 home paths as ~))")
+        text = (workspace / "shared.md").read_text(encoding="utf-8")
+        assert key not in text
+        assert str(workspace.parent) not in text
+        assert "use \\[REDACTED\\] in \\~/proj/app" in text
+        await command(pilot, "/export plain.md")
+        await wait_note(pilot, f"wrote transcript to {workspace / 'plain.md'}")
+        assert key in (workspace / "plain.md").read_text(encoding="utf-8")
+        await command(pilot, "/export --redact again.md")
+        await wait_note(pilot, f"wrote transcript to {workspace / 'again.md'} (redacted: ")
 
 
 # --- /rename --------------------------------------------------------------------------------------
@@ -592,8 +621,7 @@ async def test_an_existing_file_is_replaced_only_when_the_user_says_so(
         await pilot.press("n")
         await wait_note(pilot, "nothing written")
         assert target.read_text(encoding="utf-8") == "my own notes"
-        await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        await export_dialog(pilot)
         await type_text(pilot, "notes.md")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))

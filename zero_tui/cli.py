@@ -247,6 +247,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=EXPORT_FORMATS,
         help="txt (Zero's), md, json or html (default: from PATH's extension; none means txt)",
     )
+    export.add_argument(
+        "--redact",
+        action="store_true",
+        help="mask secrets (API keys, tokens, passwords: Zero's rules) and write your home "
+        "folder as ~; the file says how many values it masked",
+    )
     check = commands.add_parser(
         "check", help="a health report of the store (or one session); --repair fixes the safe"
     )

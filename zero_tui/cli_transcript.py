@@ -88,7 +88,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         if to_stdout:
             out.flush()
-            result = export_to_stream(store, session_id, out.buffer, fmt=args.format)
+            result = export_to_stream(
+                store, session_id, out.buffer, fmt=args.format, redact=args.redact
+            )
         else:
             result = export_session(
                 store,
@@ -98,6 +100,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 workspace=_workspace(args),
                 now=datetime.now().astimezone(),
                 force=args.force,
+                redact=args.redact,
             )
     except ExportFormatError as error:
         raise UsageError(str(error)) from None
@@ -110,6 +113,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_DATA_ERROR
     if result.notice:
         err.write(f"{PROG}: {sanitize_line(result.notice)}\n")
+    if result.redacted is not None:
+        err.write(f"{PROG}: redacted: {result.redacted.note()}\n")
     if not to_stdout:
         out.write(f"wrote transcript to {sanitize_line(result.path)}\n")
     return EXIT_OK

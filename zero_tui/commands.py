@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from zero_tui.agent.running import Running
 
 TITLE_LIMIT_BYTES = 80
-EXPORT_ARGS = f"[path] [--format {FORMAT_CHOICES}]"
+EXPORT_ARGS = f"[path] [--format {FORMAT_CHOICES}] [--redact]"
 
 
 class Context(StrEnum):
@@ -277,21 +277,28 @@ class ExportRequest:
     path: str | None
     fmt: str | None
     force: bool = False  # replace an existing file (asked of the user first)
+    redact: bool = False  # mask secrets and the home folder (`zero-tui export --redact`)
 
 
 def parse_export_args(args: str) -> ExportRequest:
-    """`/export [path] [--format txt|md|json|html]` (shlex: quote a path with spaces)."""
+    """`/export [path] [--format txt|md|json|html] [--redact]` (shlex: quote a path with
+    spaces)."""
     usage = f"usage: /export {EXPORT_ARGS}"
     try:
         tokens = shlex.split(args)
     except ValueError as error:
         raise CommandError(f"{usage} ({error})") from None
     fmt: str | None = None
+    redact = False
     words: list[str] = []
     position = 0
     while position < len(tokens):
         token = tokens[position]
         value: str | None = None
+        if token == "--redact":
+            redact = True
+            position += 1
+            continue
         if token in ("--format", "-f"):
             if position + 1 >= len(tokens):
                 raise CommandError(f"{usage}: --format needs a value")
@@ -310,7 +317,7 @@ def parse_export_args(args: str) -> ExportRequest:
             raise CommandError(unknown_format_message(value))
         fmt = value.lower()
     path = " ".join(words) or None
-    return ExportRequest(path, fmt)
+    return ExportRequest(path, fmt, redact=redact)
 
 
 def clean_title(title: str) -> str:
@@ -387,6 +394,7 @@ def export_to_file(
             workspace=workspace,
             now=now,
             force=request.force,
+            redact=request.redact,
         )
     except DestinationExists as error:
         return Outcome(False, f"{error.path} already exists", exists=error.path)
@@ -394,7 +402,10 @@ def export_to_file(
         return Outcome(False, str(error))
     except OSError as error:  # anything the atomic writer did not word itself
         return Outcome(False, f"failed to write: {error}")
-    return Outcome(True, f"wrote transcript to {result.path}", result.notice)
+    wrote = f"wrote transcript to {result.path}"
+    if result.redacted is not None:
+        wrote += f" (redacted: {result.redacted.note()})"
+    return Outcome(True, wrote, result.notice)
 
 
 def export_many(

@@ -26,6 +26,14 @@ Formats:
   `{id, sessionId, sequence, type, createdAt, payload}`), written one event at a time.
 * html — one self-contained page (`zero_tui.transcript.export_html`).
 
+Redacted (`redact=True`, `zero-tui export --redact`): every event's payload and the
+session's metadata pass through a `Redactor` (`zero_tui.transcript.redaction`: Zero's rules,
+and the home folder as `~`) before they are rendered, and the export says at its top how
+many values it masked: txt in a first `· redacted: …` block, md and html in a note under
+the title, json as an object `{"redaction": {"masked", "secrets", "homePaths"}, "events":
+[…]}` in place of the bare array (its events are streamed through a spooled file, since the
+count is known only once they are all read).
+
 Session text is data: control characters (escape sequences included) never reach an
 export — they are removed from txt/md/html and escaped in json — and nothing in the text
 can open markup: md escapes HTML outside code and fences tool output, html escapes all.
@@ -39,9 +47,10 @@ import json
 import math
 import os
 import re
+import tempfile
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from html import escape as _html_escape
@@ -50,7 +59,7 @@ from typing import Any, BinaryIO, assert_never
 from zero_tui.atomic import AtomicWriteError, DestinationExists, write_destination
 from zero_tui.store import Event, Metadata, SessionStore, StoreError, gojson
 from zero_tui.store.events import rehydrate
-from zero_tui.store.gojson import JSONNumber
+from zero_tui.store.gojson import GoJSONError, JSONNumber
 from zero_tui.store.gotext import clean_path, decode_utf8, trim_space
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line, sanitize_text
 from zero_tui.transcript.cards import resume_card
@@ -59,6 +68,7 @@ from zero_tui.transcript.export_formats import ExportFormat, format_for_path, pa
 from zero_tui.transcript.export_html import html_pieces
 from zero_tui.transcript.export_parts import session_facts, tool_view, turn_excerpt
 from zero_tui.transcript.log_index import LogIndex
+from zero_tui.transcript.redaction import RedactionCount, Redactor
 from zero_tui.transcript.row_model import Row, RowKind
 from zero_tui.transcript.rows import RowBuilder
 
@@ -76,6 +86,7 @@ class ExportResult:
     notice: str | None
     size: int
     event_count: int
+    redacted: RedactionCount | None = None
 
 
 # --- where and what ------------------------------------------------------------------------
@@ -288,9 +299,14 @@ def build_rows(events: Iterable[Event]) -> list[Row]:
     return builder.rows
 
 
-def _txt_pieces(meta: Metadata, events: Iterable[Event], card: Sequence[str]) -> Iterator[str]:
+def _txt_pieces(
+    events: Iterable[Event], card: Sequence[str], redactor: Redactor | None
+) -> Iterator[str]:
+    rows = build_rows(event for event in events if event.type in _TXT_EVENT_TYPES)
+    if redactor is not None:
+        yield txt_block(_SYSTEM_PREFIX, f"redacted: {redactor.count.note()}")
     yield txt_block(_SYSTEM_PREFIX, "\n".join(card))
-    for row in build_rows(event for event in events if event.type in _TXT_EVENT_TYPES):
+    for row in rows:
         prefix = _TXT_PREFIXES[row.kind]
         if prefix is not None:
             yield txt_block(prefix, row.text)
@@ -668,9 +684,15 @@ def _md_event(row: Row) -> str:
 
 
 def _md_pieces(
-    meta: Metadata, event_count: int, rows: Sequence[Row], notice: str | None
+    meta: Metadata,
+    event_count: int,
+    rows: Sequence[Row],
+    notice: str | None,
+    redaction: str | None,
 ) -> Iterator[str]:
     yield f"# {md_inline(trim_space(meta.title) or 'untitled')}\n\n"
+    if redaction:
+        yield f"> **Redacted:** {md_inline(redaction)}\n\n"
     for fact in session_facts(meta, event_count):
         value = md_code_span(fact.value) if fact.code else md_inline(fact.value)
         yield f"- **{fact.label}:** {value}\n"
@@ -697,15 +719,24 @@ def iter_export(
     model: str | None = None,
     provider: str | None = None,
     event_count: int | None = None,
+    redactor: Redactor | None = None,
 ) -> Iterator[bytes]:
     """The export's bytes in chunks of about a MiB (what `render_export` joins).
 
     `events` may be a stream (`SessionSource.events()`), read once: pass `event_count`
     then. `notice` (the raw-log fallback) is shown in md and html. `model`/`provider` are
     the app's own for the txt resume card (default: the session's, so no `(recorded: …)`).
+    With a `redactor`, what is exported is masked first and the export says how much was
+    (`redactor.count`, complete once the chunks are all read).
     """
     chosen = parse_format(fmt)
     count = event_count if event_count is not None else len(events)  # type: ignore[arg-type]
+    if redactor is not None:
+        meta = redactor.metadata(meta)
+        notice = None if notice is None else redactor.text(notice)
+        model = None if model is None else redactor.text(model)
+        provider = None if provider is None else redactor.text(provider)
+        events = map(partial(redact_event, redactor), events)
     if chosen is ExportFormat.TXT:
         card = resume_card(
             meta,
@@ -713,13 +744,53 @@ def iter_export(
             model=meta.model_id if model is None else model,
             provider=meta.provider if provider is None else provider,
         )
-        return _chunked(_txt_pieces(meta, events, card))
+        return _chunked(_txt_pieces(events, card, redactor))
     if chosen is ExportFormat.JSON:
+        if redactor is not None:
+            return _redacted_json(events, redactor)
         return _chunked(json_pieces(events))
     rows = display_rows(events)
+    redaction = None if redactor is None else redactor.count.note()
     if chosen is ExportFormat.MD:
-        return _chunked(_md_pieces(meta, count, rows, notice))
-    return _chunked(html_pieces(meta, count, rows, notice))
+        return _chunked(_md_pieces(meta, count, rows, notice, redaction))
+    return _chunked(html_pieces(meta, count, rows, notice, redaction))
+
+
+def redact_event(redactor: Redactor, event: Event) -> Event:
+    """The event with its payload masked (the same event when there was nothing to mask)."""
+    if event.payload_raw is None:
+        return event
+    before = redactor.count.total
+    try:
+        masked = redactor.value(event.payload)
+    except GoJSONError:  # not JSON: what the store holds is masked as text
+        masked = redactor.text(decode_utf8(event.payload_raw))
+    if redactor.count.total == before:
+        return event
+    return replace(
+        event,
+        payload_raw=gojson.marshal(masked),
+        _payload=None,
+        _payload_decoded=False,
+        _payload_typed=None,
+    )
+
+
+SPOOL_BYTES = 8 << 20  # a redacted json export held in memory up to this, then on disk
+
+
+def _redacted_json(events: Iterable[Event], redactor: Redactor) -> Iterator[bytes]:
+    """`{"redaction": {…}, "events": […]}`: the array first spooled, so that the count leads."""
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
+        for chunk in _chunked(json_pieces(events)):
+            spool.write(chunk)
+        tally = redactor.count
+        counts = {"masked": tally.total, "secrets": tally.secrets, "homePaths": tally.home_paths}
+        yield f'{{\n  "redaction": {json.dumps(counts)},\n  "events": '.encode()
+        spool.seek(0)
+        while chunk := spool.read(CHUNK_CHARS):
+            yield chunk
+        yield b"}\n"
 
 
 def render_export(
@@ -731,6 +802,7 @@ def render_export(
     model: str | None = None,
     provider: str | None = None,
     event_count: int | None = None,
+    redactor: Redactor | None = None,
 ) -> bytes:
     """The whole export as bytes (UTF-8)."""
     return b"".join(
@@ -742,6 +814,7 @@ def render_export(
             model=model,
             provider=provider,
             event_count=event_count,
+            redactor=redactor,
         )
     )
 
@@ -757,13 +830,15 @@ def export_session(
     model: str | None = None,
     provider: str | None = None,
     force: bool = False,
+    redact: bool = False,
 ) -> ExportResult:
     """Export one session to a file; the app runs this in a thread worker.
 
     `path` is the user's argument (None/empty: the default name); `fmt` None means "from
     the extension". An existing file is replaced only with `force` (DestinationExists
-    otherwise); a default name never collides: `-2`, `-3`… is added to it instead. Raises
-    StoreError (unknown session, unreadable log) or AtomicWriteError.
+    otherwise); a default name never collides: `-2`, `-3`… is added to it instead. With
+    `redact`, secrets and the home folder are masked (the result's `redacted` counts them).
+    Raises StoreError (unknown session, unreadable log) or AtomicWriteError.
     """
     first, chosen, defaulted = _resolve(path, fmt, workspace, now)
     _check_folder(first)
@@ -778,6 +853,7 @@ def export_session(
                 partial(write_destination, target, replace=force),
                 model=model,
                 provider=provider,
+                redact=redact,
             )
         except DestinationExists:
             if not defaulted:
@@ -805,6 +881,7 @@ def export_to_stream(
     fmt: ExportFormat | str | None = None,
     model: str | None = None,
     provider: str | None = None,
+    redact: bool = False,
 ) -> ExportResult:
     """Export one session to an open binary stream (`zero-tui export ID -o -`: stdout).
 
@@ -820,7 +897,9 @@ def export_to_stream(
         return size
 
     chosen = parse_format(fmt) if fmt else ExportFormat.TXT
-    return _export(store, session_id, chosen, "-", write, model=model, provider=provider)
+    return _export(
+        store, session_id, chosen, "-", write, model=model, provider=provider, redact=redact
+    )
 
 
 def _export(
@@ -832,7 +911,9 @@ def _export(
     *,
     model: str | None,
     provider: str | None,
+    redact: bool,
 ) -> ExportResult:
+    redactor = Redactor() if redact else None
     with open_session(store, session_id) as source:
         notice = None
         if source.fallback is not None:
@@ -848,6 +929,8 @@ def _export(
                 model=model,
                 provider=provider,
                 event_count=source.event_count,
+                redactor=redactor,
             )
         )
-    return ExportResult(target, chosen, notice, size, source.event_count)
+    redacted = None if redactor is None else redactor.count
+    return ExportResult(target, chosen, notice, size, source.event_count, redacted)

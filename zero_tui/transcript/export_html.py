@@ -328,7 +328,11 @@ def _event(row: Row) -> str:
 
 
 def html_pieces(
-    meta: Metadata, event_count: int, rows: Sequence[Row], notice: str | None
+    meta: Metadata,
+    event_count: int,
+    rows: Sequence[Row],
+    notice: str | None,
+    redaction: str | None = None,
 ) -> Iterator[str]:
     title = trim_space(meta.title) or "untitled"
     yield (
@@ -349,6 +353,9 @@ def html_pieces(
         '<header class="session"><div class="app">Zero session transcript</div>'
         f'<h1>{_e_line(title)}</h1><dl class="facts">{facts}</dl></header>\n'
     )
+    if redaction:
+        note = f"<strong>Redacted:</strong> {_e_line(redaction)}"
+        yield f'<div class="notice redaction">{note}</div>\n'
     if notice:
         yield f'<div class="notice"><strong>Note:</strong> {_e_line(notice)}</div>\n'
     yield '<section class="turn preamble">\n'

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Select, Static
+from textual.widgets import Checkbox, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from zero_tui.commands import REGISTRY, Context, ExportRequest
@@ -162,9 +162,14 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
                     id="export-format",
                 )
             yield Static(Content(FORMAT_CONTENTS), id="export-formats", classes="dialog-hint")
+            yield Checkbox(
+                "Redact: mask keys, tokens and passwords, write the home folder as ~",
+                id="export-redact",
+            )
             yield Static(
                 Content(
-                    "Enter writes · Tab: format · Esc cancels · a relative path is in the workspace"
+                    "Enter writes · Tab: format, redact · Esc cancels · a relative path is in the"
+                    " workspace"
                 ),
                 classes="dialog-hint",
             )
@@ -174,7 +179,8 @@ class ExportDialog(ModalScreen[ExportRequest | None]):
         fmt = self.query_one("#export-format", Select).value
         path = event.value.strip() or None
         chosen = fmt if isinstance(fmt, str) and fmt in EXPORT_FORMATS else None
-        self.dismiss(ExportRequest(path, chosen))
+        redact = self.query_one("#export-redact", Checkbox).value
+        self.dismiss(ExportRequest(path, chosen, redact=redact))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
