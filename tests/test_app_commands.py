@@ -498,9 +498,9 @@ async def test_palette_lists_the_commands(session: StoreBuilder, workspace: Path
         screen = await opened(pilot)
         titles = [command.title for command in screen.system_commands()]
         assert "/copy [N | code]" in titles
-        assert "/export [path] [--format txt|md|json|html]" in titles
+        assert "/export [path] [--format txt|md|json|html] [--redact]" in titles
         picker_titles = [command.title for command in app.get_system_commands(app.screen_stack[1])]
-        assert "/export [path] [--format txt|md|json|html]" in picker_titles
+        assert "/export [path] [--format txt|md|json|html] [--redact]" in picker_titles
         assert "/copy [N | code]" not in picker_titles
 
 
