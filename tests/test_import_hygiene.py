@@ -204,15 +204,18 @@ DEFERRED = (
     "zero_tui.picker.session_usage",  # the catalog's tokens
     "zero_tui.agent.engine",
     "zero_tui.agent.zero_commands",  # Zero's own commands, run through the engine
+    "zero_tui.preferences",  # config.toml, checked against the registry: for the app alone
 )
 """What a module may import inside a function: Textual (and the UI on it), the catalog (with
 the search modules on it) and the agent engine, whose deferral is measured (docs/benchmarks:
 a `zero-tui sessions --json` starts without them); everything else at the top."""
 
-SUBCOMMAND_MODULES = ("cli.py", "cli_transcript.py", "cli_maintenance.py")
+SUBCOMMAND_MODULES = ("cli.py", "cli_transcript.py", "cli_maintenance.py", "cli_keys.py")
 """The command line: `cli.py` and the modules it imports by name for the command it runs."""
 
 NOT_AT_START = (
+    "zero_tui.cli_keys",
+    "zero_tui.preferences",
     "zero_tui.cli_transcript",
     "zero_tui.cli_maintenance",
     "zero_tui.commands",

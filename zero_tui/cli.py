@@ -35,6 +35,7 @@ from zero_tui.json_output import (
     write_json_array,
     write_json_lines,
 )
+from zero_tui.preferences import load_preferences, remembered_theme
 from zero_tui.store import SessionStore
 from zero_tui.store.errors import StoreError
 from zero_tui.store.gotext import equal_fold, trim_space
@@ -253,6 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="mask secrets (API keys, tokens, passwords: Zero's rules) and write your home "
         "folder as ~; the file says how many values it masked",
     )
+    keys = commands.add_parser(
+        "keys", help="every command's binding id, its keys (yours from config.toml) and where"
+    )
+    keys.set_defaults(func=implemented_in("zero_tui.cli_keys", "cmd_keys"))
+    keys.add_argument("--json", action="store_true", help="print a JSON array")
     check = commands.add_parser(
         "check", help="a health report of the store (or one session); --repair fixes the safe"
     )
@@ -904,8 +910,14 @@ def run_tui(args: argparse.Namespace) -> int:
     """The app (Textual is imported here: a subcommand never waits for it)."""
     from zero_tui.ui.app import run_app, run_demo  # Textual: 315 ms, the app's alone
 
+    preferences, remembered = load_preferences(), remembered_theme()  # the user's keys, theme
     if args.demo:
-        return run_demo(all_workspaces=args.all, resume=args.resume)
+        return run_demo(
+            all_workspaces=args.all,
+            resume=args.resume,
+            preferences=preferences,
+            remembered=remembered,
+        )
     store = getattr(args, "store", None)
     _store(args)  # an explicit store must exist
     hosts = named_hosts(args.host)  # an unknown name is said before the app starts
@@ -915,6 +927,8 @@ def run_tui(args: argparse.Namespace) -> int:
         all_workspaces=args.all,
         resume=args.resume,
         hosts=hosts,
+        preferences=preferences,
+        remembered=remembered,
     )
 
 

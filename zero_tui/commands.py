@@ -93,6 +93,11 @@ class Command:
         it with no arguments."""
         return self.name.replace("-", "_")
 
+    @property
+    def binding_id(self) -> str:
+        """Its keys' id in Textual's keymap, and in config.toml's `[keys]`: its name."""
+        return self.name
+
     def help_in(self, context: Context) -> str:
         return dict(self.context_help).get(context, self.help)
 
@@ -107,7 +112,9 @@ class ScreenAction:
 
     Two actions may share a key (`scope('all')` and `scope('this')` on Tab): the screen's
     `check_action` says which is in force, so the footer and the palette show the one
-    that fits.
+    that fits. They then share one `id` too (by default the action's name before its
+    arguments, `scope`): Textual's keymap, moving one binding off a key, drops every
+    binding of that key, so what shares a key is rebound as one.
     """
 
     action: str
@@ -116,6 +123,26 @@ class ScreenAction:
     contexts: frozenset[Context]
     keys: tuple[Key, ...] = ()
     palette: bool = True
+    id: str = ""
+
+    @property
+    def binding_id(self) -> str:
+        """Its keys' id in Textual's keymap and config.toml's `[keys]`."""
+        return self.id or self.action.partition("(")[0]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyBinding:
+    """One key of one context, as the screens bind it: what it runs, and by which id a
+    user's config.toml moves it (`[keys] <id> = "<key>"`)."""
+
+    binding_id: str
+    key: str
+    action: str
+    description: str
+    show: bool
+    title: str
+    """The command's or the action's title (`/export`, `Sessions: scan again`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +215,35 @@ class Registry:
         return next(
             (key.key for found, key in self.action_keys(context) if found.action == action), None
         )
+
+    def key_bindings(self, context: Context) -> list[KeyBinding]:
+        """Every key of one context: the commands', then the screen actions'."""
+        bindings = [
+            KeyBinding(
+                command.binding_id,
+                key.key,
+                key.action or command.action,
+                key.description,
+                key.show,
+                f"/{command.name}",
+            )
+            for command, key in self.keys(context)
+        ]
+        bindings += [
+            KeyBinding(
+                action.binding_id,
+                key.key,
+                key.action or action.action,
+                key.description,
+                key.show,
+                action.title,
+            )
+            for action, key in self.action_keys(context)
+        ]
+        return bindings
+
+    def all_actions(self) -> tuple[ScreenAction, ...]:
+        return self._actions
 
     def actions(self, context: Context) -> list[ScreenAction]:
         """The screen actions of one context, in definition order."""
@@ -555,6 +611,7 @@ REGISTRY = Registry(
             "Stop the agent (Esc; again: kill it now)",
             TRANSCRIPT_ONLY,
             keys=(Key("escape", Context.TRANSCRIPT, "Cancel run"),),
+            id="back",  # Esc: it shares the key with `back`
         ),
         ScreenAction(
             "back",
@@ -580,6 +637,7 @@ REGISTRY = Registry(
                 Key("shift+tab", Context.TRANSCRIPT, "Rows", show=False),
             ),
             palette=False,
+            id="focus",
         ),
         ScreenAction(
             "switch_focus('editor')",
@@ -591,6 +649,7 @@ REGISTRY = Registry(
                 Key("shift+tab", Context.TRANSCRIPT, "Prompt", show=False),
             ),
             palette=False,
+            id="focus",
         ),
         ScreenAction(
             "find",
@@ -627,6 +686,7 @@ REGISTRY = Registry(
             TRANSCRIPT_ONLY,
             keys=(Key("pageup", Context.TRANSCRIPT, "Page up", show=False),),
             palette=False,
+            id="page_up",
         ),
         ScreenAction(
             "page(1)",
@@ -635,6 +695,7 @@ REGISTRY = Registry(
             TRANSCRIPT_ONLY,
             keys=(Key("pagedown", Context.TRANSCRIPT, "Page down", show=False),),
             palette=False,
+            id="page_down",
         ),
         ScreenAction(
             "top",
@@ -783,6 +844,7 @@ REGISTRY = Registry(
                 Key("up", Context.PICKER, "Up", show=False),
             ),
             palette=False,
+            id="up",
         ),
         ScreenAction(
             "move(1)",
@@ -794,6 +856,7 @@ REGISTRY = Registry(
                 Key("down", Context.PICKER, "Down", show=False),
             ),
             palette=False,
+            id="down",
         ),
         ScreenAction(
             "page(-1)",
@@ -802,6 +865,7 @@ REGISTRY = Registry(
             PICKER_ONLY,
             keys=(Key("pageup", Context.PICKER, "Page up", show=False),),
             palette=False,
+            id="page_up",
         ),
         ScreenAction(
             "page(1)",
@@ -810,6 +874,7 @@ REGISTRY = Registry(
             PICKER_ONLY,
             keys=(Key("pagedown", Context.PICKER, "Page down", show=False),),
             palette=False,
+            id="page_down",
         ),
         ScreenAction(
             "first",
@@ -834,6 +899,7 @@ REGISTRY = Registry(
             PICKER_ONLY,
             keys=(Key("alt+up", Context.PICKER, "Enclosing folder"),),
             palette=False,
+            id="enclosing_folder",
         ),
         ScreenAction(
             "escape",
@@ -842,6 +908,7 @@ REGISTRY = Registry(
             PICKER_ONLY,
             keys=(Key("escape", Context.PICKER, "Clear", show=False),),
             palette=False,
+            id="clear",
         ),
     ],
 )

@@ -16,11 +16,19 @@ from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.worker import get_current_worker
 
 from zero_tui.agent.settings import RunSettings
 from zero_tui.demo import demo_environment
 from zero_tui.hosts.registry import Host, mirror_root, sync_interval
+from zero_tui.preferences import (
+    Preferences,
+    RememberedTheme,
+    check_theme,
+    chosen_theme,
+    remember_theme,
+)
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.store.resumable import resolve_session
 from zero_tui.text.sanitize import sanitize_line, sanitize_text
@@ -74,8 +82,22 @@ class ZeroApp(App[None]):
         copier: Copier | None = None,
         hosts: Sequence[Host] = (),
         sync_seconds: float = 0,
+        preferences: Preferences | None = None,
+        remembered: RememberedTheme | None = None,
     ) -> None:
         super().__init__()
+        self.preferences = preferences or Preferences()
+        self.user_keymap = dict(self.preferences.keymap)
+        """The user's keys (binding id -> keys): Textual's keymap, and what /help shows."""
+        self.set_keymap(self.user_keymap)
+        self._preference_notes = list(self.preferences.problems)
+        theme = chosen_theme(self.preferences.theme, remembered)
+        if theme is not None:
+            problem = check_theme(theme, self.available_themes)
+            if problem is None:
+                self.theme = theme
+            else:
+                self._preference_notes.append(problem)
         self.store = store
         self.hosts = tuple(hosts)  # `--host`: their mirrored sessions are listed too
         self.sync_seconds = sync_seconds
@@ -165,6 +187,14 @@ class ZeroApp(App[None]):
         return guarded_driver(super().get_driver_class())
 
     def on_mount(self) -> None:
+        if self._preference_notes:  # once, at start: what config.toml asks that cannot be
+            self.notify(
+                "\n".join(self._preference_notes),
+                title="config.toml",
+                severity="warning",
+                timeout=12,
+            )
+        self.theme_changed_signal.subscribe(self, self._theme_switched)
         self.push_screen(
             PickerScreen(
                 self.store,
@@ -178,6 +208,18 @@ class ZeroApp(App[None]):
         )
         if self.resume is not None:
             self._resolve_resume(self.resume)
+
+    def _theme_switched(self, theme: Theme) -> None:
+        """The palette switched the theme: remember it (not in config.toml: the user's)."""
+        self._remember_theme(theme.name, self.preferences.theme)
+
+    @work(thread=True, exclusive=True, group="theme", exit_on_error=False)
+    def _remember_theme(self, theme: str, config_theme: str | None) -> None:
+        problem = remember_theme(theme, config_theme)
+        if problem is not None:
+            self.call_from_thread(
+                self.notify, f"the theme is not remembered: {problem}", severity="warning"
+            )
 
     @work(thread=True, exclusive=True, group="resume", exit_on_error=False)
     def _resolve_resume(self, argument: str) -> None:
@@ -297,6 +339,8 @@ def make_app(
     copier: Copier | None = None,
     hosts: Sequence[Host] = (),
     sync_seconds: float = 0,
+    preferences: Preferences | None = None,
+    remembered: RememberedTheme | None = None,
 ) -> ZeroApp:
     return ZeroApp(
         store,
@@ -307,6 +351,8 @@ def make_app(
         copier=copier,
         hosts=hosts,
         sync_seconds=sync_seconds,
+        preferences=preferences,
+        remembered=remembered,
     )
 
 
@@ -324,6 +370,8 @@ def run_app(
     all_workspaces: bool,
     resume: str | None,
     hosts: Sequence[Host] = (),
+    preferences: Preferences | None = None,
+    remembered: RememberedTheme | None = None,
 ) -> int:
     """Run the TUI until the user quits; the exit status for the command line. `hosts`:
     their mirrors listed beside the store, synced in the background."""
@@ -334,6 +382,8 @@ def run_app(
         resume=resume,
         hosts=hosts,
         sync_seconds=sync_interval(os.environ),
+        preferences=preferences,
+        remembered=remembered,
     )
     # The terminal gone (an SSH link dropped, a tmux pane killed) or a kill: the app quits
     # as ctrl+q does, and a run still in flight is cancelled as Esc would (the agent has its
@@ -343,7 +393,13 @@ def run_app(
     return app.return_code or 0
 
 
-def run_demo(*, all_workspaces: bool, resume: str | None) -> int:
+def run_demo(
+    *,
+    all_workspaces: bool,
+    resume: str | None,
+    preferences: Preferences | None = None,
+    remembered: RememberedTheme | None = None,
+) -> int:
     """`zero-tui --demo`: the TUI on a sample store written to a temp dir, removed after."""
     with demo_environment() as demo:
         return run_app(
@@ -351,4 +407,6 @@ def run_demo(*, all_workspaces: bool, resume: str | None) -> int:
             cwd=str(demo.default_workspace),
             all_workspaces=all_workspaces,
             resume=resume,
+            preferences=preferences,
+            remembered=remembered,
         )

@@ -77,25 +77,22 @@ def command_action(
 
 
 def screen_bindings(context: Context) -> list[BindingType]:
-    """Every key of one screen, from the registry: its commands' and its actions'.
+    """Every key of one screen, from the registry: its commands' and its actions', each with
+    its binding id, by which the user's config.toml moves it (Textual's keymap).
 
     None is a priority binding: the focused widget runs them in the order the keys were
     typed (zero_tui/widgets/ordered_keys.py).
     """
-    bindings: list[BindingType] = [
+    return [
         Binding(
-            key.key,
-            key.action or command.action,
-            key.description,
-            show=key.show,
+            binding.key,
+            binding.action,
+            binding.description,
+            show=binding.show,
+            id=binding.binding_id,
         )
-        for command, key in REGISTRY.keys(context)
+        for binding in REGISTRY.key_bindings(context)
     ]
-    bindings += [
-        Binding(key.key, key.action or action.action, key.description, show=key.show)
-        for action, key in REGISTRY.action_keys(context)
-    ]
-    return bindings
 
 
 def grants_left(count: int) -> str:
@@ -142,7 +139,8 @@ class CommandScreen(Screen[None]):
         from zero_tui.ui.screens.dialogs import HelpScreen  # 37 ms of the start
 
         parse_no_args("help", args)
-        self.app.push_screen(HelpScreen(self.COMMAND_CONTEXT, self.help_notes()))
+        keymap = getattr(self.app, "user_keymap", {})
+        self.app.push_screen(HelpScreen(self.COMMAND_CONTEXT, self.help_notes(), keymap))
 
     def help_notes(self) -> list[str]:
         """Lines /help adds at its end, of what this screen does now."""

@@ -4,7 +4,7 @@ code block picker, the list of unreadable sessions and /help. They only collect 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from textual import on
@@ -17,6 +17,7 @@ from textual.widgets import Checkbox, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from zero_tui.commands import REGISTRY, Context, ExportRequest
+from zero_tui.preferences import effective_keys, said_with_user_keys
 from zero_tui.store.session_flags import parse_tag_changes
 from zero_tui.store.store import UnreadableSession
 from zero_tui.text.sanitize import sanitize_line
@@ -260,10 +261,13 @@ def _without_key(text: str, key: str) -> str:
     return text
 
 
-def help_text(context: Context, notes: Sequence[str] = ()) -> str:
-    """The /help page: every command of the registry, then every key (from the registry),
-    one line per key (a key two actions share, such as a toggle's, says both), then
-    `notes` of what the screen does now."""
+def help_text(
+    context: Context, notes: Sequence[str] = (), keymap: Mapping[str, str] | None = None
+) -> str:
+    """The /help page: every command of the registry, then every key (from the registry,
+    moved where the user's `keymap` moves it), one line per key (a key two actions share,
+    such as a toggle's, says both), then `notes` of what the screen does now."""
+    keymap = keymap or {}
     lines = ["Commands (type / in the editor; Tab completes, Enter runs)", ""]
     for command in REGISTRY.in_context(context):
         aliases = f"  (also /{', /'.join(command.aliases)})" if command.aliases else ""
@@ -272,11 +276,20 @@ def help_text(context: Context, notes: Sequence[str] = ()) -> str:
     lines += ["", "Keys", ""]
     texts: dict[str, list[str]] = {key: [text] for key, text in EDITING_KEYS[context]}
     entries: list[tuple[str, str]] = [
-        (key.key, _without_key(action.help, key.key) or action.title)
+        (
+            user_key,
+            said_with_user_keys(
+                _without_key(action.help, key.key), keymap, action.binding_id, key.key
+            )
+            or action.title,
+        )
         for action, key in REGISTRY.action_keys(context)
+        for user_key in effective_keys(keymap, action.binding_id, key.key)
     ]
     entries += [
-        (key.key, f"{key.description}: /{command.name}") for command, key in REGISTRY.keys(context)
+        (user_key, f"{key.description}: /{command.name}")
+        for command, key in REGISTRY.keys(context)
+        for user_key in effective_keys(keymap, command.binding_id, key.key)
     ]
     entries += [("f1", "the command palette: every command and key"), ("ctrl+q", "quit zero-tui")]
     for key, text in entries:
@@ -337,16 +350,19 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,enter", "close", "Close"),
     ]
 
-    def __init__(self, context: Context, notes: Sequence[str] = ()) -> None:
+    def __init__(
+        self, context: Context, notes: Sequence[str] = (), keymap: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__()
         self._help_context = context
         self._notes = tuple(notes)
+        self._keymap = dict(keymap or {})
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):
             yield Static(Content("zero-tui help"), classes="dialog-title")
             with VerticalScroll():
-                text = help_text(self._help_context, self._notes)
+                text = help_text(self._help_context, self._notes, self._keymap)
                 yield Static(Content(text), id="help-text")
             yield Static(Content("Esc closes"), classes="dialog-hint")
 
