@@ -187,13 +187,6 @@ class ZeroApp(App[None]):
         return guarded_driver(super().get_driver_class())
 
     def on_mount(self) -> None:
-        if self._preference_notes:  # once, at start: what config.toml asks that cannot be
-            self.notify(
-                "\n".join(self._preference_notes),
-                title="config.toml",
-                severity="warning",
-                timeout=12,
-            )
         self.theme_changed_signal.subscribe(self, self._theme_switched)
         self.push_screen(
             PickerScreen(
@@ -208,6 +201,13 @@ class ZeroApp(App[None]):
         )
         if self.resume is not None:
             self._resolve_resume(self.resume)
+        if self._preference_notes:  # once, at start: what config.toml asks that cannot be
+            self.notify(
+                "\n".join(self._preference_notes),
+                title="config.toml",
+                severity="warning",
+                timeout=12,
+            )
 
     def _theme_switched(self, theme: Theme) -> None:
         """The palette switched the theme: remember it (not in config.toml: the user's)."""
