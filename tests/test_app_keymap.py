@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import StoreBuilder, assistant, fixed_clock, user, wait_until
+from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
@@ -52,6 +53,14 @@ def footer(pilot: Pilot[Any]) -> dict[str, str]:
     return {str(key.description): key.key_display for key in pilot.app.screen.query(FooterKey)}
 
 
+def palette_text(pilot: Pilot[Any]) -> str:
+    return " ".join(
+        str(option.prompt)
+        for found in pilot.app.screen.query(CommandList)
+        for option in found.options
+    )
+
+
 async def help_page(pilot: Pilot[Any]) -> str:
     screen = pilot.app.screen
     assert isinstance(screen, PickerScreen | TranscriptScreen)
@@ -86,6 +95,11 @@ async def test_three_rebound_commands_show_and_run_with_the_users_keys(
         assert "ctrl+t" not in page
         assert "f6" in page
 
+        await pilot.press("f1", *"search")  # the palette's help names the user's key
+        await wait_until(pilot, lambda: "f6: search what was said" in palette_text(pilot))
+        assert "ctrl+t" not in palette_text(pilot)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.press("ctrl+t")  # the old key does nothing now
         await pilot.pause()
         assert not app.screen.state.content_mode  # type: ignore[attr-defined]

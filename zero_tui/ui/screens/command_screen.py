@@ -31,6 +31,7 @@ from zero_tui.commands import (
     parse_no_args,
     rename_session,
 )
+from zero_tui.preferences import said_with_user_keys
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.text.labels import counted
 from zero_tui.ui.messages import (
@@ -180,14 +181,16 @@ class CommandScreen(Screen[None]):
 
     def registry_commands(self) -> Iterable[SystemCommand]:
         """The registry's commands and actions for this screen, as command-palette entries."""
+        keymap = getattr(self.app, "user_keymap", {})
         for title, help_text, text in palette_entries(self.COMMAND_CONTEXT):
             yield SystemCommand(title, help_text, partial(self.run_text, text))
         for action in REGISTRY.actions(self.COMMAND_CONTEXT):
             _namespace, name, parameters = parse_action(action.action)
             if action.palette and self.check_action(name, parameters):
-                yield SystemCommand(
-                    action.title, self.palette_help(action), partial(self.run_action, action.action)
-                )
+                said = self.palette_help(action)
+                for key in action.keys:  # the key its help names, as the user moved it
+                    said = said_with_user_keys(said, keymap, action.binding_id, key.key)
+                yield SystemCommand(action.title, said, partial(self.run_action, action.action))
 
     # --- what the session commands act on (the subclasses say) ---------------------------
 
