@@ -53,6 +53,11 @@ def footer(pilot: Pilot[Any]) -> dict[str, str]:
     return {str(key.description): key.key_display for key in pilot.app.screen.query(FooterKey)}
 
 
+def key_lines(page: str, key: str) -> list[str]:
+    """The lines of /help's key list that start with `key`."""
+    return [line for line in page.splitlines() if line.strip().startswith(key + " ")]
+
+
 def palette_text(pilot: Pilot[Any]) -> str:
     return " ".join(
         str(option.prompt)
@@ -91,8 +96,8 @@ async def test_three_rebound_commands_show_and_run_with_the_users_keys(
         assert shown["Search content"] == "f6"
         page = await help_page(pilot)
         assert "  f9 " in page
-        assert "ctrl+s" not in page
-        assert "ctrl+t" not in page
+        assert not key_lines(page, "ctrl+s")
+        assert not key_lines(page, "ctrl+t")
         assert "f6" in page
 
         await pilot.press("f1", *"search")  # the palette's help names the user's key
@@ -123,7 +128,7 @@ async def test_three_rebound_commands_show_and_run_with_the_users_keys(
         assert footer(pilot)["Find"] == "^b"
         page = await help_page(pilot)
         assert "ctrl+b" in page
-        assert "ctrl+f" not in page
+        assert not key_lines(page, "ctrl+f")
         await pilot.press("ctrl+b")
         await wait_until(pilot, lambda: app.screen.query_one(FindBar).is_open)
 

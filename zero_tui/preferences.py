@@ -79,8 +79,7 @@ APP_KEYS = {"ctrl+q": "quit", "f1": "the command palette", "ctrl+c": "cancel, or
 _LINE_KEYS = (
     "alt+backspace backspace ctrl+backspace ctrl+c ctrl+d ctrl+j ctrl+k ctrl+left "
     "ctrl+pagedown ctrl+pageup ctrl+right ctrl+shift+a ctrl+shift+left ctrl+shift+right "
-    "ctrl+u ctrl+v ctrl+w ctrl+x delete down enter left right shift+end shift+home "
-    "shift+left shift+right up"
+    "ctrl+u ctrl+v ctrl+w delete enter left right shift+end shift+home shift+left shift+right"
 )
 _EDITOR_KEYS = (
     "alt+backspace alt+delete alt+enter backspace ctrl+a ctrl+backspace ctrl+c ctrl+d ctrl+e "
