@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from zero_tui.cli import main
-from zero_tui.commands import parse_export_args
+from zero_tui.commands import ExportRequest, export_many, parse_export_args
 from zero_tui.store import SessionStore
 from zero_tui.transcript.export import export_session
 from zero_tui.transcript.export_html import CSP
@@ -426,6 +426,18 @@ def test_cli_export_redact(
     assert main(["export", "leaky", "-o", "-", "--redact", "--format", "json", *base]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["redaction"]["secrets"] >= 2
+
+
+def test_a_bulk_export_of_marked_sessions_is_redacted_when_asked(
+    secret_session: tuple[SessionStore, str],
+) -> None:
+    store, workspace = secret_session
+    request = ExportRequest("shared", "md", redact=True)
+    outcome = export_many(store, ["leaky"], request, workspace=workspace, now=NOW)
+    assert outcome.ok
+    text = Path(workspace, "shared", "leaky.md").read_text()
+    assert SECRET not in text
+    assert "> **Redacted:** " in text
 
 
 def test_slash_export_takes_redact_anywhere() -> None:

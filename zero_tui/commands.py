@@ -474,7 +474,8 @@ def export_many(
 ) -> Outcome:
     """The marked sessions' transcripts, one file each, `<id>.<format>`, in the folder
     `request.path` names (made when missing; empty or relative: in the workspace), never
-    replacing a file there: `wrote 3 transcripts to <folder>`, and what failed."""
+    replacing a file there, each redacted when the request says so: `wrote 3 transcripts to
+    <folder>`, and what failed."""
     fmt = ExportFormat(request.fmt) if request.fmt else ExportFormat.TXT
     folder = os.path.expanduser(trim_space(request.path or "")) or workspace or "."
     folder = os.path.join(workspace, folder) if workspace else folder
@@ -486,7 +487,11 @@ def export_many(
     for session_id in session_ids:
         path = os.path.join(folder, f"{session_id}.{fmt.value}")
         one = export_to_file(
-            store, session_id, ExportRequest(path, fmt.value), workspace=workspace, now=now
+            store,
+            session_id,
+            ExportRequest(path, fmt.value, redact=request.redact),
+            workspace=workspace,
+            now=now,
         )
         if not one.ok:
             failures.append(f"{session_id}: {one.message}")
