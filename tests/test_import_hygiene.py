@@ -271,6 +271,7 @@ KEPT_INSIDE_FUNCTIONS: dict[tuple[str, str], str] = {
     ("cli.py", "zero_tui.search.scoped"): CATALOG,
     ("cli.py", "zero_tui.picker.session_usage"): CATALOG,
     ("cli.py", "zero_tui.ui.app"): "Textual and the app: 315 ms a subcommand never waits for",
+    ("cli.py", "zero_tui.preferences"): "the app's keys and theme (tomllib, the ranking)",
     ("cli_maintenance.py", "zero_tui.search.catalog"): CATALOG,
     ("cli_transcript.py", "zero_tui.search.catalog"): CATALOG,
     ("cli_transcript.py", "zero_tui.picker.session_usage"): CATALOG,

@@ -35,7 +35,6 @@ from zero_tui.json_output import (
     write_json_array,
     write_json_lines,
 )
-from zero_tui.preferences import load_preferences, remembered_theme
 from zero_tui.store import SessionStore
 from zero_tui.store.errors import StoreError
 from zero_tui.store.gotext import equal_fold, trim_space
@@ -908,6 +907,7 @@ def _answer_from_fresh_text(
 
 def run_tui(args: argparse.Namespace) -> int:
     """The app (Textual is imported here: a subcommand never waits for it)."""
+    from zero_tui.preferences import load_preferences, remembered_theme  # the app's alone
     from zero_tui.ui.app import run_app, run_demo  # Textual: 315 ms, the app's alone
 
     preferences, remembered = load_preferences(), remembered_theme()  # the user's keys, theme
