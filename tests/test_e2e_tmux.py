@@ -188,9 +188,10 @@ def test_pick_filter_open_and_quit(
 
 
 def start_on_one_session(
-    tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
+    tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder], *, ready: str = "1 shown"
 ) -> Path:
-    """The picker on a store of one session, "fix-1", in the workspace it returns."""
+    """The picker on a store of one session, "fix-1", in the workspace it returns, once
+    `ready` is on screen."""
     workspace = tmp_path / "proj"
     workspace.mkdir()
     builder = make_store("store")
@@ -203,7 +204,7 @@ def start_on_one_session(
     command, _env = zero_tui_command()
     tmux.wait_for(lambda screen: PROMPT in screen, "the shell prompt")
     tmux.send_line(shlex.join([*command, "--store", str(builder.root), "--cwd", str(workspace)]))
-    tmux.wait_for(lambda screen: "1 shown" in screen, "the picker")
+    tmux.wait_for(lambda screen: ready in screen, repr(ready))
     return workspace
 
 
