@@ -6,9 +6,11 @@ breaks a layer fails where its author looks first.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,19 @@ def test_the_layers_contract_would_catch_an_import_running_back_up(tmp_path: Pat
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "zero_tui.store.upward -> zero_tui.picker.ranking" in result.stdout
+
+
+def test_every_module_of_the_package_is_in_a_layer() -> None:
+    """A module the layers contract does not name is checked by no layer: a new top-level
+    module or package gets its place in pyproject.toml."""
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c for c in contracts["contracts"] if c["type"] == "layers")["layers"]
+    named = {name.strip() for layer in layers for name in re.split(r"[|:]", layer)}
+    package = REPO / "zero_tui"
+    modules = {
+        f"zero_tui.{path.stem}"
+        for path in package.iterdir()
+        if (path.suffix == ".py" and path.stem not in ("__init__", "__main__"))
+        or (path.is_dir() and (path / "__init__.py").exists())
+    }
+    assert sorted(modules - named) == []
