@@ -160,6 +160,7 @@ async def test_bad_entries_are_said_once_and_the_app_starts(
     app = app_with(make_store, load_preferences())
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await wait_until(pilot, lambda: any(n.title == "config.toml" for n in app._notifications))
         notes = [note for note in app._notifications if note.title == "config.toml"]
         assert len(notes) == 1
         lines = notes[0].message.splitlines()

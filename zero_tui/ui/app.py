@@ -202,12 +202,17 @@ class ZeroApp(App[None]):
         if self.resume is not None:
             self._resolve_resume(self.resume)
         if self._preference_notes:  # once, at start: what config.toml asks that cannot be
-            self.notify(
-                "\n".join(self._preference_notes),
-                title="config.toml",
-                severity="warning",
-                timeout=12,
-            )
+            # after the first paint: a toast's timeout runs from when it is raised, and a
+            # busy machine could spend it before the screen is up
+            self.call_after_refresh(self._say_preference_notes)
+
+    def _say_preference_notes(self) -> None:
+        self.notify(
+            "\n".join(self._preference_notes),
+            title="config.toml",
+            severity="warning",
+            timeout=12,
+        )
 
     def _theme_switched(self, theme: Theme) -> None:
         """The palette switched the theme: remember it (not in config.toml: the user's)."""
