@@ -10,15 +10,19 @@ from typing import Any
 
 import pytest
 from conftest import StoreBuilder, chat, fixed_clock, settle
+from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets._footer import FooterKey
 
+from zero_tui.picker import loader
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.ui.app import ZeroApp, make_app
 from zero_tui.ui.screens.picker import PickerScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.widgets import picker_body
+from zero_tui.ui.widgets.preview import SessionPreview
 from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.steady_footer import SteadyFooter
 
@@ -172,3 +176,146 @@ async def test_a_composer_key_neither_recomposes_the_footer_nor_lays_out_the_scr
         assert done["recompose"] == 0
         assert done["footer_key"] == 0
         assert done["layout"] == 0
+
+
+async def test_moving_the_highlight_shows_its_preview_without_laying_out_the_screen(
+    make_store: Callable[..., StoreBuilder], done: Counter[str]
+) -> None:
+    """The preview is a line-API view: a new session's text is drawn in it, the screen is
+    not laid out for it (its height changes the preview's scrollbar alone)."""
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        preview = screen.query_one(SessionPreview)
+        assert "Fix parser" in preview.text
+        done.clear()
+        for key in ("down", "down"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert "Write docs" in preview.text
+        assert done["layout"] == 0
+
+
+async def test_a_row_read_before_shows_its_preview_without_reading_it_again(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Back and forth between two rows: each session's preview is read once; a change to
+    the session on disk reads it again."""
+    read: list[str] = []
+    real_load = loader.load_preview
+
+    def counted_load(store: Any, session_id: str, *args: Any) -> Any:
+        read.append(session_id)
+        return real_load(store, session_id, *args)
+
+    monkeypatch.setattr(picker_body, "load_preview", counted_load)
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        for key in ("down", "up", "down", "up", "down"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert "Find the leak" in screen.query_one(SessionPreview).text
+        assert read == ["s-fix", "s-fin"]
+        screen.body.forget_preview(["s-fix"])
+        await pilot.press("up")
+        await settle(pilot)
+        assert read == ["s-fix", "s-fin", "s-fix"]
+
+
+def rows(*titles: str) -> list[PickerRow]:
+    return [
+        PickerRow(
+            session_id=f"s{index}",
+            label=f"11:00:00  {title}",
+            when="11:00:00",
+            title=title,
+            model="gpt-5",
+            provider="openai",
+            event_count=2,
+            is_fork=False,
+            workspace=W,
+        )
+        for index, title in enumerate(titles)
+    ]
+
+
+class ListApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield SessionList()
+
+
+async def test_new_ranking_redraws_only_the_lines_that_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new order that leaves rows on their lines redraws the others alone, not the list."""
+    app = ListApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        session_list = app.query_one(SessionList)
+        shown = rows("alpha", "beta", "gamma", "delta")
+        session_list.set_rows(shown, show_workspace=False)
+        await pilot.pause()
+        lines: list[int] = []
+        whole: list[bool] = []
+        refresh_line = SessionList.refresh_line
+        refresh = SessionList.refresh
+
+        def counted_line(self: SessionList, y: int) -> None:
+            lines.append(y)
+            refresh_line(self, y)
+
+        def counted_refresh(self: SessionList, *regions: Region, **kwargs: Any) -> Any:
+            if not regions:
+                whole.append(True)
+            return refresh(self, *regions, **kwargs)
+
+        monkeypatch.setattr(SessionList, "refresh_line", counted_line)
+        monkeypatch.setattr(SessionList, "refresh", counted_refresh)
+        session_list.set_rows(shown, [0, 2, 1, 3], show_workspace=False)  # beta, gamma swap
+        await pilot.pause()
+        assert sorted(set(lines)) == [0, 1, 2]  # the two swapped, and the cursor's row
+        assert whole == []
+        assert [row.title for row in session_list.visible_rows()] == [
+            "alpha",
+            "gamma",
+            "beta",
+            "delta",
+        ]
+
+
+async def test_fewer_rows_under_the_scrollbar_tell_it_without_a_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fewer rows that still overflow the list: the scrollbar gets their number and the
+    view stays within them, with no layout of the screen; rows that fit take the
+    scrollbar away (then a layout: the lines get its column)."""
+    app = ListApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        session_list = app.query_one(SessionList)
+        many = rows(*(f"title {index}" for index in range(40)))
+        session_list.set_rows(many, show_workspace=False)
+        await pilot.pause()
+        session_list.last()
+        await pilot.pause()
+        layouts: list[bool] = []
+        refresh_layout = Screen._refresh_layout
+
+        def counted(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+            layouts.append(kwargs.get("scroll", args[1] if len(args) > 1 else False))
+            refresh_layout(self, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counted)
+        session_list.set_rows(many, list(range(20)), show_workspace=False, cursor=39)
+        await pilot.pause()
+        assert [scroll for scroll in layouts if not scroll] == []
+        assert session_list.vertical_scrollbar.window_virtual_size == 20
+        assert session_list.scroll_y == session_list.max_scroll_y == 20 - 10
+        session_list.set_rows(many, list(range(3)), show_workspace=False)
+        await pilot.pause()
+        assert [scroll for scroll in layouts if not scroll] != []
+        assert not session_list.show_vertical_scrollbar
+        assert session_list.scroll_y == 0

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.cache import LRUCache
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -86,6 +87,7 @@ class PreviewPane(SessionPreview):
         self._wanted: PickerRow | None = None
         self._shown: str | None = None
         self._reported: PreviewData | None = None  # the last preview said to differ
+        self._previews: LRUCache[str, PreviewData] = LRUCache(64)  # read, unchanged since
         self.running: Mapping[str, Running] = {}
         self.usage: Mapping[str, Tokens] = {}
         self.flags: FlagBook = EMPTY_BOOK
@@ -99,6 +101,10 @@ class PreviewPane(SessionPreview):
             return
         if self._loading or row.key == self._shown:
             return  # a running load hands over to the latest wish when it is done
+        if (known := self._previews.get(row.session_id)) is not None:
+            self._shown = row.session_id  # read before and unchanged since: no IO again
+            self._show(known, row)
+            return
         self._loading = True
         # After the next paint: the list's rows come before the preview's IO.
         self.call_after_refresh(self._start)
@@ -106,8 +112,16 @@ class PreviewPane(SessionPreview):
     def forget(self, session_ids: Collection[str] | None = None) -> None:
         """The shown session changed on disk (one of `session_ids`; None: whichever it is):
         load it again when highlighted next."""
+        changed = [self._shown] if session_ids is None and self._shown else session_ids or ()
+        for session_id in changed:
+            self._previews.discard(session_id)
         if session_ids is None or self._shown in session_ids:
             self._shown = None
+
+    def forget_all(self) -> None:
+        """A new scan: every preview is read again."""
+        self._previews.clear()
+        self._shown = None
 
     def show_usage_of(self, usage: Mapping[str, Tokens]) -> None:
         """Each session's tokens: the preview says the shown one's."""
@@ -157,7 +171,11 @@ class PreviewPane(SessionPreview):
             # The highlight moved on while this one loaded: load the latest only.
             self._start()
             return
-        preview = message.preview
+        self._previews[message.session_id] = message.preview
+        self._show(message.preview, wanted)
+
+    def _show(self, preview: PreviewData, wanted: PickerRow) -> None:
+        """Show `preview`, the highlighted row's (`wanted`), and say when it differs."""
         self.show(
             preview,
             self.running.get(preview.session_id),
@@ -319,6 +337,7 @@ class PickerBody(Horizontal):
         """A new scan: its rows are ranked afresh."""
         self._ranker.forget()
         self._ranked_for = None
+        self.query_one(PreviewPane).forget_all()
 
     def forget_preview(self, session_ids: Collection[str] | None = None) -> None:
         """These sessions changed on disk (None: the shown one did): their preview is read

@@ -6,16 +6,19 @@ assembled from plain strings, so nothing in a session is ever read as markup.
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.content import Content
-from textual.widgets import Static
+from rich.style import Style
+from textual.cache import LRUCache
+from textual.content import Content, Span
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual
 
 from zero_tui.agent.running import Running
 from zero_tui.picker.preview_data import PreviewData, PreviewExchange
 from zero_tui.store.session_flags import NO_FLAGS, PIN_MARK, SessionFlags
 from zero_tui.store.token_counts import Tokens
 from zero_tui.transcript.header import token_facts
+from zero_tui.ui.widgets.virtual_height import set_virtual_height
 
 MAX_EXCHANGE_LINES = 12
 MAX_EXCHANGE_CHARS = 1200
@@ -117,15 +120,28 @@ def _kept_words(flags: SessionFlags) -> list[str]:
     return words + (["archived (alt+h shows the archive)"] if flags.archived else [])
 
 
-class SessionPreview(VerticalScroll, can_focus=False):
-    """Shows one session; `show` swaps its text (placeholder text while loading)."""
+class SessionPreview(ScrollView, can_focus=False):
+    """Shows one session; `show` swaps its text (placeholder text while loading).
+
+    A line-API view: a new text is cut into lines at the view's width and drawn line by
+    line; its height changes with no layout of the screen (see virtual_height.py)."""
+
+    DEFAULT_CSS = """
+    SessionPreview {
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-gutter: stable;
+    }
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._text = Static(id="preview-text", markup=False)  # held: see ui/mounting.py
-
-    def compose(self) -> ComposeResult:
-        yield self._text
+        self._content = Content("")
+        self._lines: list[Strip] = []
+        self._lines_width = -1  # the width the lines were cut at (-1: not cut yet)
+        self._cuts: LRUCache[tuple[str, tuple[Span, ...], int], list[Strip]] = LRUCache(32)
+        self._base_style = Style()
+        self._blank = Strip.blank(0)
 
     _preview: PreviewData | None = None
     _shown_running: Running | None = None
@@ -142,7 +158,7 @@ class SessionPreview(VerticalScroll, can_focus=False):
         self._preview, self._shown_running, self._shown_tokens = preview, running, tokens
         self._shown_kept = kept
         self._redraw()
-        self.scroll_home(animate=False)
+        self.scroll_to(y=0, animate=False)
 
     def show_running(self, running: Running | None) -> None:
         """Say (or stop saying) that the session shown runs now, in place."""
@@ -164,18 +180,61 @@ class SessionPreview(VerticalScroll, can_focus=False):
 
     def _redraw(self) -> None:
         if self._preview is not None:
-            content = preview_content(
-                self._preview, self._shown_running, self._shown_tokens, self._shown_kept
+            self._set_content(
+                preview_content(
+                    self._preview, self._shown_running, self._shown_tokens, self._shown_kept
+                )
             )
-            self._text.update(content)
 
     def show_message(self, message: str) -> None:
         self._preview = None
-        self._text.update(Content.styled(message, "$text-muted"))
-        self.scroll_home(animate=False)
+        self._set_content(Content.styled(message, "$text-muted"))
+        self.scroll_to(y=0, animate=False)
+
+    def _set_content(self, content: Content) -> None:
+        if content.is_same(self._content) and self._lines_width != -1:
+            return  # the same text (no row highlighted after each key): nothing to redraw
+        self._content = content
+        self._lines_width = -1
+        self._cut_lines()
+        self.refresh()
+
+    def _cut_lines(self) -> None:
+        """Cut the text into the lines drawn, at the view's width (none before it has one);
+        a text cut before (the highlight back on a row) is not cut again."""
+        width = self.scrollable_content_region.width
+        if width <= 0 or width == self._lines_width:
+            return
+        self._lines_width = width
+        self._base_style = self.rich_style
+        content = self._content
+        key = (content.plain, tuple(content.spans), width)
+        lines = self._cuts.get(key)
+        if lines is None:
+            strips = Visual.to_strips(self, content, width, None, self.visual_style)
+            lines = [strip.extend_cell_length(width, self._base_style) for strip in strips]
+            self._cuts[key] = lines
+        self._lines = lines
+        self._blank = Strip.blank(width, self._base_style)
+        set_virtual_height(self, len(lines))
+
+    def on_resize(self) -> None:
+        self._cut_lines()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cuts.clear()  # the theme's colours: cut again when next drawn
+        self._lines_width = -1
+
+    def render_line(self, y: int) -> Strip:
+        if self._lines_width == -1:
+            self._cut_lines()
+        line = round(self.scroll_y) + y
+        if line < len(self._lines):
+            return self._lines[line]
+        return self._blank
 
     @property
     def text(self) -> str:
         """The plain text shown (for tests)."""
-        content = self._text.visual
-        return str(content)
+        return self._content.plain

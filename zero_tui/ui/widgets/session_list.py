@@ -8,15 +8,15 @@ change. Each line is drawn by `session_row_painter` with the styles of
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 from os.path import expanduser
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
+from rich.style import Style
 from textual import events, on
 from textual.cache import LRUCache
-from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import var
 from textual.scroll_view import ScrollView
@@ -26,6 +26,7 @@ from textual.widget import Widget
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.picker.shown_rows import HighlightLookup, NoteLookup, ShownRows, SnippetLine
 from zero_tui.ui.widgets.session_row_painter import message_strip, row_strip, snippet_strip
+from zero_tui.ui.widgets.virtual_height import set_virtual_height
 
 if TYPE_CHECKING:
     from zero_tui.store.session_flags import FlagBook
@@ -92,9 +93,10 @@ class SessionList(ScrollView, can_focus=False):
         """The display line under the mouse, drawn as hovered."""
         self._empty_message = ""
         self._generation = 0
-        self._strip_cache: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(1024)
+        self._strip_cache: LRUCache[tuple[int, Hashable, int, bool, bool], Strip] = LRUCache(1024)
         self._moving = False  # the cursor is being moved by the user
         self._part = partial(self.get_component_rich_style, partial=True)
+        self._base_style: Style | None = None
 
     # --- data ----------------------------------------------------------------------------
 
@@ -131,26 +133,17 @@ class SessionList(ScrollView, can_focus=False):
         `snippets(line)` gives the line shown under the row at display line `line`, and
         `notes(line)` why it matched, after its title."""
         shown = self.shown
+        before = (shown.widths, shown.lines_per_row, shown.show_workspace)
+        drawn = self._drawn_lines()
         shown.set_rows(
             rows, order, highlight, show_workspace=show_workspace, snippets=snippets, notes=notes
         )
-        self._invalidate()
-        self._set_virtual_height(len(shown.order) * shown.lines_per_row)
+        if before != (shown.widths, shown.lines_per_row, shown.show_workspace):
+            self._invalidate()  # the columns or the lines of a row: every line changes
+        else:
+            self._refresh_changed(drawn)
+        set_virtual_height(self, len(shown.order) * shown.lines_per_row)
         self.cursor = max(0, min(cursor, len(shown.order) - 1))
-
-    def _set_virtual_height(self, lines: int) -> None:
-        """The rows' height, laid out again only when the scrollbar comes or goes: a layout
-        of the screen at every key of a query costs more than drawing the rows."""
-        size = Size(0, lines)
-        if size == self.virtual_size:
-            return
-        height = self.container_size.height
-        if not height or (self.virtual_size.height > height) != (lines > height):
-            self.virtual_size = size  # the scrollbar comes or goes: the width of the rows
-            return
-        self.set_reactive(SessionList.virtual_size, size)
-        self._scroll_update(size)  # Textual's own step after a layout: scrollbar and scroll
-        self.refresh()
 
     def snippet_at(self, line: int) -> SnippetLine | None:
         """The snippet under the row at display `line`, if any."""
@@ -205,6 +198,29 @@ class SessionList(ScrollView, can_focus=False):
         if message != self._empty_message:
             self._empty_message = message
             self._invalidate()
+
+    def _line_content(self, y: int) -> Hashable:
+        """What the list's line `y` (from its top) draws, but for the cursor and the hover:
+        the same content, the same strip."""
+        shown = self.shown
+        line, part = divmod(y, shown.lines_per_row)
+        if line >= len(shown.order):
+            return self._empty_message if line == 0 and part == 0 else None
+        if part:
+            return ("snippet", shown.snippet_at(line))
+        return (shown.rows[shown.order[line]], tuple(shown.positions(line)), shown.note(line))
+
+    def _drawn_lines(self) -> list[Hashable]:
+        """What the lines on screen draw now."""
+        top = round(self.scroll_y)
+        return [self._line_content(top + y) for y in range(self.scrollable_content_region.height)]
+
+    def _refresh_changed(self, drawn: list[Hashable]) -> None:
+        """Redraw the lines on screen that draw something else than `drawn`, no other."""
+        top = round(self.scroll_y)
+        for y, before in enumerate(drawn):
+            if self._line_content(top + y) != before:
+                self.refresh_line(top + y)
 
     def _invalidate(self) -> None:
         self._generation += 1
@@ -314,6 +330,7 @@ class SessionList(ScrollView, can_focus=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strip_cache.clear()
+        self._base_style = None
 
     def on_resize(self, event: events.Resize) -> None:
         # The list asks for the room: on a narrow screen its container drops the preview (see
@@ -329,14 +346,17 @@ class SessionList(ScrollView, can_focus=False):
         shown = self.shown
         width = self.scrollable_content_region.width
         line, part = divmod(round(self.scroll_y) + y, shown.lines_per_row)
-        base = self.rich_style
+        base = self._base_style
+        if base is None:
+            base = self._base_style = self.rich_style  # walks the ancestors: once, not per line
         if line >= len(shown.order):
             if line == 0 and part == 0 and self._empty_message:  # once, not per line of a row
                 return message_strip(self._empty_message, width, base, self._part)
             return Strip.blank(width, base)
         is_cursor = line == self.cursor
         is_hover = not part and line == self.hover_line
-        key = (self._generation, -1 - line if part else line, width, is_cursor, is_hover)
+        content = self._line_content(line * shown.lines_per_row + part)
+        key = (self._generation, content, width, is_cursor, is_hover)
         strip = self._strip_cache.get(key)
         if strip is None:
             if part:
