@@ -30,7 +30,7 @@ from zero_tui.picker.scopes import RowRanker
 from zero_tui.store import SessionStore
 from zero_tui.ui.screens.dialogs import HelpScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
-from zero_tui.ui.widgets import store_feed
+from zero_tui.ui.widgets import picker_body, store_feed
 from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.session_row_painter import RUNNING_MARK
 
@@ -236,6 +236,7 @@ async def test_an_enter_waiting_for_its_ranking_is_dropped_with_its_query(
         return rank(self, *args, **kwargs)
 
     monkeypatch.setattr(RowRanker, "rank", held)
+    monkeypatch.setattr(picker_body, "INLINE_RANK_ROWS", 0)  # held in a worker, not the loop
     app = picker_app(three)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

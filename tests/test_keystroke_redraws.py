@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import StoreBuilder, chat, fixed_clock, settle
+from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -17,11 +18,13 @@ from textual.screen import Screen
 from textual.widgets._footer import FooterKey
 
 from zero_tui.picker import loader
+from zero_tui.picker.scopes import RowRanker
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.ui.app import ZeroApp, make_app
 from zero_tui.ui.screens.picker import PickerScreen
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets import picker_body
+from zero_tui.ui.widgets.picker_body import PickerBody
 from zero_tui.ui.widgets.preview import SessionPreview
 from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.steady_footer import SteadyFooter
@@ -319,3 +322,39 @@ async def test_fewer_rows_under_the_scrollbar_tell_it_without_a_layout(
         assert [scroll for scroll in layouts if not scroll] != []
         assert not session_list.show_vertical_scrollbar
         assert session_list.scroll_y == 0
+
+
+async def test_a_burst_of_query_keys_ranks_once_for_the_last_one(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys queued together (a paste, fast typing) rank the small scope once, on the loop:
+    for the query they make, with no worker and nothing typed lost."""
+    ranked: list[str] = []
+    rank = RowRanker.rank
+
+    def counted(self: RowRanker, *args: Any, **kwargs: Any) -> Any:
+        ranked.append(args[2])
+        return rank(self, *args, **kwargs)
+
+    monkeypatch.setattr(RowRanker, "rank", counted)
+    started: list[str] = []
+    run_worker = PickerBody.run_worker
+
+    def counted_worker(self: PickerBody, *args: Any, **kwargs: Any) -> Any:
+        started.append(kwargs.get("group", ""))
+        return run_worker(self, *args, **kwargs)
+
+    monkeypatch.setattr(PickerBody, "run_worker", counted_worker)
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        started.clear()
+        for char in "find":
+            app.post_message(events.Key(char, char))
+        await settle(pilot)
+        assert screen.composer.value == "find"
+        assert ranked == ["find"]
+        assert [row.session_id for row in screen.session_list.visible_rows()] == ["s-fin"]
+        assert started == []

@@ -86,10 +86,8 @@ class HostSynced(Message):
 
 
 @dataclass
-class RankingDone(Message):
+class RankingDone(Message, bubble=False):
     """The ranked order of one scope's rows for one query (`ranking` gives highlights)."""
-
-    bubble = False
 
     key: ScopeKey
     query: str
@@ -99,10 +97,8 @@ class RankingDone(Message):
 
 
 @dataclass
-class ContentResults(Message):
+class ContentResults(Message, bubble=False):
     """A content search of one scope's rows for one query."""
-
-    bubble = False
 
     key: ScopeKey
     query: str
@@ -111,9 +107,7 @@ class ContentResults(Message):
 
 
 @dataclass
-class PreviewLoaded(Message):
-    bubble = False
-
+class PreviewLoaded(Message, bubble=False):
     session_id: str
     preview: PreviewData
 

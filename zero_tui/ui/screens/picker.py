@@ -435,6 +435,7 @@ class PickerScreen(CommandScreen):
             self.notify(summary, title="Rescan", markup=False)
 
     def on_picker_body_shown(self, message: PickerBody.Shown) -> None:
+        message.stop()  # the app has nothing to do with it: no bubbling at every key
         status = message.content_status
         self.state = replace(
             self.state,
@@ -445,6 +446,7 @@ class PickerScreen(CommandScreen):
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
+        event.stop()
         if REGISTRY.starts_a_command(event.value):
             return  # a command, not a filter: the list stays as it is
         text = event.value.strip()
@@ -485,6 +487,7 @@ class PickerScreen(CommandScreen):
     @on(SessionList.Highlighted)
     def _row_highlighted(self, event: SessionList.Highlighted) -> None:
         """The keys that act on a row come and go with a highlighted row, not with each move."""
+        event.stop()
         highlighted = event.row is not None
         if highlighted != self._highlighted:
             self._highlighted = highlighted

@@ -42,6 +42,10 @@ from zero_tui.ui.widgets.preview import SessionPreview
 from zero_tui.ui.widgets.session_list import SessionList
 
 CONTENT_DEBOUNCE = 0.15  # seconds of typing pause before a content search starts
+INLINE_RANK_ROWS = 2_000
+"""A scope of at most this many rows is ranked for the query on the event loop (under a
+millisecond: less than a thread worker's start and its messages); a bigger one in a
+thread worker."""
 
 
 def snippet_line(hit: SearchHit) -> SnippetLine | None:
@@ -231,6 +235,7 @@ class PickerBody(Horizontal):
         self._ranked_for: tuple[ScopeKey, str] | None = None
         self._ranked_rows: Sequence[PickerRow] | None = None  # the rows it ranked
         self._last_ranking: Ranking | None = None  # of the titles shown
+        self._rank_due = False  # a ranking on the event loop is asked for
         # Enter pressed before the list was settled: open once it is, for this scope and query
         self._open_pending: tuple[ScopeKey, str] | None = None
 
@@ -441,25 +446,49 @@ class PickerBody(Horizontal):
                 state.sessions,
             )
             return
-        self._rank(state.scope_key, state.query, rows)
+        if len(rows) > INLINE_RANK_ROWS:
+            self._rank(state.scope_key, state.query, rows)
+        elif not self._rank_due:
+            self._rank_due = True  # once for the keys already queued: the last one wins
+            self.call_later(self._rank_here)
+
+    def _rank_here(self) -> None:
+        """Rank a small scope for the query typed, on the event loop."""
+        self._rank_due = False
+        state = self.state
+        if state.scope is None or not state.query or state.content_mode:
+            return
+        rows = self._listed()
+        if len(rows) > INLINE_RANK_ROWS:
+            self._start_ranking()
+            return
+        key, query = state.scope_key, state.query
+        self._show_ranking(key, query, rows, self._ranking(key, query, rows))
+
+    def _ranking(self, key: ScopeKey, query: str, rows: Sequence[PickerRow]) -> Ranking:
+        titles = split_flag_words(query)[0]  # the flag words were applied to the rows
+        return self._ranker.rank(key, rows, titles, with_workspace=key[0])
 
     # A description of its own: Textual's would be the repr of every row, at every key.
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False, description="rank")
     def _rank(self, key: ScopeKey, query: str, rows: Sequence[PickerRow]) -> None:
-        titles = split_flag_words(query)[0]  # the flag words were applied to the rows
-        ranking = self._ranker.rank(key, rows, titles, with_workspace=key[0])
+        ranking = self._ranking(key, query, rows)
         if not get_current_worker().is_cancelled:
             self.post_message(RankingDone(key, query, rows, ranking.indices, ranking))
 
     def on_ranking_done(self, message: RankingDone) -> None:
+        self._show_ranking(message.key, message.query, message.rows, message.ranking)
+
+    def _show_ranking(
+        self, key: ScopeKey, query: str, rows: Sequence[PickerRow], ranking: Ranking
+    ) -> None:
+        """Show the rows ranked for `query`, unless the scope or the query changed since."""
         state = self.state
-        if message.key != state.scope_key or message.query != state.query:
+        if key != state.scope_key or query != state.query or state.scope is None:
             return
-        if state.scope is None:
-            return
-        self._ranked_for = (message.key, message.query)
-        self._ranked_rows = message.rows
-        ranking = self._last_ranking = message.ranking
+        self._ranked_for = (key, query)
+        self._ranked_rows = rows
+        self._last_ranking = ranking
 
         def highlight(line: int) -> tuple[int, ...]:
             return ranking[line].positions
@@ -467,7 +496,7 @@ class PickerBody(Horizontal):
         def note(line: int) -> str:
             return ranking[line].reason
 
-        self._show_ranked(message.rows, message.order, highlight=highlight, notes=note)
+        self._show_ranked(rows, ranking.indices, highlight=highlight, notes=note)
 
     @work(
         thread=True,
