@@ -306,3 +306,22 @@ def test_a_typo_of_the_model_in_the_demo_lists_its_sessions_and_says_why(tmux: T
 
     tmux.press("C-q")
     tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
+
+
+def test_a_burst_of_keys_arrives_whole_and_in_order_and_its_command_runs(
+    tmux: Tmux, tmp_path: Path, make_store: Callable[..., StoreBuilder]
+) -> None:
+    """A paste-sized query, its deletion and a new query with Enter in one burst; then a
+    slash command and its Enter in one burst: no key is lost or moved, the command runs."""
+    workspace = start_on_one_session(tmux, tmp_path, make_store)
+    typed = "the-date-parser-rejects-offsets-after-the-refactor"
+    tmux.send_text(typed)
+    screen = tmux.wait_for(lambda screen: "0 of 1 match" in screen, "the long query")
+    assert f" {typed}\n" in screen  # every key, in order
+    tmux.press(*["BSpace"] * len(typed), "date parser", "Enter")
+    tmux.wait_for(lambda screen: "parser fixed" in screen, "the session the query matched")
+    tmux.press("/export burst.md", "Enter")
+    tmux.wait_for(lambda screen: "wrote transcript to" in screen, "the export's note")
+    assert "parser fixed" in (workspace / "burst.md").read_text(encoding="utf-8")
+    tmux.press("C-q")
+    tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")
