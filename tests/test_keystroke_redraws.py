@@ -17,7 +17,6 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets._footer import FooterKey
 
-from zero_tui.picker import loader
 from zero_tui.picker.scopes import RowRanker
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.ui.app import ZeroApp, make_app
@@ -31,6 +30,21 @@ from zero_tui.ui.widgets.steady_footer import SteadyFooter
 
 W = "/home/u/proj"
 SIZE = (120, 36)
+
+Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
+
+
+def spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> Calls:
+    """Record each call of `owner.name` (a method: its self first) and let it go on."""
+    calls: Calls = []
+    original = getattr(owner, name)
+
+    def spied(*args: Any, **kwargs: Any) -> Any:
+        calls.append((args, kwargs))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spied)
+    return calls
 
 
 @pytest.fixture
@@ -206,14 +220,7 @@ async def test_a_row_read_before_shows_its_preview_without_reading_it_again(
 ) -> None:
     """Back and forth between two rows: each session's preview is read once; a change to
     the session on disk reads it again."""
-    read: list[str] = []
-    real_load = loader.load_preview
-
-    def counted_load(store: Any, session_id: str, *args: Any) -> Any:
-        read.append(session_id)
-        return real_load(store, session_id, *args)
-
-    monkeypatch.setattr(picker_body, "load_preview", counted_load)
+    loads = spy(monkeypatch, picker_body, "load_preview")
     app = picker_app(make_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -223,11 +230,11 @@ async def test_a_row_read_before_shows_its_preview_without_reading_it_again(
             await pilot.press(key)
             await settle(pilot)
         assert "Find the leak" in screen.query_one(SessionPreview).text
-        assert read == ["s-fix", "s-fin"]
+        assert [args[1] for args, _ in loads] == ["s-fix", "s-fin"]
         screen.body.forget_preview(["s-fix"])
         await pilot.press("up")
         await settle(pilot)
-        assert read == ["s-fix", "s-fin", "s-fix"]
+        assert [args[1] for args, _ in loads] == ["s-fix", "s-fin", "s-fix"]
 
 
 def rows(*titles: str) -> list[PickerRow]:
@@ -329,22 +336,8 @@ async def test_a_burst_of_query_keys_ranks_once_for_the_last_one(
 ) -> None:
     """Keys queued together (a paste, fast typing) rank the small scope once, on the loop:
     for the query they make, with no worker and nothing typed lost."""
-    ranked: list[str] = []
-    rank = RowRanker.rank
-
-    def counted(self: RowRanker, *args: Any, **kwargs: Any) -> Any:
-        ranked.append(args[2])
-        return rank(self, *args, **kwargs)
-
-    monkeypatch.setattr(RowRanker, "rank", counted)
-    started: list[str] = []
-    run_worker = PickerBody.run_worker
-
-    def counted_worker(self: PickerBody, *args: Any, **kwargs: Any) -> Any:
-        started.append(kwargs.get("group", ""))
-        return run_worker(self, *args, **kwargs)
-
-    monkeypatch.setattr(PickerBody, "run_worker", counted_worker)
+    ranked = spy(monkeypatch, RowRanker, "rank")
+    started = spy(monkeypatch, PickerBody, "run_worker")
     app = picker_app(make_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -355,6 +348,6 @@ async def test_a_burst_of_query_keys_ranks_once_for_the_last_one(
             app.post_message(events.Key(char, char))
         await settle(pilot)
         assert screen.composer.value == "find"
-        assert ranked == ["find"]
+        assert [args[3] for args, _ in ranked] == ["find"]
         assert [row.session_id for row in screen.session_list.visible_rows()] == ["s-fin"]
         assert started == []
