@@ -105,8 +105,8 @@ class PreviewPane(SessionPreview):
             return
         if self._loading or row.key == self._shown:
             return  # a running load hands over to the latest wish when it is done
-        if (known := self._previews.get(row.session_id)) is not None:
-            self._shown = row.session_id  # read before and unchanged since: no IO again
+        if (known := self._previews.get(row.key)) is not None:
+            self._shown = row.key  # read before and unchanged since: no IO again
             self._show(known, row)
             return
         self._loading = True
@@ -114,18 +114,16 @@ class PreviewPane(SessionPreview):
         self.call_after_refresh(self._start)
 
     def forget(self, session_ids: Collection[str] | None = None) -> None:
-        """The shown session changed on disk (one of `session_ids`; None: whichever it is):
-        load it again when highlighted next."""
-        changed = [self._shown] if session_ids is None and self._shown else session_ids or ()
-        for session_id in changed:
-            self._previews.discard(session_id)
-        if session_ids is None or self._shown in session_ids:
+        """These sessions changed on disk (None: which ones is not known): their previews
+        are read again when highlighted next."""
+        if session_ids is None:
+            self._previews.clear()
             self._shown = None
-
-    def forget_all(self) -> None:
-        """A new scan: every preview is read again."""
-        self._previews.clear()
-        self._shown = None
+            return
+        for session_id in session_ids:
+            self._previews.discard(session_id)
+        if self._shown in session_ids:
+            self._shown = None
 
     def show_usage_of(self, usage: Mapping[str, Tokens]) -> None:
         """Each session's tokens: the preview says the shown one's."""
@@ -175,7 +173,7 @@ class PreviewPane(SessionPreview):
             # The highlight moved on while this one loaded: load the latest only.
             self._start()
             return
-        self._previews[message.session_id] = message.preview
+        self._previews[wanted.key] = message.preview
         self._show(message.preview, wanted)
 
     def _show(self, preview: PreviewData, wanted: PickerRow) -> None:
@@ -342,11 +340,11 @@ class PickerBody(Horizontal):
         """A new scan: its rows are ranked afresh."""
         self._ranker.forget()
         self._ranked_for = None
-        self.query_one(PreviewPane).forget_all()
+        self.query_one(PreviewPane).forget()
 
     def forget_preview(self, session_ids: Collection[str] | None = None) -> None:
-        """These sessions changed on disk (None: the shown one did): their preview is read
-        again."""
+        """These sessions changed on disk (their keys; None: which ones is not known): their
+        previews are read again."""
         self.query_one(PreviewPane).forget(session_ids)
 
     def show_usage(self, usage: Mapping[str, Tokens]) -> None:
