@@ -92,6 +92,7 @@ class PreviewPane(SessionPreview):
         self._shown: str | None = None
         self._reported: PreviewData | None = None  # the last preview said to differ
         self._previews: LRUCache[str, PreviewData] = LRUCache(64)  # read, unchanged since
+        self._loading_key = ""  # the row whose preview is read now
         self.running: Mapping[str, Running] = {}
         self.usage: Mapping[str, Tokens] = {}
         self.flags: FlagBook = EMPTY_BOOK
@@ -103,12 +104,10 @@ class PreviewPane(SessionPreview):
             self._shown = None
             self.show_message("")
             return
-        if self._loading or row.key == self._shown:
-            return  # a running load hands over to the latest wish when it is done
-        if (known := self._previews.get(row.key)) is not None:
-            self._shown = row.key  # read before and unchanged since: no IO again
-            self._show(known, row)
+        if row.key == self._shown or self._show_known(row):
             return
+        if self._loading:
+            return  # a running load hands over to the latest wish when it is done
         self._loading = True
         # After the next paint: the list's rows come before the preview's IO.
         self.call_after_refresh(self._start)
@@ -116,6 +115,8 @@ class PreviewPane(SessionPreview):
     def forget(self, session_ids: Collection[str] | None = None) -> None:
         """These sessions changed on disk (None: which ones is not known): their previews
         are read again when highlighted next."""
+        if session_ids is None or self._loading_key in session_ids:
+            self._loading_key = ""
         if session_ids is None:
             self._previews.clear()
             self._shown = None
@@ -153,10 +154,23 @@ class PreviewPane(SessionPreview):
         if row is None:
             self._loading = False
             return
+        if self._show_known(row):
+            self._loading = False
+            return
         self._loading = True
-        self._shown = row.key
+        self._shown = self._loading_key = row.key
         store = self._store if row.host is None else self._host_stores[row.host]
         self._load(store, row.session_id)
+
+    def _show_known(self, row: PickerRow) -> bool:
+        """Show `row`'s preview if it was read before (and its session unchanged since):
+        no IO again. Whether it was."""
+        known = self._previews.get(row.key)
+        if known is None:
+            return False
+        self._shown = row.key
+        self._show(known, row)
+        return True
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def _load(self, store: SessionStore, session_id: str) -> None:
@@ -166,6 +180,8 @@ class PreviewPane(SessionPreview):
 
     def on_preview_loaded(self, message: PreviewLoaded) -> None:
         self._loading = False
+        if self._loading_key:  # not changed on disk while it was read
+            self._previews[self._loading_key] = message.preview
         wanted = self._wanted
         if wanted is None:
             return
@@ -173,7 +189,6 @@ class PreviewPane(SessionPreview):
             # The highlight moved on while this one loaded: load the latest only.
             self._start()
             return
-        self._previews[wanted.key] = message.preview
         self._show(message.preview, wanted)
 
     def _show(self, preview: PreviewData, wanted: PickerRow) -> None:

@@ -166,15 +166,10 @@ class SessionList(ScrollView, can_focus=False):
         if len(changed) > 8:
             self._invalidate()
             return
-        width = self.scrollable_content_region.width
-        for session_id in changed:
+        for session_id in changed:  # a line's mark is part of what the strip is cached by
             line = self.shown.line_of(session_id, self.cursor)
-            if line is None:
-                continue
-            for is_cursor in (False, True):
-                for is_hover in (False, True):
-                    self._strip_cache.discard((self._generation, line, width, is_cursor, is_hover))
-            self._refresh_row(line)
+            if line is not None:
+                self._refresh_row(line)
 
     def set_usage(self, usage: Mapping[str, Tokens]) -> None:
         """Each session's tokens, for the tokens column (shown on a wide screen)."""
@@ -208,7 +203,9 @@ class SessionList(ScrollView, can_focus=False):
             return self._empty_message if line == 0 and part == 0 else None
         if part:
             return ("snippet", shown.snippet_at(line))
-        return (shown.rows[shown.order[line]], tuple(shown.positions(line)), shown.note(line))
+        row = shown.rows[shown.order[line]]
+        marked = row.session_id in shown.marked
+        return (row, tuple(shown.positions(line)), shown.note(line), marked)
 
     def _drawn_lines(self) -> list[Hashable]:
         """What the lines on screen draw now."""
