@@ -221,20 +221,25 @@ async def test_retry_resends_the_sessions_last_prompt_and_edit_recalls_it(
         await send(pilot, "/retry")
         await finished(pilot, screen)
         await wait_until(pilot, lambda: "You said: q" in screen_text(pilot))
-        await send(pilot, "slow 10")
-        await finished(pilot, screen)
+        await send(pilot, "hang")  # a run that lasts until cancelled, however busy the machine
+        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text())
+        await pilot.press("escape")
+        await cancelled(pilot, screen)
         await send(pilot, "/retry")  # now: the last prompt sent in this process
         await wait_until(pilot, lambda: screen.running)
         await send(pilot, "/retry")
-        messages = [n.message for n in pilot.app._notifications]
-        assert "cannot retry while a run is in progress." in messages
-        await finished(pilot, screen)
+        refusal = "cannot retry while a run is in progress."
+        await wait_until(pilot, lambda: refusal in [n.message for n in pilot.app._notifications])
+        if screen.composer.text:
+            await pilot.press("escape")  # the editor's Esc clears the text first
+        await pilot.press("escape")
+        await cancelled(pilot, screen)
     prompts = [
         payload["content"]
         for kind, payload in stored(fake_agent, sid)
         if kind == "message" and isinstance(payload, dict) and payload["role"] == "user"
     ]
-    assert prompts == ["q", "q", "slow 10", "slow 10"]
+    assert prompts == ["q", "q", "hang", "hang"]
 
 
 async def test_retry_and_edit_with_nothing_to_recall(fake_agent: AgentSandbox) -> None:

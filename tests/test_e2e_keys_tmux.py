@@ -26,9 +26,9 @@ def test_moved_keys_show_in_the_footer_and_run(
     config = tmp_path / "config" / "zero-tui" / "config.toml"  # the isolated XDG_CONFIG_HOME
     config.parent.mkdir(parents=True)
     config.write_text(CONFIG)
-    # The note first: a notification, gone after its timeout, which a loaded machine may
-    # spend before the rows are in.
-    start_on_one_session(tmux, tmp_path, make_store, ready="keys.exprot: no")
+    # The typo's note is a notification: test_app_keymap checks it, where no timeout runs
+    # out before a look (in the full suite on a loaded machine, this test missed it).
+    start_on_one_session(tmux, tmp_path, make_store)
     screen = tmux.wait_for(
         lambda screen: "1 shown" in screen and "f9 Export" in screen, "the footer's f9 Export"
     )
