@@ -227,6 +227,15 @@ def build_command(binary: str, request: RunRequest) -> tuple[list[str], bytes | 
 
 def check_request(store: SessionStore, request: RunRequest) -> None:
     """What exec would refuse, said before anything runs (AgentUnavailable)."""
+    check_options(request)
+    if not os.path.isdir(request.cwd):
+        raise AgentUnavailable(f"cwd must be an existing directory: {os.path.abspath(request.cwd)}")
+    if request.session_id is not None:
+        check_resumable(store, request.session_id)
+
+
+def check_options(request: RunRequest) -> None:
+    """The prompt, the autonomy level and the model, as exec checks them."""
     if not trim_space(request.prompt):
         raise AgentUnavailable("Nothing to send: the prompt is empty.")
     if request.auto is not None and request.auto.lower() not in AUTONOMY_LEVELS:
@@ -238,19 +247,19 @@ def check_request(store: SessionStore, request: RunRequest) -> None:
         not trim_space(request.model) or request.model.startswith("-")
     ):
         raise AgentUnavailable(f"Invalid model id {gojson.encode_string(request.model)}.")
-    if not os.path.isdir(request.cwd):
-        raise AgentUnavailable(f"cwd must be an existing directory: {os.path.abspath(request.cwd)}")
-    if request.session_id is None:
-        return
+
+
+def check_resumable(store: SessionStore, session_id: str) -> None:
+    """The session is in `store` and of a kind `--resume` continues."""
     try:
-        meta = store.get(request.session_id)
+        meta = store.get(session_id)
     except StoreError as error:
         raise AgentUnavailable(str(error)) from None
     if meta is None:
-        raise AgentUnavailable(f"Zero session not found: {request.session_id}")
+        raise AgentUnavailable(f"Zero session not found: {session_id}")
     if not meta.is_resumable_kind:
         raise AgentUnavailable(
-            f"Zero session is not resumable: {request.session_id} "
+            f"Zero session is not resumable: {session_id} "
             f"(a {meta.session_kind} session; only regular and forked sessions continue)"
         )
 
@@ -695,82 +704,10 @@ class ExecEngine:
     async def _start(self, request: RunRequest) -> ExecRun:
         argv, stdin_bytes, env = await asyncio.to_thread(self._prepare, request)
         workspace = argv[argv.index("--cwd") + 1]
-        channel, supervisor_end = socket.socketpair()
-        stdout_read, stdout_write = os.pipe()
-        stderr_read, stderr_write = os.pipe()
-        channel.setblocking(False)
-        try:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-I",
-                "-S",
-                str(SUPERVISOR),
-                str(supervisor_end.fileno()),
-                str(stdout_read),
-                str(stderr_read),
-                repr(self.grace_seconds),
-                "--",
-                *argv,
-                stdin=asyncio.subprocess.PIPE
-                if stdin_bytes is not None
-                else asyncio.subprocess.DEVNULL,
-                stdout=stdout_write,
-                stderr=stderr_write,
-                pass_fds=(supervisor_end.fileno(), stdout_read, stderr_read),
-                env=env,
-                cwd=workspace,
-                start_new_session=True,
-            )
-        except BaseException as error:  # asyncio has killed what it started, if anything
-            channel.close()
-            os.close(stdout_read)
-            os.close(stderr_read)
-            if isinstance(error, OSError):
-                reason = error.strerror or error
-                raise AgentUnavailable(f"cannot start {argv[0]}: {reason}") from None
-            raise
-        finally:
-            supervisor_end.close()
-            os.close(stdout_write)
-            os.close(stderr_write)
-        # the descriptors are the files' from here on; the transports close them
-        pipes = [os.fdopen(fd, "rb", buffering=0) for fd in (stdout_read, stderr_read)]
-        outputs: list[Output] = []
-        reports = bytearray()
-
-        def give_up() -> None:
-            _abandon(process, channel, outputs)
-            for pipe in pipes:
-                pipe.close()
-
-        try:
-            for pipe in pipes:
-                outputs.append(await _open_output(pipe))
-            started = await asyncio.wait_for(_next_report(channel, reports), START_TIMEOUT)
-        except TimeoutError:
-            give_up()
-            await process.wait()
-            raise AgentUnavailable(
-                f"cannot start {argv[0]}: its supervisor did not answer"
-            ) from None
-        except BaseException:  # a cancelled start leaves nothing running either
-            give_up()
-            raise
-        word, _, value = (started or "").partition(" ")
-        if word != "started" or not value.isdigit():
-            give_up()
-            await process.wait()
-            if word == "error" and value.isdigit():
-                reason = os.strerror(int(value))
-            else:
-                reason = f"its supervisor exited (status {process.returncode})"
-            raise AgentUnavailable(f"cannot start {argv[0]}: {reason}")
+        stdin = asyncio.subprocess.PIPE if stdin_bytes is not None else asyncio.subprocess.DEVNULL
+        launched = await launch_supervised(argv, env, workspace, stdin, self.grace_seconds)
         return ExecRun(
-            process,
-            channel,
-            int(value),
-            (outputs[0], outputs[1]),
-            reports,
+            *launched,
             argv,
             stdin_bytes,
             request=request,
@@ -779,6 +716,85 @@ class ExecEngine:
             drain_seconds=self.drain_seconds,
             line_limit=self.line_limit,
         )
+
+
+Launched = tuple[asyncio.subprocess.Process, socket.socket, int, tuple[Output, Output], bytearray]
+
+
+async def launch_supervised(
+    argv: list[str], env: Mapping[str, str], cwd: str, stdin: int, grace_seconds: float
+) -> Launched:
+    """`argv` started under a supervisor of its own (supervisor.py), its stdin `stdin` (a
+    descriptor, PIPE or DEVNULL): the supervisor, its channel, the pid it reported, the
+    readers of stdout and stderr and what was read of its reports. AgentUnavailable when it
+    could not start."""
+    channel, supervisor_end = socket.socketpair()
+    stdout_read, stdout_write = os.pipe()
+    stderr_read, stderr_write = os.pipe()
+    channel.setblocking(False)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-I",
+            "-S",
+            str(SUPERVISOR),
+            str(supervisor_end.fileno()),
+            str(stdout_read),
+            str(stderr_read),
+            repr(grace_seconds),
+            "--",
+            *argv,
+            stdin=stdin,
+            stdout=stdout_write,
+            stderr=stderr_write,
+            pass_fds=(supervisor_end.fileno(), stdout_read, stderr_read),
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except BaseException as error:  # asyncio has killed what it started, if anything
+        channel.close()
+        os.close(stdout_read)
+        os.close(stderr_read)
+        if isinstance(error, OSError):
+            reason = error.strerror or error
+            raise AgentUnavailable(f"cannot start {argv[0]}: {reason}") from None
+        raise
+    finally:
+        supervisor_end.close()
+        os.close(stdout_write)
+        os.close(stderr_write)
+    # the descriptors are the files' from here on; the transports close them
+    pipes = [os.fdopen(fd, "rb", buffering=0) for fd in (stdout_read, stderr_read)]
+    outputs: list[Output] = []
+    reports = bytearray()
+
+    def give_up() -> None:
+        _abandon(process, channel, outputs)
+        for pipe in pipes:
+            pipe.close()
+
+    try:
+        for pipe in pipes:
+            outputs.append(await _open_output(pipe))
+        started = await asyncio.wait_for(_next_report(channel, reports), START_TIMEOUT)
+    except TimeoutError:
+        give_up()
+        await process.wait()
+        raise AgentUnavailable(f"cannot start {argv[0]}: its supervisor did not answer") from None
+    except BaseException:  # a cancelled start leaves nothing running either
+        give_up()
+        raise
+    word, _, value = (started or "").partition(" ")
+    if word != "started" or not value.isdigit():
+        give_up()
+        await process.wait()
+        if word == "error" and value.isdigit():
+            reason = os.strerror(int(value))
+        else:
+            reason = f"its supervisor exited (status {process.returncode})"
+        raise AgentUnavailable(f"cannot start {argv[0]}: {reason}")
+    return process, channel, int(value), (outputs[0], outputs[1]), reports
 
 
 def _abandon(

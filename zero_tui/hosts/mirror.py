@@ -158,6 +158,21 @@ def sync_host(host: Host, progress: Progress | None = None) -> SyncReport:
         return report
 
 
+def sync_session(host: Host, session_id: str) -> dict[str, int]:
+    """One session's folder brought level with the host (after a run there): the same
+    rsync pass as `sync_host`, over that folder alone; rsync's stats. HostError as for
+    `sync_host`; the host's sync state is left as the last whole sync left it."""
+    if not valid_session_id(session_id):
+        raise HostError(f"{host.name}: not a session id: {session_id!r}")
+    with _sync_lock(host.name):
+        target = mirror_root(host.name) / session_id
+        target.mkdir(parents=True, exist_ok=True)
+        source = f"{host.target}:{host.store.rstrip('/')}/{session_id}/"
+        with SshLink(host.name, host.target) as link:
+            arguments = ["--no-whole-file", "--delete", *_excluded(), source, f"{target}/"]
+            return _rsync(link, host.name, arguments, None)
+
+
 def _sync(host: Host, progress: Progress | None) -> SyncReport:
     mirror = mirror_root(host.name)
     with SshLink(host.name, host.target) as link:

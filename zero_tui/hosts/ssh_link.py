@@ -61,6 +61,19 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
+def ssh_options() -> list[str]:
+    """What every ssh of zero-tui passes: the private config if one is set, BatchMode and
+    the ConnectTimeout."""
+    config = os.environ.get(SSH_CONFIG_VARIABLE, "").strip()
+    return [
+        *(["-F", config] if config else []),
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        f"ConnectTimeout={_timeout()}",
+    ]
+
+
 class SshLink:
     """`with SshLink(name, target) as link:` opens one master connection (its socket in a
     private temporary directory, short enough for a Unix socket's path); `run` and
@@ -72,13 +85,8 @@ class SshLink:
         self.control_dir = ""
 
     def options(self) -> list[str]:
-        config = os.environ.get(SSH_CONFIG_VARIABLE, "").strip()
         return [
-            *(["-F", config] if config else []),
-            "-o",
-            "BatchMode=yes",
-            "-o",
-            f"ConnectTimeout={_timeout()}",
+            *ssh_options(),
             "-o",
             # one master per private directory: a short name keeps the socket's path short
             f"ControlPath={os.path.join(self.control_dir, 'm')}",
