@@ -35,6 +35,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from zero_tui.agent import running as running_module
+from zero_tui.agent.engine import ExecEngine
 from zero_tui.store.check import BACKUP_MARK, check_store
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.widgets import agent_pane
@@ -460,7 +461,7 @@ async def test_a_run_that_cannot_go_on_ends_on_screen(
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("the registry is on fire")
 
-    monkeypatch.setattr(agent_pane, "guard_run", broken)
+    monkeypatch.setattr(ExecEngine, "guard", broken)
     sid = fake_agent.new_session()
     async with AgentApp(fake_agent, sid).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
@@ -509,14 +510,14 @@ async def test_no_cancel_is_offered_while_another_process_may_own_the_run(
     found another process running it, the footer offers no `esc Cancel run`."""
     checked = threading.Event()
     looked = threading.Event()
-    from zero_tui.agent.preflight import guard_run as real_guard
+    real_guard = ExecEngine.guard
 
     def guard_when_looked(*args: Any, **kwargs: Any) -> Any:
         checked.set()
         looked.wait(30)
         return real_guard(*args, **kwargs)
 
-    monkeypatch.setattr(agent_pane, "guard_run", guard_when_looked)
+    monkeypatch.setattr(ExecEngine, "guard", guard_when_looked)
     async with AgentApp(fake_agent, "zero_s1").run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         await send(pilot, "second run")

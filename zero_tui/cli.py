@@ -26,6 +26,7 @@ from zero_tui.host_commands import (
     StoreOfHost,
     add_host_arguments,
     add_host_option,
+    add_owner_host_option,
     never_synced,
     stores_for,
 )
@@ -287,6 +288,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fork.add_argument("--title", metavar="T", default="", help="default: '<title> (fork)'")
     fork.add_argument("--json", action="store_true", help="print the new session as JSON")
+    add_owner_host_option(fork)
+
+    rewind = commands.add_parser(
+        "rewind", help="drop a session's events after one of them, through Zero's own rewind"
+    )
+    _common_options(rewind, at_top=False)
+    rewind.set_defaults(func=implemented_in("zero_tui.cli_maintenance", "cmd_rewind"))
+    rewind.add_argument("session_id", metavar="ID", help="an id, a unique prefix of one, or latest")
+    rewind.add_argument(
+        "--at", metavar="SEQUENCE", type=int, required=True, help="the last event to keep"
+    )
+    rewind.add_argument("--yes", action="store_true", help="do not ask (needed without a tty)")
+    add_owner_host_option(rewind)
 
     usage = commands.add_parser(
         "usage", help="tokens used, per day, model and workspace (Zero's cost estimate too)"
@@ -306,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.set_defaults(func=implemented_in("zero_tui.cli_maintenance", "cmd_delete"))
     delete.add_argument("session_ids", metavar="ID", nargs="+", help="ids, unique prefixes")
     delete.add_argument("--yes", action="store_true", help="do not ask (needed without a tty)")
+    add_owner_host_option(delete)
 
     trash = commands.add_parser("trash", help="the sessions in the trash; --empty removes them")
     _common_options(trash, at_top=False)

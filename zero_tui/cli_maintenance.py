@@ -1,4 +1,6 @@
-"""The `fork`, `delete`, `trash`, `restore` and `check` subcommands: changing the store.
+"""The `fork`, `rewind`, `delete`, `trash`, `restore` and `check` subcommands: changing the
+store. With `--host`, a session of that host: rewound through Zero's own command there,
+and a fork or a delete refused (Zero has no command for them).
 
 Imported by `zero_tui.cli` only when one of them runs (see its `implemented_in`).
 """
@@ -12,17 +14,27 @@ from typing import TextIO
 
 from zero_tui.agent.guarded_delete import delete_session
 from zero_tui.agent.running import refusal_while_written
+from zero_tui.agent.zero_commands import ZeroCommandError, rewind, rewind_plan
 from zero_tui.cli import (
     EXIT_DATA_ERROR,
     EXIT_OK,
     PROG,
     UsageError,
     _named_session,
+    _session_store,
     _store,
     _table,
     _workspace,
 )
+from zero_tui.hosts.registry import HostError, named_hosts
 from zero_tui.json_output import session_summary, write_json_array
+from zero_tui.remote.host_sessions import (
+    host_of_store,
+    plan_rewind_on_host,
+    refusal,
+    rewind_on_host,
+)
+from zero_tui.store import SessionStore
 from zero_tui.store.check import check_store, repair_store
 from zero_tui.store.errors import StoreError
 from zero_tui.store.fork import fork_session
@@ -31,8 +43,17 @@ from zero_tui.store.trash import empty_trash, find_trashed, restore, trash_conte
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 
 
-def cmd_fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _refused_on_host(args: argparse.Namespace, operation: str) -> None:
+    """HostError (one line) for `operation` on a session `--host` names a host of."""
+    if args.host:
+        store, _session_id = _session_store(args)
+        host = host_of_store(store)
+        if host is not None:
+            raise HostError(refusal(operation, host.name))
 
+
+def cmd_fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    _refused_on_host(args, "fork")
     store = _store(args)
     parent = _named_session(store, args)
     refusal = refusal_while_written(store, parent, "not forking", by_log=False)
@@ -47,7 +68,9 @@ def cmd_fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
+    if args.host:
+        named_hosts(args.host)  # an unknown name is said as such
+        raise HostError(refusal("delete", ", ".join(args.host)))
     store = _store(args)
     named = [
         resolve_session_dir(store, argument, _workspace(args)) for argument in args.session_ids
@@ -70,6 +93,62 @@ def cmd_delete(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"{PROG}: {sanitize_line(outcome.message)}\n")
             code = EXIT_DATA_ERROR
     return code
+
+
+def cmd_rewind(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Zero's plan, shown and confirmed, then Zero's rewind: on this machine, or on the
+    host `--host` names (its mirror synced after)."""
+    store, session_id = _session_store(args)
+    host = host_of_store(store) if args.host else None
+    try:
+        if host is not None:
+            plan = plan_rewind_on_host(host, session_id, args.at)
+        else:
+            busy = _rewind_refusal(store, session_id)
+            if busy is not None:
+                raise StoreError(busy)
+            plan = rewind_plan(store, session_id, args.at)
+    except ZeroCommandError as error:
+        raise StoreError(str(error)) from None
+    where = f" on {host.name}" if host is not None else ""
+    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(plan.dropped_types.items()))
+    err.write(
+        f"rewind {sanitize_line(session_id)}{where} to #{plan.target_sequence}: keeps "
+        f"{plan.kept} events, drops {plan.dropped}" + (f" ({kinds})" if kinds else "") + "\n"
+    )
+    for change in plan.files:
+        err.write(f"  {change.action} {sanitize_line(change.path)}\n")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("rewind asks first: pass --yes when there is no terminal to ask")
+        err.write("rewind? [y/N] ")
+        err.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            err.write("nothing rewound\n")
+            return EXIT_DATA_ERROR
+    try:
+        if host is not None:
+            result, resync_problem = rewind_on_host(host, session_id, args.at)
+            if resync_problem:
+                err.write(f"{PROG}: {sanitize_line(resync_problem)}\n")
+        else:
+            busy = _rewind_refusal(store, session_id)  # again: time passed while asking
+            if busy is not None:
+                raise StoreError(busy)
+            result = rewind(store, session_id, args.at)
+    except ZeroCommandError as error:
+        raise StoreError(str(error)) from None
+    out.write(
+        f"rewound {sanitize_line(session_id)}{where} to #{result.target_sequence}: "
+        f"{result.restored} file(s) restored, {result.deleted} deleted, "
+        f"{result.skipped} skipped\n"
+    )
+    return EXIT_OK
+
+
+def _rewind_refusal(store: SessionStore, session_id: str) -> str | None:
+    with store.locked(session_id):
+        return refusal_while_written(store, session_id, "not rewinding")()
 
 
 def cmd_trash(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -79,6 +79,16 @@ def add_host_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_owner_host_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a session of this host (read in its mirror; changed only through Zero there)",
+    )
+
+
 def cmd_hosts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         if args.hosts_command == "add":

@@ -31,6 +31,7 @@ from types import TracebackType
 from typing import BinaryIO
 
 from zero_tui.agent.outcome import RunOutcome, describe_outcome, line_too_long_outcome
+from zero_tui.agent.preflight import RunGuard, guard_run
 from zero_tui.agent.settings import AUTONOMY_LEVELS
 from zero_tui.agent.stream import (
     UNREADABLE_TEXT_LIMIT,
@@ -676,6 +677,15 @@ class ExecEngine:
         except AgentUnavailable as error:
             return str(error)
         return None
+
+    def workspace(self, recorded: str, fallback: str) -> tuple[str, str | None]:
+        """Where a run of a session that recorded `recorded` goes (choose_cwd), and the
+        note that says so."""
+        return choose_cwd(recorded, fallback)
+
+    def guard(self, session_id: str | None, *, quiet_since: float | None = None) -> RunGuard:
+        """The one-run claim and the log's check before a run (preflight.guard_run)."""
+        return guard_run(self.store, session_id, quiet_since=quiet_since)
 
     def prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
         """argv, stdin bytes and environment; AgentUnavailable before anything runs."""

@@ -71,19 +71,27 @@ def repair_note(repair: Repair) -> str:
 
 
 def guard_run(
-    store: SessionStore, session_id: str | None, *, quiet_since: float | None = None
+    store: SessionStore,
+    session_id: str | None,
+    *,
+    quiet_since: float | None = None,
+    mirror: bool = False,
 ) -> RunGuard:
     """Claim the session's run and ready its log, or RunRefused with nothing changed
-    (a refused log keeps its torn tail too). None: a new conversation (see claim_named)."""
+    (a refused log keeps its torn tail too). None: a new conversation (see claim_named).
+    `mirror`: `store` is a host's mirror, never written and never checked for a run (the
+    host checks its own): only this machine's claim is taken."""
     guard = RunGuard(session_id)
     if session_id is None:
         return guard
     try:
-        guard.claim = claim_run(store, session_id, quiet_since=quiet_since)
+        guard.claim = claim_run(store, session_id, quiet_since=quiet_since, new_session=mirror)
     except RunBusy as busy:
         raise RunRefused(refusal_text(busy.running), busy.running) from None
     except OSError as error:
         guard.notes.append(_unregistered(error))
+    if mirror:
+        return guard
     try:
         repair = prepare_run(store, session_id)
     except StoreError as error:

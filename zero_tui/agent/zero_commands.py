@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,10 @@ from zero_tui.store.approvals import is_zero_tool
 from zero_tui.store.token_counts import Tokens
 
 COMMAND_TIMEOUT = 60.0
+
+ZeroRunner = Callable[[Sequence[str]], str]
+"""Runs `zero ARGUMENTS` somewhere (this machine by default, a host over ssh) and returns
+its stdout; ZeroCommandError when it could not run or said no."""
 
 
 class ZeroCommandError(Exception):
@@ -47,28 +51,47 @@ def run_zero(
         raise ZeroCommandError(str(error)) from None
     # a neutral folder: `usage report` looks at the git diff of its working directory
     with tempfile.TemporaryDirectory(prefix="zero-tui-") as neutral:
-        try:
-            done = subprocess.run(
-                [binary, *arguments],
-                cwd=neutral,
-                env=environ,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise ZeroCommandError(
-                f"`zero {arguments[0]}` did not answer in {timeout:g}s"
-            ) from None
-        except OSError as error:
-            raise ZeroCommandError(f"could not run {binary}: {error.strerror}") from None
+        done = run_captured(
+            [binary, *arguments], f"`zero {arguments[0]}`", timeout, cwd=neutral, env=environ
+        )
     if done.returncode != 0:
-        raise ZeroCommandError(_last_line(done.stderr) or f"zero exited with {done.returncode}")
+        raise ZeroCommandError(
+            last_stderr_line(done.stderr) or f"zero exited with {done.returncode}"
+        )
     return done.stdout.decode("utf-8", "replace")
 
 
-def _last_line(stderr: bytes) -> str:
+def run_captured(
+    argv: list[str],
+    what: str,
+    timeout: float,
+    *,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """`argv` run with stdin closed and its output captured; ZeroCommandError when it
+    could not start or did not answer within `timeout` (`what` names it)."""
+    try:
+        return subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ZeroCommandError(f"{what} did not answer in {timeout:g}s") from None
+    except OSError as error:
+        raise ZeroCommandError(f"could not run {argv[0]}: {error.strerror}") from None
+
+
+def _runner(store: SessionStore, run: ZeroRunner | None) -> ZeroRunner:
+    return run if run is not None else lambda arguments: run_zero(store, arguments)
+
+
+def last_stderr_line(stderr: bytes) -> str:
     lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
     lines = [line for line in lines if line]
     if not lines:
@@ -137,15 +160,13 @@ class RewindPlan:
     files: tuple[FileChange, ...]
 
 
-def rewind_plan(store: SessionStore, session_id: str, sequence: int) -> RewindPlan:
-    """Ask Zero what rewinding `session_id` to `sequence` would keep and drop."""
-    answer = _json_of(
-        run_zero(
-            store,
-            ["sessions", "rewind-plan", session_id, "--sequence", str(sequence), "--json"],
-        ),
-        "sessions rewind-plan",
-    )
+def rewind_plan(
+    store: SessionStore, session_id: str, sequence: int, *, run: ZeroRunner | None = None
+) -> RewindPlan:
+    """Ask Zero what rewinding `session_id` to `sequence` would keep and drop (`run`: where
+    Zero runs; `store` is read for the checkpoints)."""
+    arguments = ["sessions", "rewind-plan", session_id, "--sequence", str(sequence), "--json"]
+    answer = _json_of(_runner(store, run)(arguments), "sessions rewind-plan")
     try:
         dropped_events = answer["droppedEvents"] or []
         types: dict[str, int] = {}
@@ -197,13 +218,13 @@ class RewindResult:
     target_sequence: int
 
 
-def rewind(store: SessionStore, session_id: str, sequence: int) -> RewindResult:
+def rewind(
+    store: SessionStore, session_id: str, sequence: int, *, run: ZeroRunner | None = None
+) -> RewindResult:
     """Rewind through Zero's own `zero sessions rewind` (the caller has shown the plan and
     had it confirmed, and made sure no agent runs the session)."""
-    answer = _json_of(
-        run_zero(store, ["sessions", "rewind", session_id, "--sequence", str(sequence), "--json"]),
-        "sessions rewind",
-    )
+    arguments = ["sessions", "rewind", session_id, "--sequence", str(sequence), "--json"]
+    answer = _json_of(_runner(store, run)(arguments), "sessions rewind")
     try:
         return RewindResult(
             int(answer["filesRestored"]),

@@ -45,6 +45,7 @@ from zero_tui.agent.engine import (
     check_resumable,
     launch_supervised,
 )
+from zero_tui.agent.preflight import RunGuard, guard_run
 from zero_tui.agent.stream import AgentEvent, RunStart
 from zero_tui.hosts.registry import Host, HostError, mirror_root
 from zero_tui.hosts.ssh_link import SSH_FAILED, ssh_failure, ssh_options
@@ -103,14 +104,19 @@ def browse_only(host: Host) -> str | None:
     return None
 
 
+def busy_text(host: Host, words: str) -> str:
+    """The wrapper's `busy zero-tui 12` as `running on devbox in another zero-tui (pid 12)`."""
+    _busy, _, rest = words.partition(" ")
+    what, _, pid = rest.partition(" ")
+    where = "a `zero` process" if what == "zero-process" else "another zero-tui"
+    return f"running on {host.name} in {where}" + (f" (pid {pid})" if pid else "")
+
+
 def marker_line(host: Host, words: str) -> str:
-    """One of the wrapper's lines (`busy zero-tui 12`…) said for the user."""
+    """One of the wrapper's lines (`busy zero-tui 12`, `no-zero zero`…) said for the user."""
     kind, _, rest = words.partition(" ")
     if kind == "busy":
-        what, _, pid = rest.partition(" ")
-        where = "a `zero` process" if what == "zero-process" else "another zero-tui"
-        pid_text = f" (pid {pid})" if pid else ""
-        return f"Not sent: this session is running on {host.name} in {where}{pid_text}."
+        return f"Not sent: this session is {busy_text(host, words)}."
     if kind == "no-zero":
         return f"{host.name}: no zero on its PATH; its sessions can be browsed only"
     if kind == "store-elsewhere":
@@ -299,6 +305,17 @@ class RemoteEngine(ExecEngine):
 
     def store_refusal(self) -> str | None:
         return browse_only(self.host)
+
+    def workspace(self, recorded: str, fallback: str) -> tuple[str, str | None]:
+        """The session's own workspace, on the host (the wrapper says if it is gone)."""
+        if recorded.startswith("/"):
+            return recorded, f"running on {self.host.name} in {recorded}"
+        return "", f"running on {self.host.name} in its home: the session records no workspace"
+
+    def guard(self, session_id: str | None, *, quiet_since: float | None = None) -> RunGuard:
+        """This machine's claim only: the mirror is never written, and the wrapper checks
+        the host."""
+        return guard_run(self.store, session_id, quiet_since=quiet_since, mirror=True)
 
     def _prepare(self, request: RunRequest) -> tuple[list[str], bytes | None, dict[str, str]]:
         refusal = browse_only(self.host)

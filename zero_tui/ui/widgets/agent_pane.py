@@ -27,9 +27,9 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
 
-from zero_tui.agent.engine import AgentUnavailable, ExecEngine, ExecRun, RunRequest, choose_cwd
+from zero_tui.agent.engine import AgentUnavailable, ExecEngine, ExecRun, RunRequest
 from zero_tui.agent.outcome import RunOutcome, stderr_notes
-from zero_tui.agent.preflight import RunGuard, RunRefused, claim_named, guard_run, session_fate
+from zero_tui.agent.preflight import RunGuard, RunRefused, claim_named, session_fate
 from zero_tui.agent.settings import RunSettings
 from zero_tui.agent.stream import RunEnd, RunStart
 from zero_tui.agent.turn import ReasoningBlock, TextBlock, TurnModel
@@ -380,11 +380,11 @@ class AgentPane(Vertical):
         """Claim the session, ready its log, run `zero exec`; the events come back in
         batches, then the outcome (after the claim is let go)."""
         store = self.engine.store
-        cwd, cwd_note = await asyncio.to_thread(choose_cwd, request.cwd, fallback_cwd)
+        cwd, cwd_note = await asyncio.to_thread(self.engine.workspace, request.cwd, fallback_cwd)
         request = replace(request, cwd=cwd)
         try:
             guard = await asyncio.to_thread(
-                guard_run, store, request.session_id, quiet_since=quiet_since
+                self.engine.guard, request.session_id, quiet_since=quiet_since
             )
         except RunRefused as refused:
             self.post_message(RunFinished(token, None, str(refused)))
