@@ -1,7 +1,7 @@
 """The picker over hosts (issue 28), driven with Pilot against a real sshd on 127.0.0.1
 and the real rsync (tests/ssh_host.py): a sync brings a host's sessions in tagged with it,
 ctrl+r syncs again, a host that went down is said in the status line and its rows stay,
-and a mirrored session opens read-only."""
+and a mirrored row opened continues on its host (F8 on it refused)."""
 
 from __future__ import annotations
 
@@ -11,25 +11,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_fixtures import write_fake_zero
 from conftest import StoreBuilder, chat, fixed_clock, wait_until
 from ssh_host import SshHost, free_port
 from ssh_host import ssh_host as ssh_host  # the fixture
+from test_app_agent import finished, ready, send
 from test_app_live import own_runtime as own_runtime  # no other test's runs (autouse)
-from test_app_picker import W, picker, preview_text, status, type_text
+from test_app_picker import W, picker, status, type_text
+from test_app_turn_actions import notes
+from test_transcript_screen import screen_text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from zero_tui.agent.engine import terminate_all
 from zero_tui.cli import main
 from zero_tui.hosts.registry import (
     Host,
     SessionRef,
     load_hosts,
-    mirrored_refusal,
     named_hosts,
     save_hosts,
 )
+from zero_tui.picker.session_rows import PickerRow
+from zero_tui.remote.host_sessions import refusal
+from zero_tui.store.store import EVENTS_FILE
 from zero_tui.ui.app import ZeroApp, make_app
-from zero_tui.ui.screens.transcript import TranscriptScreen
+from zero_tui.ui.screens.picker import PickerScreen
 
 SIZE = (120, 30)
 REMOTE_ID = "zero_20260704100000_1783159200000000000_1"
@@ -132,32 +139,45 @@ async def test_a_host_gone_down_is_said_and_its_rows_stay(
         assert tagged_rows(pilot) == [("devbox", REMOTE_ID), (None, LOCAL_ID)]
 
 
-async def test_a_mirrored_session_opens_read_only(
-    remote: StoreBuilder, local: StoreBuilder
+async def test_a_mirrored_row_opened_from_the_picker_continues_on_its_host(
+    ssh_host: SshHost, local: StoreBuilder
 ) -> None:
-    async with hosts_app(local).run_test(size=SIZE) as pilot:
-        await synced(pilot)
-        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
-        assert picker(pilot).session_list.highlighted_row is not None
-        await wait_until(
-            pilot, lambda: "fix the parser on the box" in preview_text(pilot), "preview"
-        )
-        await pilot.press("f8")  # the trash is the host's: refused here
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, TranscriptScreen), "opened")
-        screen = pilot.app.screen
-        assert isinstance(screen, TranscriptScreen)
-        assert (screen.host, screen.session_id) == ("devbox", REMOTE_ID)
-        await wait_until(pilot, lambda: screen.loaded, "the log read")
-        assert "Read-only: a mirrored session of devbox" in str(screen.composer.placeholder)
-        assert not await screen.send_prompt("go on")
-        assert not await screen.run_text("/rename elsewhere")
+    write_fake_zero(ssh_host.bin)  # before `hosts add`, which asks whether zero is there
+    StoreBuilder(ssh_host.store).add(
+        REMOTE_ID, title="remote parser fix", cwd=W, events=chat("fix the parser on the box")
+    )
+    assert main(["hosts", "add", "devbox", ssh_host.alias]) == 0
+    try:
+        async with hosts_app(local).run_test(size=SIZE) as pilot:
+            await synced(pilot)
+            await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+            before = remote_row(pilot).event_count
+            await pilot.press("f8")  # Zero has no command to delete a session: refused
+            await wait_until(
+                pilot,
+                lambda: any(refusal("delete", "devbox") in note for note in notes(pilot)),
+                "F8 refused in hrun's one line",
+            )
+            await pilot.press("enter")
+            screen = await ready(pilot)
+            assert screen.host == load_hosts()["devbox"]  # the registry's, not only a name
+            await send(pilot, "slow 40")
+            await wait_until(pilot, lambda: "chunk 1" in screen.live.blocks_text(), "streamed")
+            await finished(pilot, screen)
+            assert b"chunk 39" in (ssh_host.store / REMOTE_ID / EVENTS_FILE).read_bytes()
+            await wait_until(pilot, lambda: "chunk 39" in screen_text(pilot), "the host's log")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(pilot.app.screen, PickerScreen), "back")
+            await wait_until(
+                pilot, lambda: remote_row(pilot).event_count > before, "the row re-synced"
+            )
+    finally:
+        terminate_all(0.0)
 
-        def refusals() -> int:
-            notes = [note.message for note in pilot.app._notifications]
-            return sum(mirrored_refusal("devbox") in note for note in notes)
 
-        await wait_until(pilot, lambda: refusals() == 3, "F8, the prompt and the rename refused")
+def remote_row(pilot: Pilot[Any]) -> PickerRow:
+    rows = picker(pilot).session_list.visible_rows()
+    return next(row for row in rows if row.ref == SessionRef("devbox", REMOTE_ID))
 
 
 async def test_ctrl_t_searches_what_was_said_on_the_host_too(

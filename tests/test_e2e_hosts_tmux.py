@@ -1,7 +1,8 @@
 """End to end, `zero-tui --host NAME` (issue 28): the installed `zero-tui` in a private
 tmux server, against a real sshd on 127.0.0.1 and the real rsync (tests/ssh_host.py). The
 picker syncs the host at start and lists its session tagged `@devbox` beside the local
-one; a session added on the host shows after ctrl+r; Enter opens it read-only."""
+one; a session added on the host shows after ctrl+r; Enter opens it, ready
+to continue on the host."""
 
 from __future__ import annotations
 
@@ -57,11 +58,8 @@ def test_the_picker_over_a_host(
     tmux.press("Down")
     tmux.press("Enter")
     tmux.wait_for(
-        lambda screen: (
-            "Read-only: a mirrored session of devbox" in screen
-            and "fix the parser on the box" in screen
-        ),
-        "the mirrored transcript, read-only",
+        lambda screen: "Ask zero…" in screen and "fix the parser on the box" in screen,
+        "the mirrored transcript, its editor ready to continue it on devbox",
     )
     tmux.press("C-q")
     tmux.wait_for(lambda screen: screen.rstrip().endswith(PROMPT), "the shell prompt again")

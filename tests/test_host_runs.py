@@ -14,39 +14,24 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from agent_fixtures import write_fake_zero
-from conftest import HANG_SECONDS, StoreBuilder, chat
+from conftest import HANG_SECONDS
+from host_fixtures import SESSION, remote_log, synced_host
 from ssh_host import SshHost
 from ssh_host import ssh_host as ssh_host  # the fixture
 
 from zero_tui.agent.engine import AgentUnavailable, RunRequest, terminate_all
 from zero_tui.agent.stream import AgentEvent, RunEnd, TextDelta
-from zero_tui.hosts.mirror import sync_host
 from zero_tui.hosts.registry import Host, mirror_root
 from zero_tui.remote.host_runs import BUSY_EXIT, RemoteEngine, RemoteRun, remote_command, ssh_argv
 from zero_tui.store import SessionStore
 from zero_tui.store.store import EVENTS_FILE
 
-SESSION = "zero_20260704100000_1783159200000000000_1"
-
 
 @pytest.fixture
 def host(ssh_host: SshHost) -> Iterator[Host]:
     """devbox, with the fake zero on its PATH, one session in its store, and synced."""
-    write_fake_zero(ssh_host.bin)
-    workspace = ssh_host.home / "app"
-    workspace.mkdir()
-    StoreBuilder(ssh_host.store).add(
-        SESSION, title="remote work", cwd=str(workspace), events=chat("fix the parser")
-    )
-    registered = Host("devbox", ssh_host.alias, str(ssh_host.store))
-    sync_host(registered)
-    yield registered
+    yield synced_host(ssh_host)
     terminate_all(0.0)
-
-
-def remote_log(ssh_host: SshHost) -> bytes:
-    return (ssh_host.store / SESSION / EVENTS_FILE).read_bytes()
 
 
 def mirrored_log(host: Host) -> bytes:

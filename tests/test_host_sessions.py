@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent_fixtures import write_fake_zero
-from conftest import StoreBuilder, chat
+from host_fixtures import SESSION, remote_log, remote_session
 from ssh_host import SshHost
 from ssh_host import ssh_host as ssh_host  # the fixture
 from test_hosts import run
@@ -24,28 +23,15 @@ from zero_tui.remote.host_sessions import host_of_store, plan_rewind_on_host, re
 from zero_tui.store import SessionStore
 from zero_tui.store.store import EVENTS_FILE
 
-SESSION = "zero_20260704100000_1783159200000000000_1"
-
 
 @pytest.fixture
 def devbox(capsys: pytest.CaptureFixture[str], ssh_host: SshHost) -> Iterator[SshHost]:
     """devbox added and synced, with the fake zero and one session of two turns."""
-    write_fake_zero(ssh_host.bin)
-    (ssh_host.home / "app").mkdir()
-    StoreBuilder(ssh_host.store).add(
-        SESSION,
-        title="remote work",
-        cwd=str(ssh_host.home / "app"),
-        events=[*chat("first question", "first answer"), *chat("second", "more")],
-    )
+    remote_session(ssh_host)
     assert run(capsys, "hosts", "add", "devbox", ssh_host.alias)[0] == 0
     assert run(capsys, "sync", "devbox")[0] == 0
     yield ssh_host
     terminate_all(0.0)
-
-
-def remote_log(ssh_host: SshHost) -> bytes:
-    return (ssh_host.store / SESSION / EVENTS_FILE).read_bytes()
 
 
 def mirrored_log() -> bytes:

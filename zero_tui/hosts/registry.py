@@ -86,12 +86,6 @@ def host_tag(host: str | None) -> str:
     return f"@{host}" if host else ""
 
 
-def mirrored_refusal(host: str) -> str:
-    """Why a session mirrored from `host` is not changed here: only the sync writes a
-    mirror, and a session is changed on the host that owns it."""
-    return f"a mirrored session of {host}: read-only here (it is changed on {host} itself)"
-
-
 def sync_interval(environment: Mapping[str, str]) -> float:
     """Seconds between the picker's background syncs of its hosts: `$ZERO_TUI_SYNC_SECONDS`,
     60 by default; 0 syncs only at start and on ctrl+r."""

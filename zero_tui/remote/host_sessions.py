@@ -5,8 +5,10 @@ rewind-plan` and `zero sessions rewind`, so a rewind runs there, over ssh, under
 wrapper's one-run check (run_on_host.sh, mode `command`), and the session's mirror is
 synced after it. It has no command to rename a session (only its TUI's /rename), to delete
 one, or to fork one at an event (`zero exec --fork ID` copies the whole session into a new
-run with a prompt), so those are refused in one line. Nothing here, nor anywhere else in
-zero-tui, writes a host's store by itself; a mirror is written only by the sync.
+run with a prompt), so those are refused in one line, as are zero-tui's own pins, tags,
+archive and marks of a host's session (kept in each store's own file). Nothing here, nor
+anywhere else in zero-tui, writes a host's store by itself; a mirror is written only by
+the sync.
 """
 
 from __future__ import annotations
@@ -41,11 +43,18 @@ LACKING = {
     "rename": "Zero has no command to rename a session (only its TUI's /rename)",
     "delete": "Zero has no command to delete a session",
     "fork": "Zero forks only a whole session into a new run (zero exec --fork), not at a turn",
+    # zero-tui's own flags: kept in each store's own file, and only a sync writes a mirror
+    **dict.fromkeys(
+        ("pin", "tag", "archive"),
+        "zero-tui keeps pins, tags and the archive in each store, and only a sync writes a mirror",
+    ),
+    "mark": "marks are for pins, tags, the archive and the trash, which a mirror has not",
 }
 
 
 def refusal(operation: str, host: str) -> str:
-    """`operation` (rename, delete, fork) on a session of `host`, refused in one line."""
+    """`operation` (rename, delete, fork; pin, tag, archive, mark) on a session of `host`,
+    refused in one line."""
     return f"{operation} on {host}: {LACKING[operation]}; {operation} it there with zero-tui"
 
 

@@ -266,7 +266,7 @@ class ZeroApp(App[None]):
         if (
             isinstance(current, TranscriptScreen)
             and current.session_id == message.session_id
-            and current.host == message.host
+            and (current.host.name if current.host is not None else None) == message.host
         ):
             return
         self._show_transcript(
@@ -294,10 +294,11 @@ class ZeroApp(App[None]):
     ) -> None:
         """A transcript in place of the current one, or `above` it (Esc comes back);
         `at_sequence`: opened at that event, with `mark` highlighted (a search hit);
-        `host`: a session of that host's mirror, read-only."""
+        `host`: a session of that host's mirror, continued on that host."""
         from zero_tui.ui.screens.transcript import TranscriptScreen  # 99 ms of the start
 
-        store = self.store if host is None else SessionStore(mirror_root(host))
+        on_host = self._host_named(host)
+        store = self.store if on_host is None else SessionStore(mirror_root(on_host.name))
         screen = TranscriptScreen(
             store,
             session_id,
@@ -307,14 +308,20 @@ class ZeroApp(App[None]):
             workspace=self.workspace,
             clock=self.clock,
             copier=self.copier,
-            engine=self.engine,
+            engine=self.engine if on_host is None else None,  # a host's: its RemoteEngine
             settings=self.run_settings,
-            host=host,
+            host=on_host,
         )
         if isinstance(self.screen, TranscriptScreen) and not above:
             self.switch_screen(screen)  # one transcript at a time: Esc still goes to the picker
         else:
             self.push_screen(screen)
+
+    def _host_named(self, name: str | None) -> Host | None:
+        """The registry's host of that name among `--host`'s (None: this machine)."""
+        if name is None:
+            return None
+        return next(host for host in self.hosts if host.name == name)
 
     def on_delivery_failed(self, event: events.DeliveryFailed) -> None:
         """A screenshot that could not be saved says where it was going and why not

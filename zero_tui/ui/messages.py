@@ -122,7 +122,7 @@ class OpenSession(Message):
     session_id: str
     notice: str | None = None
     above: bool = False  # on top of the current transcript (Esc comes back to it)
-    host: str | None = None  # a session of this host's mirror (read-only here)
+    host: str | None = None  # a session of this host's mirror (continued on that host)
     sequence: int | None = None  # open at this event (a content-search hit)
     highlight: str = ""  # and mark this text, as the find bar does
 

@@ -49,12 +49,6 @@ if TYPE_CHECKING:
 _Screen = TypeVar("_Screen", bound="CommandScreen")
 
 
-WRITING_COMMANDS = frozenset(
-    {"rename", "retry", "edit", "fork", "rewind", "approve", "permissions"}
-)
-"""The commands that change a session or its store: refused on a mirrored session."""
-
-
 def command_action(
     method: Callable[[_Screen, str], None],
 ) -> Callable[[_Screen, str], None]:
@@ -62,13 +56,9 @@ def command_action(
     action declines (SkipAction), so that `run_text` says False and a typed command stays
     in the editor."""
 
-    writes = method.__name__.removeprefix("action_") in WRITING_COMMANDS
-
     @wraps(method)
     def action(self: _Screen, args: str = "") -> None:
         try:
-            if writes:
-                self.check_writable()
             method(self, args)
         except CommandError as error:
             self.notify(str(error), title="Command", severity="error", markup=False)
@@ -211,9 +201,10 @@ class CommandScreen(Screen[None]):
         """The store of the session /export acts on."""
         return self.store
 
-    def check_writable(self) -> None:
-        """CommandError when the session commands act on may not be changed here (a
-        mirrored one): the commands that write ask first (WRITING_COMMANDS)."""
+    def refusal_on_host(self, operation: str) -> str | None:
+        """Why `operation` cannot be done to the session, which is another host's (Zero
+        has no command for it there); None for a session of this machine."""
+        return None
 
     def check_export_ready(self) -> None:
         """CommandError when there is nothing to export yet."""
@@ -310,6 +301,9 @@ class CommandScreen(Screen[None]):
     @command_action
     def action_rename(self, args: str) -> None:
         session_id = self.command_session()
+        refused = self.refusal_on_host("rename")
+        if refused is not None:
+            raise CommandError(refused)
         if args:
             self._rename(session_id, clean_title(args))
             return

@@ -35,7 +35,7 @@ from zero_tui.commands import (
     ScreenAction,
     export_many,
 )
-from zero_tui.hosts.registry import Host, mirror_root, mirrored_refusal
+from zero_tui.hosts.registry import Host, mirror_root
 from zero_tui.picker.host_rows import HostSync
 from zero_tui.picker.live import StoreChanged
 from zero_tui.picker.loader import (
@@ -174,10 +174,11 @@ class PickerScreen(CommandScreen):
             return self.store
         return self.host_stores[row.host]
 
-    def check_writable(self) -> None:
+    def refusal_on_host(self, operation: str) -> str | None:
+        from zero_tui.remote.host_sessions import refusal
+
         row = self.session_list.highlighted_row
-        if row is not None and row.host is not None:
-            raise CommandError(mirrored_refusal(row.host))
+        return refusal(operation, row.host) if row is not None and row.host else None
 
     def current_title(self, session_id: str) -> str:
         row = self.session_list.highlighted_row
@@ -539,8 +540,9 @@ class PickerScreen(CommandScreen):
             trash.delete_many(self._marked_rows(), self.state.running)
             return
         row = self.session_list.highlighted_row
-        if row is not None and row.host is not None:
-            self.notify(mirrored_refusal(row.host), title="Trash", severity="warning")
+        refused = self.refusal_on_host("delete")
+        if refused is not None:
+            self.notify(refused, title="Trash", severity="warning", markup=False)
         elif row is not None:
             trash.delete(row, self.state.running.get(row.session_id))
 
@@ -554,13 +556,15 @@ class PickerScreen(CommandScreen):
         rows = scope.rows if scope else ()
         return [row for row in rows if row.host is None and row.session_id in marked]
 
-    def _targets(self) -> list[str]:
-        """What pin, tag and archive act on: the marked sessions, else the highlighted one."""
+    def _targets(self, operation: str) -> list[str]:
+        """What pin, tag and archive (`operation`) act on: the marked sessions, else the
+        highlighted one (a host's is refused)."""
         if self.state.marked:
             return [row.session_id for row in self._marked_rows()]
         row = self.session_list.highlighted_row
-        if row is not None and row.host is not None:
-            self.notify(mirrored_refusal(row.host), title="Flags", severity="warning")
+        refused = self.refusal_on_host(operation)
+        if refused is not None:
+            self.notify(refused, title="Flags", severity="warning", markup=False)
             return []
         return [] if row is None else [row.session_id]
 
@@ -572,7 +576,7 @@ class PickerScreen(CommandScreen):
             return
         from zero_tui.ui.screens.dialogs import ExportDialog
 
-        ids = self._targets()
+        ids = [row.session_id for row in self._marked_rows()]
 
         def chosen(request: ExportRequest | None) -> None:
             if request is not None:
@@ -592,25 +596,26 @@ class PickerScreen(CommandScreen):
         row = self.session_list.highlighted_row
         if row is None:
             return
-        if row.host is not None:  # zero-tui keeps no flags of a mirror's sessions
-            self.notify(mirrored_refusal(row.host), title="Mark", severity="warning")
+        refused = self.refusal_on_host("mark")  # zero-tui keeps no flags of a mirror's sessions
+        if refused is not None:
+            self.notify(refused, title="Mark", severity="warning", markup=False)
             return
         self.state = replace(self.state, marked=self.state.marked ^ {row.session_id})
         self.session_list.move(1, wrap=False)
 
     def action_pin(self) -> None:
         """alt+p: pin (or unpin) the highlighted or marked sessions."""
-        if ids := self._targets():
+        if ids := self._targets("pin"):
             self.query_one(SessionKeeper).pin(ids, self.state.flags)
 
     def action_tag_dialog(self) -> None:
         """alt+t: tag the highlighted or marked sessions."""
-        if ids := self._targets():
+        if ids := self._targets("tag"):
             self.query_one(SessionKeeper).tag(ids, self.state.flags)
 
     def action_archive(self) -> None:
         """alt+a: archive (or unarchive) the highlighted or marked sessions."""
-        if ids := self._targets():
+        if ids := self._targets("archive"):
             self.query_one(SessionKeeper).archive(ids, self.state.flags)
 
     def action_archived(self, show: str) -> None:

@@ -30,7 +30,9 @@ from zero_tui.commands import (
     parse_copy_args,
     parse_no_args,
 )
-from zero_tui.hosts.registry import mirrored_refusal
+from zero_tui.hosts.registry import Host
+from zero_tui.remote.host_runs import RemoteEngine
+from zero_tui.remote.host_sessions import refusal
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.gotext import trim_space
 from zero_tui.transcript.answers import NO_ANSWER
@@ -65,7 +67,6 @@ BROWSE_ONLY_HINT = (
     "Browse-only: Zero continues sessions only in a store at …/zero/sessions · "
     "/ for commands · Tab: rows"
 )
-MIRRORED_HINT = "Read-only: a mirrored session of {host} · / for commands · Tab: rows"
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
 READ_ONLY_NOTICE = (
     "Read-only: this session (a specialist's sub-session, or another kind Zero does not "
@@ -123,16 +124,18 @@ class TranscriptScreen(CommandScreen):
         settings: RunSettings | None = None,
         at_sequence: int | None = None,
         mark: str = "",
-        host: str | None = None,
+        host: Host | None = None,
     ) -> None:
         """`session_id` None: a new conversation, saved by the agent on its first prompt.
 
         `at_sequence`: open at that event (a search hit) rather than the latest, with `mark`
-        highlighted as the find bar highlights. `host`: `store` mirrors that host's, and the
-        session is read here, never written."""
+        highlighted as the find bar highlights. `host`: `store` is that host's mirror; a
+        prompt runs there (RemoteEngine), and so do /rewind and /retry."""
         super().__init__()
-        self.store = store
         self.host = host
+        if engine is None:
+            engine = RemoteEngine(host) if host is not None else ExecEngine(store)
+        self.store = store
         self.workspace = workspace
         self.settings = settings or RunSettings()
         self.transcript_log = TranscriptLog(
@@ -145,8 +148,7 @@ class TranscriptScreen(CommandScreen):
             mark=mark,
             id="transcript-log",
         )
-        refusal = mirrored_refusal(host) if host is not None else None
-        self.agent = AgentPane(engine or ExecEngine(store), refusal=refusal, id="agent-pane")
+        self.agent = AgentPane(engine, id="agent-pane")
         self.answer_copy = AnswerCopy(copier, id="answer-copy")
         self.turn_actions = TurnActions(
             store,
@@ -154,6 +156,7 @@ class TranscriptScreen(CommandScreen):
             self.transcript_log,
             send_prompt=lambda prompt, auto: self.send_prompt(prompt, auto=auto),
             running=lambda: self.running,
+            host=host,
             id="turn-actions",
         )
         self.set_reactive(TranscriptScreen.run_status, RunStatus.of(self.settings, RunState()))
@@ -349,6 +352,9 @@ class TranscriptScreen(CommandScreen):
     @command_action
     def action_fork(self, args: str) -> None:
         session_id = self.command_session()
+        refused = self.refusal_on_host("fork")
+        if refused is not None:
+            raise CommandError(refused)
         self._refuse_while_running()
         self._loaded_index()
         self.turn_actions.fork(session_id, self._turn_sequence(), trim_space(args))
@@ -434,11 +440,7 @@ class TranscriptScreen(CommandScreen):
 
     def on_agent_pane_state_changed(self, message: AgentPane.StateChanged) -> None:
         self.run_status = RunStatus.of(self.settings, message.state)
-        hint = EDITOR_HINT
-        if self.host is not None:
-            hint = MIRRORED_HINT.format(host=self.host)
-        elif message.state.browse_only:
-            hint = BROWSE_ONLY_HINT
+        hint = BROWSE_ONLY_HINT if message.state.browse_only else EDITOR_HINT
         if self.composer.placeholder != hint:
             self.composer.placeholder = hint
 
@@ -569,14 +571,13 @@ class TranscriptScreen(CommandScreen):
         meta = self.transcript_log.follower.meta
         return meta.title if meta is not None else ""
 
-    def check_writable(self) -> None:
-        if self.host is not None:
-            raise CommandError(mirrored_refusal(self.host))
-
     def check_export_ready(self) -> None:
         self._loaded_index()
         if not self.transcript_log.follower.order:
             raise CommandError(NOTHING_TO_EXPORT)
+
+    def refusal_on_host(self, operation: str) -> str | None:
+        return refusal(operation, self.host.name) if self.host is not None else None
 
     def session_renamed(self, meta: Metadata) -> None:
         if meta.session_id == self.session_id:

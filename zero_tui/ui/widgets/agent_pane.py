@@ -228,13 +228,9 @@ class AgentPane(Vertical):
         cancelled: bool = False
         fate: str | None = None
 
-    def __init__(
-        self, engine: ExecEngine, *, refusal: str | None = None, id: str | None = None
-    ) -> None:
-        """`refusal`: why no run starts here whatever the store (a mirrored session)."""
+    def __init__(self, engine: ExecEngine, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.engine = engine
-        self._refusal = refusal
         self.live = LiveTurn(id="live-turn")
         self._notes = Static(Content(""), id="run-outcome")
         # the run in flight (one at a time): its token tells its messages from older runs'
@@ -287,7 +283,7 @@ class AgentPane(Vertical):
 
     @work(thread=True, exclusive=True, group="agent-store", exit_on_error=False)
     def _check_store(self) -> None:
-        self.post_message(StoreChecked(self._refusal or self.engine.store_refusal()))
+        self.post_message(StoreChecked(self.engine.store_refusal()))
 
     def on_store_checked(self, message: StoreChecked) -> None:
         self._set_state(replace(self._state, browse_only=message.refusal))

@@ -22,6 +22,8 @@ from zero_tui.agent.running import refusal_while_written
 from zero_tui.agent.settings import RunSettings
 from zero_tui.agent.zero_commands import ZeroCommandError, allow_always, rewind, rewind_plan
 from zero_tui.commands import REGISTRY, Context
+from zero_tui.hosts.registry import Host
+from zero_tui.remote.host_sessions import plan_rewind_on_host, rewind_on_host
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.transcript.denied_calls import DeniedCall, read_denied
@@ -59,9 +61,11 @@ class TurnActions(Widget):
         *,
         send_prompt: SendPrompt,
         running: Callable[[], bool],
+        host: Host | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self._host = host  # the store is this host's mirror: Zero's rewind runs there
         self._store = store
         self._settings = settings
         self._log = log
@@ -100,7 +104,10 @@ class TurnActions(Widget):
 
     def _busy(self, session_id: str) -> str | None:
         """Why not rewind now: someone could be writing the session (asked under its lock;
-        Zero's rewind takes the lock itself, so it is let go before Zero runs)."""
+        Zero's rewind takes the lock itself, so it is let go before Zero runs). A host's
+        session is asked on the host, by the command itself."""
+        if self._host is not None:
+            return None
         with self._store.locked(session_id):
             return refusal_while_written(self._store, session_id, "not rewinding")()
 
@@ -122,7 +129,10 @@ class TurnActions(Widget):
                     )
                 )
                 return
-            plan = rewind_plan(self._store, session_id, turn.last_sequence)
+            if self._host is not None:
+                plan = plan_rewind_on_host(self._host, session_id, turn.last_sequence)
+            else:
+                plan = rewind_plan(self._store, session_id, turn.last_sequence)
             meta = self._store.get(session_id)
         except (StoreError, ZeroCommandError, OSError) as error:
             self.post_message(ActionFailed("Rewind", str(error)))
@@ -150,7 +160,12 @@ class TurnActions(Widget):
             if busy is not None:
                 self.post_message(ActionFailed("Rewind", busy))
                 return
-            result = rewind(self._store, session_id, sequence)
+            if self._host is not None:
+                result, resync_problem = rewind_on_host(self._host, session_id, sequence)
+                if resync_problem:
+                    self.post_message(ActionFailed("Rewind", resync_problem))
+            else:
+                result = rewind(self._store, session_id, sequence)
         except (StoreError, ZeroCommandError, OSError) as error:
             self.post_message(ActionFailed("Rewind", str(error)))
             return
