@@ -203,3 +203,33 @@ async def test_a_session_the_mirror_lacks_is_not_sent(host: Host, ssh_host: SshH
     with pytest.raises(AgentUnavailable, match="Zero session not found"):
         await RemoteEngine(host).start(RunRequest("hi", "zero_nope", "/"))
     assert SessionStore(mirror_root(host.name)).get(SESSION) is not None
+
+
+def sshd_sessions(ssh_host: SshHost) -> list[int]:
+    """The sshd processes serving a connection (the listener's children)."""
+    assert ssh_host.process is not None
+    listener = ssh_host.process.pid
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == listener:
+                found.append(int(entry))
+    return found
+
+
+async def test_the_host_dropping_the_link_mid_run_is_one_line_and_nothing_is_left_there(
+    host: Host, ssh_host: SshHost
+) -> None:
+    run = await RemoteEngine(host, grace_seconds=1.0).start(request(host, ssh_host, "hang"))
+    pid = remote_pid(run)
+    await first_delta(run.events())
+    for session in sshd_sessions(ssh_host):  # the host's end of the connection dies
+        os.kill(session, signal.SIGKILL)
+    await wait_for(lambda: gone(pid), "the remote zero gone")
+    outcome = await run.wait()
+    assert outcome.message.startswith("devbox: the connection dropped"), outcome

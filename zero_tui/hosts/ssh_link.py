@@ -51,7 +51,8 @@ def ssh_failure(name: str, stderr: str) -> str:
         return f"{name}: unknown host name ({_last_line(text)})"
     if "permission denied" in lowered:
         return f"{name}: ssh refused the login (permission denied: keys, agent, user?)"
-    if "connection closed" in lowered or "broken pipe" in lowered or "reset by peer" in lowered:
+    dropped = ("connection closed", "closed by remote host", "broken pipe", "reset by peer")
+    if any(word in lowered for word in dropped) or "not responding" in lowered:
         return f"{name}: the connection dropped ({_last_line(text)})"
     return f"{name}: ssh failed ({_last_line(text) or 'no message'})"
 
