@@ -233,3 +233,16 @@ async def test_the_host_dropping_the_link_mid_run_is_one_line_and_nothing_is_lef
     await wait_for(lambda: gone(pid), "the remote zero gone")
     outcome = await run.wait()
     assert outcome.message.startswith("devbox: the connection dropped"), outcome
+
+
+async def test_a_workspace_gone_on_the_host_runs_in_its_home_and_says_so(
+    host: Host, ssh_host: SshHost
+) -> None:
+    gone_workspace = str(ssh_host.home / "deleted")
+    run = await RemoteEngine(host).start(RunRequest("hello", SESSION, gone_workspace))
+    async for _event in run.events():
+        pass
+    assert (await run.wait()).ok
+    assert run.notes == [
+        f"the session's workspace {gone_workspace} is gone on this host: running in {ssh_host.home}"
+    ]

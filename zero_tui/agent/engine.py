@@ -365,6 +365,7 @@ class ExecRun:
         self.line_too_long = False  # a stdout line passed line_limit: the run was stopped
         self.output_cut = False  # stdout ended by the drain: something else still held it
         self.run_end: RunEnd | None = None
+        self.notes: list[str] = []  # said under the run once it started (a host's run)
         self.error: AgentError | None = None
         self._events_taken = False
         (self._stdout, self._stdout_transport), (stderr, self._stderr_transport) = outputs

@@ -140,7 +140,6 @@ class RemoteRun(ExecRun):
         self.host = host
         self.remote_pid: int | None = None
         self.refusal = ""
-        self.notes: list[str] = []
         self.session_started: str | None = None
         self.resync_error = ""
         self._control: int | None = control

@@ -395,6 +395,8 @@ class AgentPane(Vertical):
                 self.post_message(RunFinished(token, None, str(error)))
                 return
             self.post_message(RunStarted(token, run, cwd, cwd_note))
+            if run.notes:
+                self.post_message(RunNotes(token, list(run.notes)))
             outcome = await self._follow_run(token, run, guard)
             fate = None
             if guard.session_id is not None:
