@@ -16,10 +16,15 @@ from test_hosts import run
 
 from zero_tui.agent.engine import RunRequest, terminate_all
 from zero_tui.agent.stream import TextDelta
-from zero_tui.agent.zero_commands import ZeroCommandError
+from zero_tui.agent.zero_commands import ZeroCommandError, allow_always, grants, revoke
 from zero_tui.hosts.registry import load_hosts, mirror_root
 from zero_tui.remote.host_runs import RemoteEngine
-from zero_tui.remote.host_sessions import host_of_store, plan_rewind_on_host, refusal
+from zero_tui.remote.host_sessions import (
+    host_of_store,
+    plan_rewind_on_host,
+    refusal,
+    zero_runner_on,
+)
 from zero_tui.store import SessionStore
 from zero_tui.store.store import EVENTS_FILE
 
@@ -112,3 +117,14 @@ def test_a_mirror_is_known_as_its_hosts_and_a_local_store_as_none(
     assert mirror is not None
     assert mirror.name == "devbox"
     assert host_of_store(SessionStore(tmp_path / "zero" / "sessions")) is None
+
+
+def test_zeros_grants_for_a_hosts_session_are_the_hosts(devbox: SshHost) -> None:
+    """/approve's Always allow and /permissions on a host's transcript ask Zero there."""
+    host = load_hosts()["devbox"]
+    mirror = SessionStore(mirror_root("devbox"))
+    allow_always(mirror, "write_file", run=zero_runner_on(host))
+    assert [grant.tool for grant in grants(mirror, run=zero_runner_on(host))] == ["write_file"]
+    assert (devbox.home / ".config" / "zero" / "sandbox-grants.json").is_file()  # the host's
+    revoke(mirror, "write_file", run=zero_runner_on(host))
+    assert grants(mirror, run=zero_runner_on(host)) == []

@@ -252,8 +252,10 @@ class Grant:
         return f"{self.tool} ({self.scope or 'every call'}) [{self.decision}]"
 
 
-def grants(store: SessionStore) -> list[Grant]:
-    answer = _json_of(run_zero(store, ["sandbox", "grants", "list", "--json"]), "sandbox grants")
+def grants(store: SessionStore, *, run: ZeroRunner | None = None) -> list[Grant]:
+    answer = _json_of(
+        _runner(store, run)(["sandbox", "grants", "list", "--json"]), "sandbox grants"
+    )
     try:
         return [
             Grant(
@@ -268,7 +270,9 @@ def grants(store: SessionStore) -> list[Grant]:
         raise ZeroCommandError("`zero sandbox grants list` answered in an unknown shape") from None
 
 
-def allow_always(store: SessionStore, tool: str, *, path: str = "") -> None:
+def allow_always(
+    store: SessionStore, tool: str, *, path: str = "", run: ZeroRunner | None = None
+) -> None:
     """`zero sandbox grants allow TOOL [--path PATH]`: Zero's own persistent grant, for one
     of Zero's tools only, and said done only once Zero lists it (`grants`).
 
@@ -280,11 +284,11 @@ def allow_always(store: SessionStore, tool: str, *, path: str = "") -> None:
     arguments = ["sandbox", "grants", "allow", tool]
     if path:
         arguments += ["--path", path]
-    run_zero(store, [*arguments, "--reason", "allowed from zero-tui"])
+    _runner(store, run)([*arguments, "--reason", "allowed from zero-tui"])
     scope = os.path.abspath(path) if path else ""
     if not any(
         grant.tool == tool and grant.scope == scope and grant.decision == "allow"
-        for grant in grants(store)
+        for grant in grants(store, run=run)
     ):
         raise ZeroCommandError(
             f"`zero sandbox grants allow {tool}` ended without an error, but Zero lists no "
@@ -292,12 +296,14 @@ def allow_always(store: SessionStore, tool: str, *, path: str = "") -> None:
         )
 
 
-def revoke(store: SessionStore, tool: str, *, path: str = "") -> None:
+def revoke(
+    store: SessionStore, tool: str, *, path: str = "", run: ZeroRunner | None = None
+) -> None:
     """`zero sandbox grants revoke TOOL [--path PATH]`."""
     arguments = ["sandbox", "grants", "revoke", tool]
     if path:
         arguments += ["--path", path]
-    run_zero(store, arguments)
+    _runner(store, run)(arguments)
 
 
 @dataclass(frozen=True, slots=True)

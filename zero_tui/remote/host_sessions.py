@@ -20,6 +20,7 @@ from zero_tui.agent.zero_commands import (
     RewindPlan,
     RewindResult,
     ZeroCommandError,
+    ZeroRunner,
     last_stderr_line,
     rewind,
     rewind_plan,
@@ -74,7 +75,8 @@ def host_of_store(store: SessionStore) -> Host | None:
 def zero_on_host(
     host: Host, session_id: str, arguments: Sequence[str], *, timeout: float = COMMAND_TIMEOUT
 ) -> str:
-    """`zero ARGUMENTS` on `host`'s store, refused when the session runs there; its stdout.
+    """`zero ARGUMENTS` on `host`'s store, refused when the session runs there (no check when
+    `session_id` is empty); its stdout.
     ZeroCommandError (one line) for a browse-only host, a busy session, ssh's failure, a
     time-out or Zero's own no."""
     refused = browse_only(host)
@@ -95,6 +97,11 @@ def zero_on_host(
         raise ZeroCommandError(ssh_failure(host.name, done.stderr.decode("utf-8", "replace")))
     reason = last_stderr_line(done.stderr) or f"zero exited with {done.returncode}"
     raise ZeroCommandError(f"{host.name}: {reason}")
+
+
+def zero_runner_on(host: Host) -> ZeroRunner:
+    """Runs Zero's commands that name no session (its sandbox grants) on `host`."""
+    return lambda arguments: zero_on_host(host, "", arguments)
 
 
 def plan_rewind_on_host(host: Host, session_id: str, sequence: int) -> RewindPlan:

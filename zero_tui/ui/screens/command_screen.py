@@ -43,7 +43,7 @@ from zero_tui.ui.messages import (
 )
 
 if TYPE_CHECKING:
-    from zero_tui.agent.zero_commands import Grant
+    from zero_tui.agent.zero_commands import Grant, ZeroRunner
 
 
 _Screen = TypeVar("_Screen", bound="CommandScreen")
@@ -201,6 +201,10 @@ class CommandScreen(Screen[None]):
         """The store of the session /export acts on."""
         return self.store
 
+    def zero_runner(self) -> ZeroRunner | None:
+        """Where Zero's commands for this screen's session run: None for this machine."""
+        return None
+
     def refusal_on_host(self, operation: str) -> str | None:
         """Why `operation` cannot be done to the session, which is another host's (Zero
         has no command for it there); None for a session of this machine."""
@@ -343,7 +347,7 @@ class CommandScreen(Screen[None]):
         from zero_tui.agent.zero_commands import ZeroCommandError, grants
 
         try:
-            found = grants(self.store)
+            found = grants(self.store, run=self.zero_runner())
         except ZeroCommandError as error:
             self.post_message(ActionFailed("Permissions", str(error)))
             return
@@ -366,8 +370,9 @@ class CommandScreen(Screen[None]):
         from zero_tui.agent.zero_commands import ZeroCommandError, grants, revoke
 
         try:
-            revoke(self.store, grant.tool, path=grant.scope)
-            left = grants(self.store)
+            run = self.zero_runner()
+            revoke(self.store, grant.tool, path=grant.scope, run=run)
+            left = grants(self.store, run=run)
         except ZeroCommandError as error:
             self.post_message(ActionFailed("Permissions", str(error)))
             return

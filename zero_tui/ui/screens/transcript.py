@@ -23,6 +23,7 @@ from textual.reactive import var
 
 from zero_tui.agent.engine import ExecEngine, RunRequest
 from zero_tui.agent.settings import RunSettings
+from zero_tui.agent.zero_commands import ZeroRunner
 from zero_tui.commands import (
     NOTHING_TO_EXPORT,
     CommandError,
@@ -32,7 +33,7 @@ from zero_tui.commands import (
 )
 from zero_tui.hosts.registry import Host
 from zero_tui.remote.host_runs import RemoteEngine
-from zero_tui.remote.host_sessions import refusal
+from zero_tui.remote.host_sessions import refusal, zero_runner_on
 from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.gotext import trim_space
 from zero_tui.transcript.answers import NO_ANSWER
@@ -575,6 +576,9 @@ class TranscriptScreen(CommandScreen):
         self._loaded_index()
         if not self.transcript_log.follower.order:
             raise CommandError(NOTHING_TO_EXPORT)
+
+    def zero_runner(self) -> ZeroRunner | None:
+        return zero_runner_on(self.host) if self.host is not None else None
 
     def refusal_on_host(self, operation: str) -> str | None:
         return refusal(operation, self.host.name) if self.host is not None else None

@@ -23,7 +23,7 @@ from zero_tui.agent.settings import RunSettings
 from zero_tui.agent.zero_commands import ZeroCommandError, allow_always, rewind, rewind_plan
 from zero_tui.commands import REGISTRY, Context
 from zero_tui.hosts.registry import Host
-from zero_tui.remote.host_sessions import plan_rewind_on_host, rewind_on_host
+from zero_tui.remote.host_sessions import plan_rewind_on_host, rewind_on_host, zero_runner_on
 from zero_tui.store import SessionStore, StoreError
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.transcript.denied_calls import DeniedCall, read_denied
@@ -222,7 +222,8 @@ class TurnActions(Widget):
     @work(thread=True, exclusive=True, group="grant", exit_on_error=False)
     def _grant(self, denied: DeniedCall) -> None:
         try:
-            allow_always(self._store, denied.ask.tool)
+            run = zero_runner_on(self._host) if self._host is not None else None
+            allow_always(self._store, denied.ask.tool, run=run)
         except ZeroCommandError as error:
             self.post_message(ActionFailed("Always allow", str(error)))
             return
