@@ -233,6 +233,7 @@ async def test_the_host_dropping_the_link_mid_run_is_one_line_and_nothing_is_lef
     await wait_for(lambda: gone(pid), "the remote zero gone")
     outcome = await run.wait()
     assert outcome.message.startswith("devbox: the connection dropped"), outcome
+    assert run.resync_error == "devbox: not synced after the run (the link failed)"
 
 
 async def test_a_workspace_gone_on_the_host_runs_in_its_home_and_says_so(

@@ -262,11 +262,14 @@ class RemoteRun(ExecRun):
             with contextlib.suppress(Exception):
                 await self._prompt_task
         self._close_control()
-        if self.run_end is None and outcome.exit_code == SSH_FAILED:
+        link_failed = self.run_end is None and outcome.exit_code == SSH_FAILED
+        if link_failed:
             outcome = replace(outcome, message=ssh_failure(self.host.name, self.stderr_tail))
         self._remote_outcome = outcome
         session_id = self.request.session_id or self.session_started
-        if self.remote_pid is not None and session_id is not None:
+        if link_failed:  # a sync would wait for the same host: the next one brings it
+            self.resync_error = f"{self.host.name}: not synced after the run (the link failed)"
+        elif self.remote_pid is not None and session_id is not None:
             self.resync_error = await asyncio.to_thread(resync, self.host, session_id)
         return outcome
 
