@@ -6,6 +6,8 @@ without zero is browse-only."""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any, ClassVar
@@ -17,6 +19,7 @@ from ssh_host import SshHost
 from ssh_host import ssh_host as ssh_host  # the fixture
 from test_app_agent import SIZE, cancelled, finished, outcome_text, ready, send
 from test_app_turn_actions import command, dialog_of, highlight, notes
+from test_host_runs import sshd_sessions
 from test_transcript_screen import screen_text
 from textual.app import App
 from textual.pilot import Pilot
@@ -125,3 +128,20 @@ def status_of(pilot: Pilot[Any]) -> str:
     from textual.widgets import Static
 
     return str(pilot.app.screen.query_one("#run-status", Static).visual)
+
+
+async def test_a_link_dropped_mid_run_is_one_line_and_the_transcript_stays(
+    devbox: Host, ssh_host: SshHost
+) -> None:
+    async with HostApp(devbox).run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await send(pilot, "hang")
+        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text())
+        for session in sshd_sessions(ssh_host):
+            os.kill(session, signal.SIGKILL)
+        await wait_until(pilot, lambda: not screen.running)
+        assert outcome_text(screen) == (
+            "✖ devbox: the connection dropped (Connection to 127.0.0.1 closed by remote host.)"
+        )
+        assert pilot.app.screen is screen
+        assert "first answer" in screen_text(pilot)  # the rows stay

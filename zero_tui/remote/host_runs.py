@@ -271,6 +271,8 @@ class RemoteRun(ExecRun):
             self.resync_error = f"{self.host.name}: not synced after the run (the link failed)"
         elif self.remote_pid is not None and session_id is not None:
             self.resync_error = await asyncio.to_thread(resync, self.host, session_id)
+            if self.resync_error:  # said under the run (a failed link says so itself)
+                self.notes.append(self.resync_error)
         return outcome
 
 

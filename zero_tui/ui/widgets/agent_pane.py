@@ -395,9 +395,12 @@ class AgentPane(Vertical):
                 self.post_message(RunFinished(token, None, str(error)))
                 return
             self.post_message(RunStarted(token, run, cwd, cwd_note))
-            if run.notes:
+            said = len(run.notes)
+            if said:
                 self.post_message(RunNotes(token, list(run.notes)))
             outcome = await self._follow_run(token, run, guard)
+            if len(run.notes) > said:  # what the run's end added (a host's sync)
+                self.post_message(RunNotes(token, run.notes[said:]))
             fate = None
             if guard.session_id is not None:
                 fate = await asyncio.to_thread(session_fate, store, guard.session_id, guard.mark)
