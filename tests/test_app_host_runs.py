@@ -18,7 +18,7 @@ from host_fixtures import SESSION, remote_log, synced_host
 from ssh_host import SshHost
 from ssh_host import ssh_host as ssh_host  # the fixture
 from test_app_agent import SIZE, cancelled, finished, outcome_text, ready, send
-from test_app_turn_actions import command, dialog_of, highlight, notes
+from test_app_turn_actions import command, dialog_of, hanging_run, highlight, notes
 from test_host_runs import sshd_sessions
 from test_transcript_screen import screen_text
 from textual.app import App
@@ -71,8 +71,7 @@ async def test_a_prompt_runs_on_the_host_and_the_rows_become_its_log(
 async def test_esc_cancels_the_run_on_the_host(devbox: Host, ssh_host: SshHost) -> None:
     async with HostApp(devbox).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await send(pilot, "hang")
-        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text())
+        await hanging_run(pilot, screen)
         await pilot.press("escape")
         await cancelled(pilot, screen)
         assert "Run cancelled" in outcome_text(screen)
@@ -135,8 +134,7 @@ async def test_a_link_dropped_mid_run_is_one_line_and_the_transcript_stays(
 ) -> None:
     async with HostApp(devbox).run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await send(pilot, "hang")
-        await wait_until(pilot, lambda: "waiting" in screen.live.blocks_text())
+        await hanging_run(pilot, screen)
         for session in sshd_sessions(ssh_host):
             os.kill(session, signal.SIGKILL)
         await wait_until(pilot, lambda: not screen.running)
