@@ -6,7 +6,7 @@ and a mirrored row opened continues on its host (F8 on it refused)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +18,13 @@ from ssh_host import ssh_host as ssh_host  # the fixture
 from test_app_agent import finished, ready, send
 from test_app_live import own_runtime as own_runtime  # no other test's runs (autouse)
 from test_app_picker import W, picker, status, type_text
-from test_app_turn_actions import notes
+from test_app_turn_actions import dialog_of, notes
 from test_transcript_screen import screen_text
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from zero_tui.agent.engine import terminate_all
+from zero_tui.agent.zero_commands import allow_always
 from zero_tui.cli import main
 from zero_tui.hosts.registry import (
     Host,
@@ -33,10 +34,11 @@ from zero_tui.hosts.registry import (
     save_hosts,
 )
 from zero_tui.picker.session_rows import PickerRow
-from zero_tui.remote.host_sessions import refusal
+from zero_tui.remote.host_sessions import refusal, zero_runner_on
 from zero_tui.store.store import EVENTS_FILE
 from zero_tui.ui.app import ZeroApp, make_app
 from zero_tui.ui.screens.picker import PickerScreen
+from zero_tui.ui.screens.zero_dialogs import PermissionsDialog
 
 SIZE = (120, 30)
 REMOTE_ID = "zero_20260704100000_1783159200000000000_1"
@@ -139,40 +141,56 @@ async def test_a_host_gone_down_is_said_and_its_rows_stay(
         assert tagged_rows(pilot) == [("devbox", REMOTE_ID), (None, LOCAL_ID)]
 
 
-async def test_a_mirrored_row_opened_from_the_picker_continues_on_its_host(
-    ssh_host: SshHost, local: StoreBuilder
-) -> None:
-    write_fake_zero(ssh_host.bin)  # before `hosts add`, which asks whether zero is there
-    StoreBuilder(ssh_host.store).add(
-        REMOTE_ID, title="remote parser fix", cwd=W, events=chat("fix the parser on the box")
-    )
+@pytest.fixture
+def continuable(ssh_host: SshHost) -> Iterator[StoreBuilder]:
+    """REMOTE_ID on devbox, with the fake zero on its PATH (added after it: `hosts add`
+    asks whether a zero is there); no run left behind."""
+    write_fake_zero(ssh_host.bin)
+    builder = StoreBuilder(ssh_host.store)
+    builder.add(REMOTE_ID, title="remote parser fix", cwd=W, events=chat("fix the parser"))
     assert main(["hosts", "add", "devbox", ssh_host.alias]) == 0
-    try:
-        async with hosts_app(local).run_test(size=SIZE) as pilot:
-            await synced(pilot)
-            await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
-            before = remote_row(pilot).event_count
-            await pilot.press("f8")  # Zero has no command to delete a session: refused
-            await wait_until(
-                pilot,
-                lambda: any(refusal("delete", "devbox") in note for note in notes(pilot)),
-                "F8 refused in hrun's one line",
-            )
-            await pilot.press("enter")
-            screen = await ready(pilot)
-            assert screen.host == load_hosts()["devbox"]  # the registry's, not only a name
-            await send(pilot, "slow 40")
-            await wait_until(pilot, lambda: "chunk 1" in screen.live.blocks_text(), "streamed")
-            await finished(pilot, screen)
-            assert b"chunk 39" in (ssh_host.store / REMOTE_ID / EVENTS_FILE).read_bytes()
-            await wait_until(pilot, lambda: "chunk 39" in screen_text(pilot), "the host's log")
-            await pilot.press("escape")
-            await wait_until(pilot, lambda: isinstance(pilot.app.screen, PickerScreen), "back")
-            await wait_until(
-                pilot, lambda: remote_row(pilot).event_count > before, "the row re-synced"
-            )
-    finally:
-        terminate_all(0.0)
+    yield builder
+    terminate_all(0.0)
+
+
+async def test_a_mirrored_row_opened_from_the_picker_continues_on_its_host(
+    continuable: StoreBuilder, local: StoreBuilder, ssh_host: SshHost
+) -> None:
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+        before = remote_row(pilot).event_count
+        await pilot.press("f8")  # Zero has no command to delete a session: refused
+        await wait_until(
+            pilot,
+            lambda: any(refusal("delete", "devbox") in note for note in notes(pilot)),
+            "F8 refused in one line",
+        )
+        await pilot.press("enter")
+        screen = await ready(pilot)
+        assert screen.host == load_hosts()["devbox"]  # the registry's host, not only a name
+        await send(pilot, "slow 40")
+        await wait_until(pilot, lambda: "chunk 1" in screen.live.blocks_text(), "streamed")
+        await finished(pilot, screen)
+        assert b"chunk 39" in (ssh_host.store / REMOTE_ID / EVENTS_FILE).read_bytes()
+        await wait_until(pilot, lambda: "chunk 39" in screen_text(pilot), "the host's log")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PickerScreen), "back")
+        await wait_until(pilot, lambda: remote_row(pilot).event_count > before, "re-synced")
+
+
+async def test_permissions_on_a_host_row_are_that_hosts_zeros(
+    continuable: StoreBuilder, local: StoreBuilder
+) -> None:
+    allow_always(local.store, "write_file", run=zero_runner_on(load_hosts()["devbox"]))
+    async with hosts_app(local).run_test(size=SIZE) as pilot:
+        await synced(pilot)
+        await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
+        assert tagged_rows(pilot)[0] == ("devbox", REMOTE_ID)  # highlighted
+        assert await picker(pilot).run_text("/permissions")
+        dialog = await dialog_of(pilot, PermissionsDialog)
+        prompt = dialog.query_one("#grants", OptionList).get_option_at_index(0).prompt
+        assert "write_file" in str(prompt)
 
 
 def remote_row(pilot: Pilot[Any]) -> PickerRow:

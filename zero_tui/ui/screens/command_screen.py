@@ -202,7 +202,8 @@ class CommandScreen(Screen[None]):
         return self.store
 
     def zero_runner(self) -> ZeroRunner | None:
-        """Where Zero's commands for this screen's session run: None for this machine."""
+        """Where Zero's commands for this screen's session run: None for this machine
+        (asked in the event loop, handed to the worker that runs them)."""
         return None
 
     def refusal_on_host(self, operation: str) -> str | None:
@@ -340,14 +341,14 @@ class CommandScreen(Screen[None]):
     @command_action
     def action_permissions(self, args: str) -> None:
         parse_no_args("permissions", args)
-        self._list_grants()
+        self._list_grants(self.zero_runner())
 
     @work(thread=True, exclusive=True, group="grants", exit_on_error=False)
-    def _list_grants(self) -> None:
+    def _list_grants(self, run: ZeroRunner | None) -> None:
         from zero_tui.agent.zero_commands import ZeroCommandError, grants
 
         try:
-            found = grants(self.store, run=self.zero_runner())
+            found = grants(self.store, run=run)
         except ZeroCommandError as error:
             self.post_message(ActionFailed("Permissions", str(error)))
             return
@@ -361,16 +362,15 @@ class CommandScreen(Screen[None]):
             # dialog that would open later and take the keys typed meanwhile.
             self.set_focus(self.composer)
             if grant is not None:
-                self._revoke(grant)
+                self._revoke(grant, self.zero_runner())
 
         self.app.push_screen(PermissionsDialog(message.grants), chosen)
 
     @work(thread=True, exclusive=True, group="grants", exit_on_error=False)
-    def _revoke(self, grant: Grant) -> None:
+    def _revoke(self, grant: Grant, run: ZeroRunner | None) -> None:
         from zero_tui.agent.zero_commands import ZeroCommandError, grants, revoke
 
         try:
-            run = self.zero_runner()
             revoke(self.store, grant.tool, path=grant.scope, run=run)
             left = grants(self.store, run=run)
         except ZeroCommandError as error:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
@@ -72,6 +72,9 @@ from zero_tui.ui.widgets.session_list import SessionList
 from zero_tui.ui.widgets.session_trash import SessionTrash
 from zero_tui.ui.widgets.steady_footer import SteadyFooter
 from zero_tui.ui.widgets.store_feed import StoreFeed
+
+if TYPE_CHECKING:
+    from zero_tui.agent.zero_commands import ZeroRunner
 
 
 class PickerScreen(CommandScreen):
@@ -173,6 +176,15 @@ class PickerScreen(CommandScreen):
         if row is None or row.host is None:
             return self.store
         return self.host_stores[row.host]
+
+    def zero_runner(self) -> ZeroRunner | None:
+        """The highlighted row's host, whose Zero keeps that session's sandbox grants."""
+        from zero_tui.remote.host_sessions import zero_runner_on
+
+        row = self.session_list.highlighted_row
+        if row is None or row.host is None:
+            return None
+        return zero_runner_on(next(host for host in self.hosts if host.name == row.host))
 
     def refusal_on_host(self, operation: str) -> str | None:
         from zero_tui.remote.host_sessions import refusal
