@@ -121,6 +121,11 @@ async def test_a_host_without_zero_is_browse_only_said_once(
         await wait_until(pilot, lambda: not screen.running)
         text = outcome_text(screen) + " ".join(notes(pilot)) + status_of(pilot)
         assert "devbox: no zero on its PATH; its sessions can be browsed only" in text
+        # the status line and the editor say the host's reason, not a local store's
+        assert status_of(pilot) == "browse-only: no zero on devbox's PATH"
+        assert str(screen.composer.placeholder).startswith(
+            "Browse-only: no zero on devbox's PATH · "
+        )
 
 
 def status_of(pilot: Pilot[Any]) -> str:

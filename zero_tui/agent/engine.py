@@ -679,6 +679,10 @@ class ExecEngine:
             return str(error)
         return None
 
+    def browse_only_status(self) -> str:
+        """Why no session can be continued, as short as the status line says it."""
+        return "Zero continues only sessions of a store at …/zero/sessions"
+
     def workspace(self, recorded: str, fallback: str) -> tuple[str, str | None]:
         """Where a run of a session that recorded `recorded` goes (choose_cwd), and the
         note that says so."""

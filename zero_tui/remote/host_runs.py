@@ -310,6 +310,11 @@ class RemoteEngine(ExecEngine):
     def store_refusal(self) -> str | None:
         return browse_only(self.host)
 
+    def browse_only_status(self) -> str:
+        if not self.host.has_zero:
+            return f"no zero on {self.host.name}'s PATH"
+        return f"{self.host.name}'s store is not at …/zero/sessions"
+
     def workspace(self, recorded: str, fallback: str) -> tuple[str, str | None]:
         """The session's own workspace, on the host (the wrapper says if it is gone)."""
         if recorded.startswith("/"):

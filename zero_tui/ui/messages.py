@@ -504,6 +504,7 @@ class StoreChecked(Message):
     bubble = False
 
     refusal: str | None
+    status: str = ""  # the refusal as short as the status line says it
 
 
 @dataclass

@@ -64,10 +64,7 @@ from zero_tui.ui.widgets.turn_actions import TurnActions
 __all__ = ["READ_ONLY_NOTICE", "TranscriptCommands", "TranscriptScreen"]
 
 EDITOR_HINT = "Ask zero… · Enter sends, alt+Enter: new line · / for commands · Tab: rows"
-BROWSE_ONLY_HINT = (
-    "Browse-only: Zero continues sessions only in a store at …/zero/sessions · "
-    "/ for commands · Tab: rows"
-)
+BROWSE_ONLY_HINT = "Browse-only: {why} · / for commands · Tab: rows"
 _DEFAULT_SCREEN_ID = "_default"  # the blank screen `App.get_default_screen` puts first
 READ_ONLY_NOTICE = (
     "Read-only: this session (a specialist's sub-session, or another kind Zero does not "
@@ -441,7 +438,9 @@ class TranscriptScreen(CommandScreen):
 
     def on_agent_pane_state_changed(self, message: AgentPane.StateChanged) -> None:
         self.run_status = RunStatus.of(self.settings, message.state)
-        hint = BROWSE_ONLY_HINT if message.state.browse_only else EDITOR_HINT
+        hint = EDITOR_HINT
+        if message.state.browse_only:
+            hint = BROWSE_ONLY_HINT.format(why=message.state.browse_only_status)
         if self.composer.placeholder != hint:
             self.composer.placeholder = hint
 

@@ -84,6 +84,7 @@ class RunState:
     last_output: float = 0.0  # run_clock() when the agent last said something (to a second)
     retrying: str | None = None  # Zero's notice of a retry in progress
     browse_only: str | None = None  # why no session of this store can be continued
+    browse_only_status: str = ""  # that, as short as the status line says it
     auto: str | None = None  # the run's autonomy, when it overrides the settings' (one run)
 
     @property
@@ -113,7 +114,7 @@ class RunStatus:
         if not run.running:
             parts = [self.settings]
             if run.browse_only:
-                parts = ["browse-only: Zero continues only sessions of a store at …/zero/sessions"]
+                parts = [f"browse-only: {run.browse_only_status}"]
             elif self.unsafe:
                 parts.append("unsafe: tools run without approval")
         else:
@@ -283,10 +284,13 @@ class AgentPane(Vertical):
 
     @work(thread=True, exclusive=True, group="agent-store", exit_on_error=False)
     def _check_store(self) -> None:
-        self.post_message(StoreChecked(self.engine.store_refusal()))
+        refusal = self.engine.store_refusal()
+        status = self.engine.browse_only_status() if refusal is not None else ""
+        self.post_message(StoreChecked(refusal, status))
 
     def on_store_checked(self, message: StoreChecked) -> None:
-        self._set_state(replace(self._state, browse_only=message.refusal))
+        state = replace(self._state, browse_only=message.refusal, browse_only_status=message.status)
+        self._set_state(state)
 
     async def on_unmount(self) -> None:
         run = self._run
