@@ -160,12 +160,12 @@ async def test_a_mirrored_row_opened_from_the_picker_continues_on_its_host(
         await synced(pilot)
         await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "both rows")
         before = remote_row(pilot).event_count
-        await pilot.press("f8")  # Zero has no command to delete a session: refused
-        await wait_until(
-            pilot,
-            lambda: any(refusal("delete", "devbox") in note for note in notes(pilot)),
-            "F8 refused in one line",
-        )
+        # Zero has no command to delete a session, and zero-tui keeps no flags of a
+        # mirror's: F8, alt+p and ctrl+x are each refused in the one line
+        await pilot.press("f8", "alt+p", "ctrl+x")
+        lines = [refusal(operation, "devbox") for operation in ("delete", "pin", "mark")]
+        await wait_until(pilot, lambda: all(line in notes(pilot) for line in lines), "refused")
+        assert picker(pilot).state.marked == frozenset()
         await pilot.press("enter")
         screen = await ready(pilot)
         assert screen.host == load_hosts()["devbox"]  # the registry's host, not only a name
