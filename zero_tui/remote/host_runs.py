@@ -47,6 +47,7 @@ from zero_tui.agent.engine import (
 )
 from zero_tui.agent.preflight import RunGuard, guard_run
 from zero_tui.agent.stream import AgentEvent, RunStart
+from zero_tui.hosts.mirror import sync_session
 from zero_tui.hosts.registry import Host, HostError, mirror_root
 from zero_tui.hosts.ssh_link import SSH_FAILED, ssh_failure, ssh_options
 from zero_tui.store import SessionStore
@@ -278,8 +279,6 @@ class RemoteRun(ExecRun):
 
 def resync(host: Host, session_id: str) -> str:
     """Bring the session's mirror level with the host; the failure's line, or ""."""
-    from zero_tui.hosts.mirror import sync_session
-
     try:
         sync_session(host, session_id)
     except HostError as error:
