@@ -12,6 +12,7 @@ from agent_fixtures import AgentSandbox
 from conftest import EventSpec, assistant, user, wait_until
 from keys import burst
 from test_transcript_screen import screen_text
+from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -19,6 +20,7 @@ from zero_tui.agent import running as running_module
 from zero_tui.store import SessionStore
 from zero_tui.transcript.rows import RowKind
 from zero_tui.ui.app import make_app
+from zero_tui.ui.messages import ActionFailed
 from zero_tui.ui.screens.dialogs import ConfirmDialog
 from zero_tui.ui.screens.transcript import TranscriptScreen
 from zero_tui.ui.screens.zero_dialogs import ApprovalDialog, PermissionsDialog, RewindDialog
@@ -485,3 +487,26 @@ async def test_a_revoke_from_the_picker_gives_the_keys_back_to_the_query(
         assert isinstance(picker, PickerScreen)
         burst(pilot.app, "earl")
         await wait_until(pilot, lambda: picker.composer.value == "earl")
+
+
+async def test_a_turn_command_s_failure_is_said_once(
+    fake_agent: AgentSandbox, monkeypatch: Any
+) -> None:
+    """`ActionFailed` stays with the widget that posted it: bubbling on to the screen, whose
+    own handler says it too, it was said twice."""
+    sid = with_turns(fake_agent)
+    monkeypatch.setenv("ZERO_BIN", str(fake_agent.workspace / "no-zero-here"))
+    posts: list[ActionFailed] = []
+
+    def record(message: Message) -> None:
+        if isinstance(message, ActionFailed):
+            posts.append(message)
+
+    async with app_for(fake_agent, sid).run_test(size=SIZE, message_hook=record) as pilot:
+        screen = await opened(pilot, sid)
+        highlight(screen, "tests written")
+        await command(pilot, screen, "/rewind")
+        await wait_until(pilot, lambda: any("ZERO_BIN=" in note for note in notes(pilot)))
+        await pilot.pause()
+        assert len(posts) == 1  # posted once, never passed on to the screen
+        assert sum("ZERO_BIN=" in note for note in notes(pilot)) == 1

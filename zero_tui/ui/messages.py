@@ -1,8 +1,9 @@
 """Every message of the UI: posted by thread workers and widgets, handled on the screens.
 
 Workers hand results back only through these; the handlers own all UI changes. Messages that
-concern one screen only do not bubble (`bubble = False`), but for those a widget beside
-the screen posts for it (the picker's `StoreFeed` and `SessionTrash`).
+concern the widget or screen posting them only do not bubble: `class X(Message, bubble=False)`,
+the class keyword (`Message.__init_subclass__` overrides a `bubble = False` in the body). Those
+a screen handles from a widget below it bubble (the picker's `StoreFeed` and `SessionTrash`).
 """
 
 from __future__ import annotations
@@ -152,10 +153,8 @@ class ResumeRequest(Message):
 
 
 @dataclass
-class CommandDone(Message):
+class CommandDone(Message, bubble=False):
     """An export or rename finished (in a worker): what to tell the user."""
-
-    bubble = False
 
     title: str
     session_id: str
@@ -199,29 +198,23 @@ class SessionDeleted(Message):
 
 
 @dataclass
-class ActionFailed(Message):
+class ActionFailed(Message, bubble=False):
     """A command's worker could not do what was asked: one line for the user."""
-
-    bubble = False
 
     title: str
     message: str
 
 
 @dataclass
-class GrantsListed(Message):
+class GrantsListed(Message, bubble=False):
     """Zero's persistent sandbox grants (`/permissions`)."""
-
-    bubble = False
 
     grants: list[Grant]
 
 
 @dataclass
-class GrantChanged(Message):
+class GrantChanged(Message, bubble=False):
     """A grant was saved or revoked through Zero: what to tell the user."""
-
-    bubble = False
 
     message: str
     revoked: bool
@@ -231,10 +224,8 @@ class GrantChanged(Message):
 
 
 @dataclass
-class TranscriptLoaded(Message):
+class TranscriptLoaded(Message, bubble=False):
     """The log is indexed: rows can be shown."""
-
-    bubble = False
 
     load_id: int
     log: OpenedLog
@@ -250,19 +241,15 @@ class TranscriptLoaded(Message):
 
 
 @dataclass
-class TranscriptFailed(Message):
-    bubble = False
-
+class TranscriptFailed(Message, bubble=False):
     load_id: int
     error: str
     removed: bool = False  # the session is no longer in the store
 
 
 @dataclass
-class LogPolled(Message):
+class LogPolled(Message, bubble=False):
     """One look at the log's end: what it found."""
-
-    bubble = False
 
     end: LogEnd
 
@@ -278,26 +265,20 @@ class MatchesFound(Message):
 
 
 @dataclass
-class EventLocated(Message):
+class EventLocated(Message, bubble=False):
     """Where a search hit's event sits in the transcript's order (None: not in it)."""
-
-    bubble = False
 
     sequence: int
     position: int | None
 
 
 @dataclass
-class CopyDone(Message):
-    bubble = False
-
+class CopyDone(Message, bubble=False):
     result: CopyResult
 
 
 @dataclass
-class CodeBlocksFound(Message):
-    bubble = False
-
+class CodeBlocksFound(Message, bubble=False):
     blocks: list[CodeBlock]
 
 
@@ -311,21 +292,17 @@ class PromptRecalled(Message):
 
 
 @dataclass
-class SessionTokensLoaded(Message):
+class SessionTokensLoaded(Message, bubble=False):
     """The tokens of a session's usage events, for the transcript's header (None: its log
     could not be read)."""
-
-    bubble = False
 
     session_id: str
     tokens: Tokens | None
 
 
 @dataclass
-class ParentLinked(Message):
+class ParentLinked(Message, bubble=False):
     """Where the session came from (a fork's parent and turn), for the header."""
-
-    bubble = False
 
     session_id: str
     link: ParentLink | None
@@ -335,30 +312,24 @@ class ParentLinked(Message):
 
 
 @dataclass
-class UsageProgress(Message):
+class UsageProgress(Message, bubble=False):
     """`done` of the store's `total` sessions' logs read for the usage screen."""
-
-    bubble = False
 
     done: int
     total: int
 
 
 @dataclass
-class UsageLoaded(Message):
+class UsageLoaded(Message, bubble=False):
     """The usage of the window, read from the logs; or why it could not be (`error`)."""
-
-    bubble = False
 
     overviews: UsageOverviews | None
     error: str | None = None
 
 
 @dataclass
-class UsageCostLoaded(Message):
+class UsageCostLoaded(Message, bubble=False):
     """Zero's cost estimate for every workspace, or why there is none."""
-
-    bubble = False
 
     estimate: CostEstimate
 
@@ -367,18 +338,14 @@ class UsageCostLoaded(Message):
 
 
 @dataclass
-class TurnForked(Message):
-    bubble = False
-
+class TurnForked(Message, bubble=False):
     parent_id: str
     forked: ForkedTurn
 
 
 @dataclass
-class RewindPlanned(Message):
+class RewindPlanned(Message, bubble=False):
     """Zero's plan for rewinding to the end of `turn`: shown before anything is done."""
-
-    bubble = False
 
     session_id: str
     turn: TurnSpan
@@ -387,28 +354,22 @@ class RewindPlanned(Message):
 
 
 @dataclass
-class RewindApplied(Message):
-    bubble = False
-
+class RewindApplied(Message, bubble=False):
     session_id: str
     result: RewindResult
 
 
 @dataclass
-class ApprovalFound(Message):
+class ApprovalFound(Message, bubble=False):
     """The denied tool call `/approve` acts on."""
-
-    bubble = False
 
     session_id: str
     denied: DeniedCall
 
 
 @dataclass
-class GrantSaved(Message):
+class GrantSaved(Message, bubble=False):
     """`always allow` went through: the turn may be sent again (asked first)."""
-
-    bubble = False
 
     denied: DeniedCall
 
@@ -417,10 +378,8 @@ class GrantSaved(Message):
 
 
 @dataclass
-class RunStarted(Message):
+class RunStarted(Message, bubble=False):
     """`zero exec` is running (its events follow as AgentEventArrived)."""
-
-    bubble = False
 
     run_token: int
     run: ExecRun
@@ -447,49 +406,39 @@ class EventBatch:
 
 
 @dataclass
-class AgentEventsArrived(Message):
+class AgentEventsArrived(Message, bubble=False):
     """Events are waiting in `batch` (take them all)."""
-
-    bubble = False
 
     run_token: int
     batch: EventBatch
 
 
 @dataclass
-class RunClaimed(Message):
+class RunClaimed(Message, bubble=False):
     """No other process runs the session: this run holds it now, and Esc can cancel it."""
-
-    bubble = False
 
     run_token: int
 
 
 @dataclass
-class RunNotes(Message):
+class RunNotes(Message, bubble=False):
     """Things to say under the run, as they come: a cut torn tail, a claim not taken."""
-
-    bubble = False
 
     run_token: int
     notes: list[str]
 
 
 @dataclass
-class AgentExited(Message):
+class AgentExited(Message, bubble=False):
     """The agent's process has exited: what is left is the drain of its output."""
-
-    bubble = False
 
     run_token: int
 
 
 @dataclass
-class RunFinished(Message):
+class RunFinished(Message, bubble=False):
     """The run is over: its outcome, or why it could not start (`refused`); `fate`: the
     session was removed or replaced while it ran (preflight.session_fate)."""
-
-    bubble = False
 
     run_token: int
     outcome: RunOutcome | None
@@ -498,20 +447,16 @@ class RunFinished(Message):
 
 
 @dataclass
-class StoreChecked(Message):
+class StoreChecked(Message, bubble=False):
     """Whether the agent can continue sessions of this store: why not (None: it can)."""
-
-    bubble = False
 
     refusal: str | None
     status: str = ""  # the refusal as short as the status line says it
 
 
 @dataclass
-class RunningLooked(Message):
+class RunningLooked(Message, bubble=False):
     """Who is running the shown session now (agent.running), as `describe()` says, or None."""
-
-    bubble = False
 
     session_id: str
     where: str | None
