@@ -49,8 +49,9 @@ def app_with(make_store: Callable[..., StoreBuilder], preferences: Preferences) 
 
 
 def footer(pilot: Pilot[Any]) -> dict[str, str]:
-    """The footer's keys: description -> the key it shows."""
-    return {str(key.description): key.key_display for key in pilot.app.screen.query(FooterKey)}
+    """The footer's keys shown: description -> the key it shows."""
+    keys = pilot.app.screen.query(FooterKey)
+    return {str(key.description): key.key_display for key in keys if key.display}
 
 
 def key_lines(page: str, key: str) -> list[str]:

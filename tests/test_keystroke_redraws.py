@@ -93,7 +93,8 @@ async def type_keys(pilot: Pilot[Any], keys: str) -> None:
 
 
 def footer_keys(pilot: Pilot[Any]) -> list[str]:
-    return [str(key.description) for key in pilot.app.screen.query(FooterKey)]
+    """The keys the footer shows (the ones not offered now are hidden)."""
+    return [str(key.description) for key in pilot.app.screen.query(FooterKey) if key.display]
 
 
 async def test_a_query_key_neither_recomposes_the_footer_nor_lays_out_the_screen(
@@ -174,6 +175,29 @@ async def test_the_footer_follows_the_keys_when_they_do_change(
         await settle(pilot)
         assert "Delete" in footer_keys(pilot)
         assert "Clear" not in footer_keys(pilot)
+
+
+async def test_keys_coming_and_going_neither_recompose_the_footer_nor_make_keys(
+    make_store: Callable[..., StoreBuilder], done: Counter[str]
+) -> None:
+    """The first query key offers Esc, a query matching nothing takes the row's keys away:
+    the footer hides and shows the keys it made, in place."""
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Clear" not in footer_keys(pilot)
+        done.clear()
+        await type_keys(pilot, "f")
+        assert "Clear" in footer_keys(pilot)
+        await type_keys(pilot, "zq")
+        assert "Delete" not in footer_keys(pilot)
+        for _ in range(3):
+            await pilot.press("backspace")
+        await settle(pilot)
+        assert "Delete" in footer_keys(pilot)
+        assert "Clear" not in footer_keys(pilot)
+        assert done["recompose"] == 0
+        assert done["footer_key"] == 0
 
 
 async def test_a_composer_key_neither_recomposes_the_footer_nor_lays_out_the_screen(

@@ -1,37 +1,132 @@
-"""The footer's keys, rebuilt only when the keys it shows change.
+"""The footer's keys, made once per set of commands and shown or hidden in place.
 
 Textual's `Footer` recomposes (a `FooterKey` mounted, styled and laid out per key) each time
 a screen's bindings are refreshed, which Textual does on every focus change and a widget
-may do on every keystroke. `SteadyFooter` compares what it would show with what it shows,
-and leaves the footer as it is when they are the same.
+may do on every keystroke. `SteadyFooter` makes a `FooterKey` for every binding the screen
+could show, available or not, and when only their availability changes (the picker's first
+query key offers Esc, a query matching nothing takes the row's keys away) it hides, shows
+or dims those keys in place. Only another set of commands (the focus on another widget, a
+keymap change) recomposes it.
 """
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
+from textual.binding import ActiveBinding, Binding
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+Layout = tuple[tuple[str, Binding, str, str], ...]  # (key, binding, key display, tooltip)
 
 
 class SteadyFooter(Footer):
-    """A `Footer` that recomposes only when the keys it would show differ."""
+    """A `Footer` that recomposes only when the set of commands it may show changes."""
+
+    DEFAULT_CSS = """
+    SteadyFooter FooterKey.-unavailable {
+        display: none;
+    }
+    """
 
     def __init__(self) -> None:
         super().__init__()
-        self._shown: tuple[object, ...] | None = None
+        self._layout: Layout | None = None  # None: composed as `Footer` composes
 
-    def shown_keys(self, screen: Screen[object]) -> tuple[object, ...]:
-        """What `Footer.compose` reads of the screen's bindings, in its order."""
+    def possible_keys(self, screen: Screen[object]) -> Layout:
+        """Every key the footer may show on `screen`, in the binding chain's order (a key
+        bound twice, once each), the command palette's last, as `Footer.compose` puts it."""
         palette = self.app.COMMAND_PALETTE_BINDING if self.show_command_palette else None
-        return tuple(
-            (key, binding, enabled, tooltip)
-            for key, (_, binding, enabled, tooltip) in screen.active_bindings.items()
-            if binding.show or key == palette
-        )
+        keys = []
+        last = []
+        for _, bindings in screen._modal_binding_chain:
+            for key, binding in bindings:
+                entry = (key, binding, self.app.get_key_display(binding), binding.tooltip)
+                if key == palette:
+                    last.append(entry)
+                elif binding.show:
+                    keys.append(entry)
+        return tuple(keys + last[:1])
+
+    def shown(self, active: dict[str, ActiveBinding], layout: Layout) -> list[bool]:
+        """Which keys of `layout` the footer shows with `active` bindings: the binding
+        active for its key, an action's first key only (as `Footer.compose` does)."""
+        actions: set[str] = set()
+        shown = []
+        for key, binding, _, _ in layout:
+            entry = active.get(key)
+            visible = (
+                entry is not None and entry.binding is binding and binding.action not in actions
+            )
+            if visible and key != self.app.COMMAND_PALETTE_BINDING:
+                actions.add(binding.action)
+            shown.append(visible)
+        return shown
+
+    def footer_shows(self, active: dict[str, ActiveBinding]) -> list[Binding]:
+        """The bindings `Footer.compose` makes keys of, in its order."""
+        palette = self.app.COMMAND_PALETTE_BINDING if self.show_command_palette else None
+        actions: set[str] = set()
+        bindings = []
+        for key, (_, binding, _, _) in active.items():
+            if key != palette and binding.show and binding.action not in actions:
+                actions.add(binding.action)
+                bindings.append(binding)
+        if palette is not None and palette in active:
+            bindings.append(active[palette].binding)
+        return bindings
+
+    def compose(self) -> ComposeResult:
+        if self._layout is None:
+            yield from super().compose()
+            return
+        palette = self.app.COMMAND_PALETTE_BINDING
+        for key, binding, key_display, tooltip in self._layout:
+            if key != palette:
+                yield FooterKey(
+                    binding.key, key_display, binding.description, binding.action, tooltip=tooltip
+                ).data_bind(compact=Footer.compact)
+            elif self.app.ENABLE_COMMAND_PALETTE:
+                yield FooterKey(
+                    binding.key,
+                    key_display,
+                    binding.description,
+                    binding.action,
+                    classes="-command-palette",
+                    tooltip=binding.tooltip or binding.description,
+                )
+
+    def _show_available(self, screen: Screen[object]) -> bool:
+        """Hide, show and dim the keys made for what `screen` offers now; False when the
+        keys made cannot show it as `Footer` would (then it is recomposed)."""
+        layout = self._layout or ()
+        active = screen.active_bindings
+        shown = self.shown(active, layout)
+        visible = [entry[1] for entry, on in zip(layout, shown, strict=True) if on]
+        keys = list(self.query_children(FooterKey))
+        if len(keys) != len(layout) or visible != self.footer_shows(active):
+            return False
+        for footer_key, (key, _, _, _), on in zip(keys, layout, shown, strict=True):
+            disabled = on and not active[key].enabled
+            footer_key.set_class(not on, "-unavailable")
+            footer_key.set_class(disabled, "-disabled")
+            footer_key._disabled = disabled
+        return True
 
     def bindings_changed(self, screen: Screen[object]) -> None:
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            shown = self.shown_keys(screen)
-            if shown == self._shown:
-                return
-            self._shown = shown
-        super().bindings_changed(screen)
+        if not (screen.app.app_focus and self.is_attached and screen is self.screen):
+            super().bindings_changed(screen)
+            return
+        self._bindings_ready = True
+        layout = self.possible_keys(screen)
+        grouped = any(binding.group is not None for _, binding, _, _ in layout)
+        if not grouped and layout == self._layout and self._show_available(screen):
+            return
+        self._layout = None if grouped else layout
+        self.call_after_refresh(self._recompose_then_show, screen)
+
+    async def _recompose_then_show(self, screen: Screen[object]) -> None:
+        await self.recompose()
+        if self._layout is not None and not self._show_available(screen):
+            self._layout = None  # shown as `Footer` shows it
+            await self.recompose()
