@@ -4,6 +4,7 @@ list — never on time."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -381,3 +382,44 @@ async def test_a_burst_of_query_keys_ranks_once_for_the_last_one(
         assert [args[3] for args, _ in ranked] == ["find"]
         assert [row.session_id for row in screen.session_list.visible_rows()] == ["s-fin"]
         assert started == []
+
+
+async def test_key_repeat_on_down_reads_the_preview_of_the_row_it_stops_on(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Key repeat on ↓: the highlight moves at each key, the preview is read and drawn for
+    the row it rests on, not for every row it passed (the pause is held until the keys are
+    in, as key repeat's come within it)."""
+    builder = make_store()
+    for number in range(12):
+        builder.add(
+            f"s{number:02}",
+            title=f"Session {number:02}",
+            cwd=W,
+            updated_at=f"2026-07-04T{20 - number:02}:00:00Z",
+        )
+    app = make_app(builder.store, cwd=W, clock=fixed_clock())
+    loads = spy(monkeypatch, picker_body, "load_preview")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        preview = screen.query_one(SessionPreview)
+        assert "Session 00" in preview.text
+        loads.clear()
+        resting = asyncio.Event()
+
+        async def held(_seconds: float) -> None:
+            await resting.wait()
+
+        monkeypatch.setattr(picker_body, "sleep", held, raising=False)
+        for expected in range(1, 11):
+            await pilot.press("down")  # handled before the next key, as key repeat's are
+            highlighted = screen.session_list.highlighted_row
+            assert highlighted is not None
+            assert highlighted.session_id == f"s{expected:02}"
+        assert loads == []
+        resting.set()
+        await settle(pilot)
+        assert [args[1] for args, _ in loads] == ["s10"]
+        assert "Session 10" in preview.text

@@ -11,6 +11,7 @@ loads the highlighted session's preview in a worker of its own.
 from __future__ import annotations
 
 import time
+from asyncio import sleep
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -42,6 +43,7 @@ from zero_tui.ui.widgets.preview import SessionPreview
 from zero_tui.ui.widgets.session_list import SessionList
 
 CONTENT_DEBOUNCE = 0.15  # seconds of typing pause before a content search starts
+PREVIEW_PAUSE = 0.05  # seconds the highlight rests before its preview is read (key repeat: less)
 INLINE_RANK_ROWS = 2_000
 """A scope of at most this many rows is ranked for the query on the event loop (under a
 millisecond: less than a thread worker's start and its messages); a bigger one in a
@@ -62,8 +64,9 @@ def snippet_line(hit: SearchHit) -> SnippetLine | None:
 
 
 class PreviewPane(SessionPreview):
-    """The preview of the highlighted row, loaded in a worker: while one loads, the
-    highlight may move on; the latest row is loaded next, those in between never. A
+    """The preview of the highlighted row, loaded in a worker once the highlight rests (a
+    burst of ↓ reads the row it stops on): while one loads, the highlight may move on; the
+    latest row is loaded next, those in between never. A
     preview that finds the session other than its row says so (`Differs`): the picker
     then reads that session again, so that the row and the preview agree."""
 
@@ -87,7 +90,8 @@ class PreviewPane(SessionPreview):
         self._store = store
         self._host_stores = host_stores or {}  # each host's mirror, for its rows
         self._clock = clock
-        self._loading = False
+        self._loading = False  # a read, or the pause before one, is under way
+        self._wishes = 0  # rows highlighted whose preview was not at hand: counted, not read
         self._wanted: PickerRow | None = None
         self._shown: str | None = None
         self._reported: PreviewData | None = None  # the last preview said to differ
@@ -106,11 +110,11 @@ class PreviewPane(SessionPreview):
             return
         if row.key == self._shown or self._show_known(row):
             return
+        self._wishes += 1
         if self._loading:
-            return  # a running load hands over to the latest wish when it is done
+            return  # a running load or pause hands over to the latest wish when it is done
         self._loading = True
-        # After the next paint: the list's rows come before the preview's IO.
-        self.call_after_refresh(self._start)
+        self._read_at_rest()
 
     def forget(self, session_ids: Collection[str] | None = None) -> None:
         """These sessions changed on disk (None: which ones is not known): their previews
@@ -149,6 +153,17 @@ class PreviewPane(SessionPreview):
         if self._shown is not None:
             self.show_running(running.get(self._shown))
 
+    @work(exclusive=True, group="preview-pause", exit_on_error=False)
+    async def _read_at_rest(self) -> None:
+        """Read the highlighted row's preview once the highlight rests for PREVIEW_PAUSE:
+        key repeat moves it on faster, and only the row it stops on is read and drawn."""
+        while True:
+            wishes = self._wishes
+            await sleep(PREVIEW_PAUSE)
+            if wishes == self._wishes:
+                break
+        self._start()
+
     def _start(self) -> None:
         row = self._wanted
         if row is None:
@@ -186,8 +201,9 @@ class PreviewPane(SessionPreview):
         if wanted is None:
             return
         if wanted.session_id != message.session_id:
-            # The highlight moved on while this one loaded: load the latest only.
-            self._start()
+            # The highlight moved on while this one loaded: the latest only, once it rests.
+            self._loading = True
+            self._read_at_rest()
             return
         self._show(message.preview, wanted)
 
@@ -205,7 +221,7 @@ class PreviewPane(SessionPreview):
             self.post_message(self.Differs(preview.session_id, wanted.host))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.group == "preview":
+        if event.state == WorkerState.ERROR and event.worker.group.startswith("preview"):
             self._loading = False
             self.show_message(f"preview failed: {event.worker.error}")
 
