@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 
+from zero_tui.picker.content_search import StoresContentSearch
 from zero_tui.picker.scopes import RowRanker
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.ui.app import ZeroApp, make_app
@@ -423,3 +424,38 @@ async def test_key_repeat_on_down_reads_the_preview_of_the_row_it_stops_on(
         await settle(pilot)
         assert [args[1] for args, _ in loads] == ["s10"]
         assert "Session 10" in preview.text
+
+
+async def test_content_typing_searches_once_for_the_query_it_rests_on(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+t: keys typed within the pause start no search each (no worker per key); the
+    one search is for the query the last key made."""
+    builder = make_store()
+    builder.add("s-fix", title="Fix parser", cwd=W, events=chat("the parser leaks", "fixed"))
+    builder.add("s-doc", title="Write docs", cwd=W, events=chat("write the docs", "done"))
+    app = make_app(builder.store, cwd=W, clock=fixed_clock())
+    searches = spy(monkeypatch, StoresContentSearch, "search")
+    started = spy(monkeypatch, PickerBody, "run_worker")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        searches.clear()
+        started.clear()
+        resting = asyncio.Event()
+
+        async def held(_seconds: float) -> None:
+            await resting.wait()
+
+        monkeypatch.setattr(picker_body, "sleep", held, raising=False)
+        for key in "leaks":
+            await pilot.press(key)  # handled before the next key
+        assert searches == []
+        resting.set()
+        await settle(pilot)
+        assert [args[1] for args, _ in searches] == ["leaks"]
+        assert [kwargs["group"] for _, kwargs in started] == ["content-pause", "content"]
+        assert [row.session_id for row in screen.session_list.visible_rows()] == ["s-fix"]

@@ -10,7 +10,6 @@ loads the highlighted session's preview in a worker of its own.
 
 from __future__ import annotations
 
-import time
 from asyncio import sleep
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
@@ -265,6 +264,8 @@ class PickerBody(Horizontal):
         self._ranked_rows: Sequence[PickerRow] | None = None  # the rows it ranked
         self._last_ranking: Ranking | None = None  # of the titles shown
         self._rank_due = False  # a ranking on the event loop is asked for
+        self._content_due = False  # a content search waits for typing to rest
+        self._content_wishes = 0  # content queries typed, counted while it waits
         # Enter pressed before the list was settled: open once it is, for this scope and query
         self._open_pending: tuple[ScopeKey, str] | None = None
 
@@ -360,7 +361,7 @@ class PickerBody(Horizontal):
         search is under way (typing goes first; the next progress asks again)."""
         searching = any(
             worker.node is self
-            and worker.group == "content"
+            and worker.group in ("content", "content-pause")
             and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
             for worker in self.workers
         )
@@ -466,14 +467,11 @@ class PickerBody(Horizontal):
             return
         rows = self._listed()
         if state.content_mode:
-            self._content_search(
-                state.scope_key,
-                state.query,
-                state.content_text,
-                rows,
-                state.scan,
-                state.sessions,
-            )
+            self.workers.cancel_group(self, "content")  # a search for an older query
+            self._content_wishes += 1
+            if not self._content_due:
+                self._content_due = True
+                self._search_at_rest()
             return
         if len(rows) > INLINE_RANK_ROWS:
             self._rank(state.scope_key, state.query, rows)
@@ -527,6 +525,28 @@ class PickerBody(Horizontal):
 
         self._show_ranked(rows, ranking.indices, highlight=highlight, notes=note)
 
+    @work(exclusive=True, group="content-pause", exit_on_error=False)
+    async def _search_at_rest(self) -> None:
+        """Search the content once typing rests for CONTENT_DEBOUNCE: one wait per burst of
+        keys (not a worker per key), for the query the last key made."""
+        while True:
+            wishes = self._content_wishes
+            await sleep(CONTENT_DEBOUNCE)
+            if wishes == self._content_wishes:
+                break
+        self._content_due = False
+        state = self.state
+        if state.scope is None or not state.content_mode:
+            return
+        self._content_search(
+            state.scope_key,
+            state.query,
+            state.content_text,
+            self._listed(),
+            state.scan,
+            state.sessions,
+        )
+
     @work(
         thread=True,
         exclusive=True,
@@ -543,12 +563,8 @@ class PickerBody(Horizontal):
         scan: int,
         sessions: Mapping[str, Metadata] | None,
     ) -> None:
-        """Search the scope's sessions for `text` once typing pauses (debounced: the next
-        keystroke cancels this worker while it waits)."""
+        """Search the scope's sessions for `text` (the next keystroke cancels it)."""
         worker = get_current_worker()
-        time.sleep(CONTENT_DEBOUNCE)
-        if worker.is_cancelled:
-            return
         outcome = self._content.search(
             text, rows, scan=scan, sessions=sessions, cancelled=lambda: worker.is_cancelled
         )
