@@ -21,6 +21,7 @@ from test_app_picker import (
     preview_text,
     shown_ids,
     status,
+    stop_watcher,
 )
 from textual.pilot import Pilot
 
@@ -283,8 +284,7 @@ async def test_a_preview_that_finds_more_than_its_row_brings_the_row_up_to_date(
     app = picker_app(three)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        picker(pilot).feed._watch_stop.set()  # no watcher: only the preview notices
-        await pilot.pause(0.3)
+        await stop_watcher(pilot)  # no watcher: only the preview notices
         SessionStore(three.root).append_events("mid", [user("behind the watcher's back")])
         await pilot.press("down")
         await wait_until(pilot, lambda: rows(pilot)[0][:2] == ("mid", 3), "the row read again")

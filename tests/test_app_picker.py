@@ -58,6 +58,14 @@ def watcher_stopped() -> bool:
     return not any(thread.name == "zero-tui store watcher" for thread in threading.enumerate())
 
 
+async def stop_watcher(pilot: Pilot[Any]) -> None:
+    """Stop the store's watcher and wait until its thread is gone: from then on nothing
+    reads a change but what the test does (the watcher looks whether to stop only every
+    STOP_LOOK_SECONDS, and may emit meanwhile)."""
+    picker(pilot).feed._watch_stop.set()
+    await wait_until(pilot, watcher_stopped, "the store's watcher stopped")
+
+
 async def type_text(pilot: Pilot[Any], text: str) -> None:
     await pilot.press(*["space" if char == " " else char for char in text])
     await settle(pilot)
@@ -809,8 +817,7 @@ async def test_ctrl_r_says_what_the_rescan_found(make_store: Callable[..., Store
     app = picker_app(builder)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        picker(pilot).feed._watch_stop.set()  # what ctrl+r finds, not what the watcher would
-        await wait_until(pilot, watcher_stopped, "the store watcher stopped")
+        await stop_watcher(pilot)  # what ctrl+r finds, not what the watcher would
         builder.add("three", title="Third", cwd=W, updated_at="2026-07-04T11:00:00Z")
         builder.add("four", title="Fourth", cwd=W, updated_at="2026-07-04T11:30:00Z")
         builder.store.update_title("two", "Second, renamed")

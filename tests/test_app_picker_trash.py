@@ -3,14 +3,21 @@ driven as a user drives them (Pilot); issue 20 parts 1, 3 and 4 in the picker.""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import StoreBuilder, assistant, settle, user, wait_until
-from test_app_picker import highlighted, picker, picker_app, preview_text, shown_ids, status
+from test_app_picker import (
+    highlighted,
+    picker,
+    picker_app,
+    preview_text,
+    shown_ids,
+    status,
+    stop_watcher,
+)
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -166,10 +173,6 @@ async def test_a_possible_writer_found_after_the_question_keeps_the_session(
         assert trashed(three.store) == []
 
 
-def watcher_stopped() -> bool:
-    return not any(thread.name == "zero-tui store watcher" for thread in threading.enumerate())
-
-
 async def test_the_trash_count_follows_a_delete_and_restore_done_elsewhere(
     three: StoreBuilder,
 ) -> None:
@@ -183,8 +186,7 @@ async def test_the_trash_count_follows_a_delete_and_restore_done_elsewhere(
         await wait_until(pilot, lambda: "1 in the trash" in status(pilot), "counted 1")
         restore(three.store, find_trashed(three.store, "s-old"))
         await wait_until(pilot, lambda: "in the trash" not in status(pilot), "counted 0")
-        picker(pilot).feed._watch_stop.set()  # now only ctrl+r reads it again
-        await wait_until(pilot, watcher_stopped, "the store's watcher stopped")
+        await stop_watcher(pilot)  # now only ctrl+r reads it again
         move_to_trash(three.store, "s-mid")
         await pilot.press("ctrl+r")
         await settle(pilot)
