@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 
+from zero_tui.picker import scopes
 from zero_tui.picker.content_search import StoresContentSearch
 from zero_tui.picker.scopes import RowRanker
 from zero_tui.picker.session_rows import PickerRow
@@ -383,6 +384,27 @@ async def test_a_burst_of_query_keys_ranks_once_for_the_last_one(
         assert [args[3] for args, _ in ranked] == ["find"]
         assert [row.session_id for row in screen.session_list.visible_rows()] == ["s-fin"]
         assert started == []
+
+
+async def test_a_big_scope_is_indexed_before_the_first_key(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope ranked in a thread (more rows than INLINE_RANK_ROWS) has its ranking index
+    built once it is read whole: the first key ranks with it, builds none."""
+    monkeypatch.setattr(picker_body, "INLINE_RANK_ROWS", 2)
+    built = spy(monkeypatch, scopes, "_row_index")
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        assert len(built) == 1  # prepared, with no key typed
+        await type_keys(pilot, "fi")
+        assert len(built) == 1
+        assert [row.session_id for row in screen.session_list.visible_rows()] == [
+            "s-fix",
+            "s-fin",
+        ]
 
 
 async def test_key_repeat_on_down_reads_the_preview_of_the_row_it_stops_on(

@@ -10,6 +10,7 @@ Textual or Rich import here (tests/test_import_hygiene.py): the picker's workers
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -246,32 +247,60 @@ def hits_in_rows(
 
 
 class RowRanker:
-    """One `RankedIndex` per scope, rebuilt when the scope's rows change (rank workers only)."""
+    """One `RankedIndex` per scope, rebuilt when the scope's rows change. A big scope's is
+    built in a thread before the first key (`prepare`); a ranking of the same rows asked
+    for meanwhile waits for that build rather than making a second one."""
 
     def __init__(self) -> None:
         self._cached: tuple[ScopeKey, Sequence[PickerRow], RankedIndex] | None = None
+        self._building = threading.Lock()
 
     def forget(self) -> None:
         self._cached = None
 
+    def prepare(self, key: ScopeKey, rows: Sequence[PickerRow], *, with_workspace: bool) -> None:
+        """Build the index of `rows` now, for the keys to come (a thread worker's)."""
+        self._index(key, rows, with_workspace, wait=True)
+
     def rank(
-        self, key: ScopeKey, rows: Sequence[PickerRow], query: str, *, with_workspace: bool
+        self,
+        key: ScopeKey,
+        rows: Sequence[PickerRow],
+        query: str,
+        *,
+        with_workspace: bool,
+        wait: bool = True,
     ) -> Ranking:
-        cached = self._cached
-        if cached is not None and cached[0] == key and cached[1] is rows:
-            index = cached[2]
-        else:
-            index = RankedIndex(
-                [
-                    PickerItem(
-                        label=row.label,
-                        value=row.session_id,
-                        meta=row.workspace if with_workspace else "",
-                        model=row.model,
-                        provider=row.provider,
-                    )
-                    for row in rows
-                ]
-            )
+        """`rows` ranked for `query`. `wait=False` (the event loop): while another thread
+        builds an index, build this one apart rather than wait for it."""
+        return self._index(key, rows, with_workspace, wait).rank(query)
+
+    def _index(
+        self, key: ScopeKey, rows: Sequence[PickerRow], with_workspace: bool, wait: bool
+    ) -> RankedIndex:
+        if not self._building.acquire(blocking=wait):
+            return _row_index(rows, with_workspace)
+        try:
+            cached = self._cached
+            if cached is not None and cached[0] == key and cached[1] is rows:
+                return cached[2]
+            index = _row_index(rows, with_workspace)
             self._cached = (key, rows, index)
-        return index.rank(query)
+            return index
+        finally:
+            self._building.release()
+
+
+def _row_index(rows: Sequence[PickerRow], with_workspace: bool) -> RankedIndex:
+    return RankedIndex(
+        [
+            PickerItem(
+                label=row.label,
+                value=row.session_id,
+                meta=row.workspace if with_workspace else "",
+                model=row.model,
+                provider=row.provider,
+            )
+            for row in rows
+        ]
+    )

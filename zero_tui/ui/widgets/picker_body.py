@@ -264,6 +264,7 @@ class PickerBody(Horizontal):
         self._ranked_rows: Sequence[PickerRow] | None = None  # the rows it ranked
         self._last_ranking: Ranking | None = None  # of the titles shown
         self._rank_due = False  # a ranking on the event loop is asked for
+        self._prepared_for: tuple[int, ScopeKey] | None = None  # the scan and scope indexed
         self._content_due = False  # a content search waits for typing to rest
         self._content_wishes = 0  # content queries typed, counted while it waits
         # Enter pressed before the list was settled: open once it is, for this scope and query
@@ -321,6 +322,7 @@ class PickerBody(Horizontal):
             self._start_ranking()
         else:
             self._set_rows(rows, cursor=self._cursor_in(rows, range(len(rows))))
+            self._prepare_ranking()
         session_list.set_empty_message(state.list_empty_message())
 
     def _cursor_in(self, rows: Sequence[PickerRow], order: Sequence[int]) -> int:
@@ -490,11 +492,33 @@ class PickerBody(Horizontal):
             self._start_ranking()
             return
         key, query = state.scope_key, state.query
-        self._show_ranking(key, query, rows, self._ranking(key, query, rows))
+        self._show_ranking(key, query, rows, self._ranking(key, query, rows, wait=False))
 
-    def _ranking(self, key: ScopeKey, query: str, rows: Sequence[PickerRow]) -> Ranking:
+    def _ranking(
+        self, key: ScopeKey, query: str, rows: Sequence[PickerRow], *, wait: bool = True
+    ) -> Ranking:
         titles = split_flag_words(query)[0]  # the flag words were applied to the rows
-        return self._ranker.rank(key, rows, titles, with_workspace=key[0])
+        return self._ranker.rank(key, rows, titles, with_workspace=key[0], wait=wait)
+
+    def _prepare_ranking(self) -> None:
+        """A big scope read whole, no query yet: build its ranking index in a thread now,
+        once per scan and scope, so that the first key finds it built (10,000 rows: a
+        few hundred ms). Rows that change later are indexed again at the next key."""
+        state = self.state
+        scope = state.scope
+        if scope is None or not scope.complete or state.query or state.content_mode:
+            return
+        prepared = (state.scan, state.scope_key)
+        if prepared == self._prepared_for:
+            return
+        rows = self._listed()
+        if len(rows) > INLINE_RANK_ROWS:
+            self._prepared_for = prepared
+            self._prepare(state.scope_key, rows)
+
+    @work(thread=True, group="rank-prepare", exit_on_error=False, description="rank index")
+    def _prepare(self, key: ScopeKey, rows: Sequence[PickerRow]) -> None:
+        self._ranker.prepare(key, rows, with_workspace=key[0])
 
     # A description of its own: Textual's would be the repr of every row, at every key.
     @work(thread=True, exclusive=True, group="rank", exit_on_error=False, description="rank")
