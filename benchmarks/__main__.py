@@ -16,6 +16,7 @@ docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import statistics
@@ -214,6 +215,8 @@ def measure_fzf(rows: int) -> dict[str, float] | None:
 
 
 def _time(seconds: float) -> str:
+    if math.isnan(seconds):
+        return "—"  # nothing to time: never drawn, or not run
     if seconds >= 1:
         return f"{seconds:.2f} s"
     if seconds >= 0.001:
