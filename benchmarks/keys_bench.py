@@ -5,8 +5,9 @@ Every program runs in a private tmux server (benchmarks.zero_bench.Tmux). For ea
 the keys go one at a time with `send-keys`; after each, the screen (`capture-pane -e`, so
 a moved highlight counts) is polled until it changes (the latency) and then until it has
 been still for a while (everything the key set going is done). The CPU is the program's
-process tree's utime+stime from /proc over the whole action, less what the same program
-spends idle over the same span (taken before the keys), divided by the keys sent.
+process tree's, from each thread's schedstat in /proc (to the nanosecond), over the whole
+action, less what the same program spends idle over the same span (taken before the
+keys), divided by the keys sent.
 
 The actions: typing and deleting a query in the picker (titles, and what was said after
 ctrl+t), moving the highlight (↓/↑, PgDn/PgUp), and typing and deleting in a transcript's
@@ -41,7 +42,7 @@ TYPED = "parser-timeout-regression-fixture"  # cut to --keys characters
 # (no spaces: a space typed last changes nothing on the screen but the cursor's place)
 STILL_SECONDS = 0.3  # a screen unchanged this long after a key: the key's work is done
 READY_STILL_SECONDS = 2.0  # after starting: the scan, the index and the footer are done
-IDLE_SECONDS = 2.0
+IDLE_SECONDS = 3.0
 IDLE_SHARE = 0.05  # of a CPU: below it, the program is idle (a cursor blinks)
 IDLE_DEADLINE_SECONDS = 300.0
 KEY_DEADLINE_SECONDS = 10.0
@@ -95,14 +96,30 @@ def alternating(first: str, second: str, count: int) -> tuple[tuple[str, ...], .
 # --- the process's CPU -----------------------------------------------------------------------
 
 
-def _ticks(pid: int, *, children: bool) -> int:
+def _reaped_ticks(pid: int) -> int:
+    """The CPU of `pid`'s children that have exited, in clock ticks (cutime + cstime)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     except OSError:
         return 0
-    # after the name: state ppid ... utime(12) stime(13) cutime(14) cstime(15), from index 1
-    used = int(fields[11]) + int(fields[12])
-    return used + (int(fields[13]) + int(fields[14]) if children else 0)
+    # after the name: state(1) ppid ... utime(12) stime(13) cutime(14) cstime(15)
+    return int(fields[13]) + int(fields[14])
+
+
+def _threads_cpu(pid: int) -> float:
+    """CPU seconds of `pid`'s live threads, to the nanosecond (the first field of each
+    thread's schedstat): a key costs a few ms, and utime counts in 10 ms ticks."""
+    total = 0
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for thread in threads:
+        try:
+            total += int(Path(f"/proc/{pid}/task/{thread}/schedstat").read_text().split()[0])
+        except (OSError, IndexError, ValueError):
+            continue  # the thread ended meanwhile
+    return total / 1e9
 
 
 def _descendants(pid: int) -> list[int]:
@@ -125,10 +142,10 @@ def _descendants(pid: int) -> list[int]:
 
 
 def tree_cpu(pid: int) -> float:
-    """CPU seconds of `pid` (with its reaped children) and of its live descendants."""
-    ticks = _ticks(pid, children=True)
-    ticks += sum(_ticks(child, children=False) for child in _descendants(pid))
-    return ticks / os.sysconf("SC_CLK_TCK")
+    """CPU seconds of `pid`'s threads, of its live descendants' and of its reaped children
+    (the program's threads persist: a pool's, the driver's, a watcher child's)."""
+    used = _threads_cpu(pid) + _reaped_ticks(pid) / os.sysconf("SC_CLK_TCK")
+    return used + sum(_threads_cpu(child) for child in _descendants(pid))
 
 
 # --- one program on the terminal ---------------------------------------------------------------
