@@ -5,6 +5,7 @@ show and export, and the faults, each one line on stderr that harms no other mir
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 from pathlib import Path
 
@@ -302,6 +303,12 @@ def test_a_host_without_zero_is_browse_only(
     assert run(capsys, "sync")[0] == 0
     code, out, _err = run(capsys, "hosts", "list")
     assert "(browse only: no zero there)" in out
+    assert "  2 sessions  synced" in out
+    shutil.rmtree(min(path for path in ssh_host.store.iterdir() if path.is_dir()))
+    code, out, _err = run(capsys, "sync")
+    assert out.startswith("devbox: 1 session, ")
+    code, out, _err = run(capsys, "hosts", "list")
+    assert "  1 session  synced" in out
 
 
 def test_a_session_appended_during_a_sync_is_consistent_after_the_next(

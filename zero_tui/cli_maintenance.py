@@ -40,6 +40,7 @@ from zero_tui.store.errors import StoreError
 from zero_tui.store.fork import fork_session
 from zero_tui.store.resumable import resolve_session_dir
 from zero_tui.store.trash import empty_trash, find_trashed, restore, trash_contents
+from zero_tui.text.labels import counted
 from zero_tui.text.sanitize import escape_json_controls, sanitize_line
 
 
@@ -114,7 +115,9 @@ def cmd_rewind(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(plan.dropped_types.items()))
     err.write(
         f"rewind {sanitize_line(session_id)}{where} to #{plan.target_sequence}: keeps "
-        f"{plan.kept} events, drops {plan.dropped}" + (f" ({kinds})" if kinds else "") + "\n"
+        f"{counted(plan.kept, 'event')}, drops {plan.dropped}"
+        + (f" ({kinds})" if kinds else "")
+        + "\n"
     )
     for change in plan.files:
         err.write(f"  {change.action} {sanitize_line(change.path)}\n")

@@ -22,6 +22,7 @@ from zero_tui.hosts.registry import (
 )
 from zero_tui.json_output import write_json_array
 from zero_tui.store import SessionStore
+from zero_tui.text.labels import counted
 from zero_tui.text.sanitize import sanitize_line
 
 if TYPE_CHECKING:
@@ -141,10 +142,9 @@ def _remove(name: str, out: TextIO) -> int:
 
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
-    rows = []
-    for host in load_hosts().values():
-        state = load_state(host.name)
-        rows.append(
+    listed = [(host, load_state(host.name)) for host in load_hosts().values()]
+    if args.json:
+        rows = [
             {
                 "name": host.name,
                 "target": host.target,
@@ -155,21 +155,21 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
                 "state": state.state,
                 "error": state.error or None,
             }
-        )
-    if args.json:
+            for host, state in listed
+        ]
         write_json_array(rows, out)
         return 0
-    if not rows:
+    if not listed:
         out.write("no hosts yet: zero-tui hosts add NAME TARGET\n")
-    for row in rows:
-        synced = row["lastSync"] or "never"
-        line = f"{row['name']}  {row['target']}:{row['store']}  synced {synced}"
-        line += f"  {row['sessions']:,} sessions  {row['state']}"
-        if not row["zero"]:
+    for host, state in listed:
+        synced = state.last_sync or "never"
+        line = f"{host.name}  {host.target}:{host.store}  synced {synced}"
+        line += f"  {counted(state.sessions, 'session')}  {state.state}"
+        if not host.has_zero:
             line += " (browse only: no zero there)"
         out.write(sanitize_line(line) + "\n")
-        if row["error"]:
-            out.write(f"    {sanitize_line(str(row['error']))}\n")
+        if state.error:
+            out.write(f"    {sanitize_line(state.error)}\n")
     return 0
 
 
@@ -194,7 +194,9 @@ def cmd_sync(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             failed += 1
             continue
         received = report.stats.get("total_bytes_received", 0)
-        out.write(f"{host.name}: {report.sessions:,} sessions, {received:,} bytes received\n")
+        out.write(
+            f"{host.name}: {counted(report.sessions, 'session')}, {received:,} bytes received\n"
+        )
     return 1 if failed else 0
 
 

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from zero_tui.picker.watch_child import END, FAILED, READY, STORE_REMOVED, UNWATCHED
+from zero_tui.text.labels import counted
 
 METADATA_FILE = "metadata.json"
 POLL_VARIABLE = "ZERO_TUI_POLL"
@@ -248,8 +249,9 @@ class UnwatchedSessions:
         count = len(self.stats)
         if not count:
             return NOTIFICATION
-        sessions = "1 session" if count == 1 else f"{count:,} sessions"
-        return f"{NOTIFICATION}, {sessions} polled every {interval:g}s ({self.why})"
+        return (
+            f"{NOTIFICATION}, {counted(count, 'session')} polled every {interval:g}s ({self.why})"
+        )
 
 
 def _end_child(child: subprocess.Popen[bytes]) -> None:
