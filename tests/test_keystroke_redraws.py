@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, chat, fixed_clock, settle
+from conftest import StoreBuilder, chat, fixed_clock, settle, wait_until
 from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -395,10 +395,11 @@ async def test_a_big_scope_is_indexed_before_the_first_key(
     built = spy(monkeypatch, scopes, "_row_index")
     app = picker_app(make_store)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(built) == 1, "the index prepared, no key typed")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, PickerScreen)
-        assert len(built) == 1  # prepared, with no key typed
+        assert len(built) == 1
         await type_keys(pilot, "fi")
         assert len(built) == 1
         assert [row.session_id for row in screen.session_list.visible_rows()] == [

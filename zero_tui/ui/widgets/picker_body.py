@@ -322,7 +322,8 @@ class PickerBody(Horizontal):
             self._start_ranking()
         else:
             self._set_rows(rows, cursor=self._cursor_in(rows, range(len(rows))))
-            self._prepare_ranking()
+            # After the rows are painted: the build would compete with the paint for the GIL.
+            self.call_after_refresh(self._prepare_ranking)
         session_list.set_empty_message(state.list_empty_message())
 
     def _cursor_in(self, rows: Sequence[PickerRow], order: Sequence[int]) -> int:
