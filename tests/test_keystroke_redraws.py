@@ -248,6 +248,46 @@ async def test_moving_the_highlight_shows_its_preview_without_laying_out_the_scr
         assert laid_out == []
 
 
+async def test_a_query_that_leaves_fewer_rows_redraws_the_lines_it_changed_alone(
+    make_store: Callable[..., StoreBuilder], done: Counter[str]
+) -> None:
+    """Three rows become two: the list's height changes, and only the lines whose row
+    changed are drawn again (the first row stays, and with it its line)."""
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        done.clear()
+        await type_keys(pilot, "fi")
+        assert [row.session_id for row in screen.session_list.visible_rows()] == [
+            "s-fix",
+            "s-fin",
+        ]
+        assert done["list_redrawn"] == 0
+
+
+async def test_another_preview_redraws_the_lines_that_differ_alone(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sessions' previews share most of their lines' places (the fields' names, the
+    blank end of the pane): moving between them redraws the lines that differ, never
+    the whole pane."""
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        preview = screen.query_one(SessionPreview)
+        refreshes = spy(monkeypatch, SessionPreview, "refresh")
+        lines = spy(monkeypatch, SessionPreview, "refresh_line")
+        await pilot.press("down")
+        await settle(pilot)
+        assert "Find the leak" in preview.text
+        assert [args for args, _ in refreshes if len(args) == 1] == []  # no region: all
+        assert 0 < len(lines) < preview.size.height // 2
+
+
 async def test_a_row_read_before_shows_its_preview_without_reading_it_again(
     make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
 ) -> None:

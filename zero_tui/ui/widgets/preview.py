@@ -194,10 +194,19 @@ class SessionPreview(ScrollView, can_focus=False):
     def _set_content(self, content: Content) -> None:
         if content.is_same(self._content) and self._lines_width != -1:
             return  # the same text (no row highlighted after each key): nothing to redraw
+        drawn, drawn_width = self._lines, self._lines_width
         self._content = content
         self._lines_width = -1
         self._cut_lines()
-        self.refresh()
+        if self._lines_width == -1 or self._lines_width != drawn_width or self.scroll_y:
+            self.refresh()  # cut at another width, or scrolled: every line changes
+            return
+        blank = self._blank
+        for y in range(self.scrollable_content_region.height):
+            before = drawn[y] if y < len(drawn) else blank
+            after = self._lines[y] if y < len(self._lines) else blank
+            if before != after:  # the fields' names, the rules, the blank end: drawn once
+                self.refresh_line(y)
 
     def _cut_lines(self) -> None:
         """Cut the text into the lines drawn, at the view's width (none before it has one);

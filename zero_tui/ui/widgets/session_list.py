@@ -189,10 +189,12 @@ class SessionList(ScrollView, can_focus=False):
         return self.shown.cursor_on(session_id, order, rows, self.cursor)
 
     def set_empty_message(self, message: str) -> None:
-        """What the first line says when there is no row to show."""
+        """What the first line says when there is no row to show (drawn again only then:
+        a query changes it at every key)."""
         if message != self._empty_message:
             self._empty_message = message
-            self._invalidate()
+            if not self.shown.order:
+                self.refresh_line(0)
 
     def _line_content(self, y: int) -> Hashable:
         """What the list's line `y` (from its top) draws, but for the cursor and the hover:
