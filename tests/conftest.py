@@ -57,6 +57,22 @@ def chat(question: str = "fix it", answer: str = "done") -> list[EventSpec]:
     return [user(question), assistant(answer)]
 
 
+Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
+
+
+def spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> Calls:
+    """Record each call of `owner.name` (a method: its self first) and let it go on."""
+    calls: Calls = []
+    original = getattr(owner, name)
+
+    def spied(*args: Any, **kwargs: Any) -> Any:
+        calls.append((args, kwargs))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spied)
+    return calls
+
+
 T = TypeVar("T")
 HANG_GUARD_SECONDS = 60  # not a timing assertion: only keeps a regression from hanging
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import StoreBuilder, chat, fixed_clock, settle, wait_until
+from conftest import StoreBuilder, chat, fixed_clock, settle, spy, wait_until
 from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -34,21 +34,6 @@ from zero_tui.ui.widgets.steady_footer import SteadyFooter
 
 W = "/home/u/proj"
 SIZE = (120, 36)
-
-Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
-
-
-def spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> Calls:
-    """Record each call of `owner.name` (a method: its self first) and let it go on."""
-    calls: Calls = []
-    original = getattr(owner, name)
-
-    def spied(*args: Any, **kwargs: Any) -> Any:
-        calls.append((args, kwargs))
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, spied)
-    return calls
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import StoreBuilder, assistant, chat, fixed_clock, user
+from conftest import StoreBuilder, assistant, chat, fixed_clock, spy, user
 
 from zero_tui.agent import running as running_module
+from zero_tui.picker import content_search
 from zero_tui.picker.content_search import ContentSearch
 from zero_tui.picker.live import (
     RunningFound,
@@ -217,6 +218,37 @@ def test_the_text_index_takes_in_new_and_appended_sessions(
     for word, expected in (("kestrels", "new1"), ("ospreys", "here1")):
         outcome = search.search(word, rows, scan=followed.scan, sessions=followed.sessions)
         assert [hit.session.session_id for hit in outcome.hits] == [expected]
+
+
+def test_content_queries_over_the_same_rows_prepare_their_scope_once(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The picker hands the same rows key after key: every query searches the metadata
+    list the first one made (the query layer keeps its index of the scope by it) and the
+    rows' places it found; other rows make them again. The hits are a fresh search's."""
+    builder = varied_store(make_store)
+    builder.store.append_events("here1", [user("a note on ospreys and osprey nests")])
+    cache = tmp_path / "cache"
+    state, _ = scan(make_loader(builder, cache))
+    with SessionCatalog(builder.store, cache) as catalog:
+        catalog.refresh()
+        catalog.update_content()
+    searched = spy(monkeypatch, content_search, "search")
+    placed = spy(monkeypatch, content_search, "row_positions")
+    search = ContentSearch(builder.store, cache)
+    rows = state.scopes[HERE].rows
+    typed = [
+        search.search(text, rows, scan=state.scan, sessions=state.sessions)
+        for text in ("os", "osp", "ospr", "ospreys")
+    ]
+    assert [hit.session.session_id for hit in typed[-1].hits] == ["here1"]
+    assert len({id(args[2]) for args, _ in searched}) == 1  # one metadata list
+    assert len(placed) == 1
+    fresh = ContentSearch(builder.store, cache)
+    again = fresh.search("ospreys", list(rows), scan=state.scan, sessions=state.sessions)
+    assert (again.order, again.hits) == (typed[-1].order, typed[-1].hits)
+    search.search("ospreys", list(rows), scan=state.scan, sessions=state.sessions)
+    assert len(placed) == 3  # the fresh search's rows, then other rows here
 
 
 def test_running_now_is_posted_after_each_batch(

@@ -18,6 +18,7 @@ from zero_tui.picker.scopes import (
     empty_list_message,
     first_screen,
     hits_in_rows,
+    row_positions,
 )
 from zero_tui.picker.session_rows import picker_rows
 from zero_tui.search.query import SearchHit, highlight_term
@@ -231,10 +232,10 @@ def test_content_hits_land_on_the_scopes_rows(make_store: Callable[..., StoreBui
     rows = picker_rows([meta for meta in sessions if meta.cwd == "/w"], NOW)
     by_id = {meta.session_id: meta for meta in sessions}
     hits = [SearchHit(by_id[sid]) for sid in ("here2", "away1", "here7", "here0")]
-    kept, order = hits_in_rows(hits, rows)
+    kept, order = hits_in_rows(hits, row_positions(rows))
     assert [hit.session.session_id for hit in kept] == ["here2", "here7", "here0"]
     assert [rows[index].session_id for index in order] == ["here2", "here7", "here0"]
-    assert hits_in_rows([], rows) == ([], [])
+    assert hits_in_rows([], row_positions(rows)) == ([], [])
 
 
 def test_the_highlight_is_the_first_term() -> None:

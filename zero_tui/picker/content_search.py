@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
 
-from zero_tui.picker.scopes import hits_in_rows
+from zero_tui.picker.scopes import hits_in_rows, row_positions
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.search.query import QueryError, SearchHit, parse_query, search
@@ -43,6 +43,25 @@ class ContentOutcome:
         return " · ".join(self.notices)
 
 
+@dataclass(frozen=True, slots=True)
+class SearchedRows:
+    """The rows a content search was last given, and what every query over them needs:
+    their sessions' metadata in the rows' order and each row's index by session id. Kept
+    while the picker hands the same rows key after key: the same metadata list lets the
+    query layer keep its index of the scope (10,000 rows: a dict built per key, else)."""
+
+    rows: Sequence[PickerRow]
+    scan: int
+    sessions: Mapping[str, Metadata] | None
+    metadata: list[Metadata]
+    position: dict[str, int]
+
+    def searched(
+        self, rows: Sequence[PickerRow], scan: int, sessions: Mapping[str, Metadata] | None
+    ) -> bool:
+        return rows is self.rows and scan == self.scan and sessions is self.sessions
+
+
 class ContentSearch:
     """Content queries over a store's catalog, opened at the first query and kept, with the
     scope's metadata read from it once per scan. One query at a time."""
@@ -52,6 +71,7 @@ class ContentSearch:
         self._cache_dir = cache_dir
         self._catalog: SessionCatalog | None = None
         self._metadata: tuple[int, dict[str, Metadata]] | None = None
+        self._searched: SearchedRows | None = None
         self.flags: FlagBook = EMPTY_BOOK  # what tag: and is: match (the picker's, as read)
 
     def search(
@@ -73,12 +93,17 @@ class ContentSearch:
             parsed = parse_query(text).with_flags(self.flags)
         except QueryError as error:
             return ContentOutcome([], [], 0, str(error))
-        if sessions is None:
-            scope = self._scope_metadata(rows, scan, catalog)
-        else:
-            scope = [sessions[row.session_id] for row in rows if row.session_id in sessions]
-        result = search(catalog, parsed, scope, limit=CONTENT_LIMIT, cancelled=cancelled)
-        hits, order = hits_in_rows(result.hits, rows)
+        scope = self._searched
+        if scope is None or not scope.searched(rows, scan, sessions):
+            if sessions is None:
+                metadata = self._scope_metadata(rows, scan, catalog)
+            else:
+                metadata = [sessions[row.session_id] for row in rows if row.session_id in sessions]
+            scope = self._searched = SearchedRows(
+                rows, scan, sessions, metadata, row_positions(rows)
+            )
+        result = search(catalog, parsed, scope.metadata, limit=CONTENT_LIMIT, cancelled=cancelled)
+        hits, order = hits_in_rows(result.hits, scope.position)
         return ContentOutcome(order, hits, result.matched, None, result.notices)
 
     def _scope_metadata(

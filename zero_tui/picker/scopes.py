@@ -236,12 +236,16 @@ def empty_list_message(
     return "no sessions to resume"
 
 
+def row_positions(rows: Sequence[PickerRow]) -> dict[str, int]:
+    """Each row's index in `rows`, by its session's id."""
+    return {row.session_id: index for index, row in enumerate(rows)}
+
+
 def hits_in_rows(
-    hits: Sequence[SearchHit], rows: Sequence[PickerRow]
+    hits: Sequence[SearchHit], position: Mapping[str, int]
 ) -> tuple[list[SearchHit], list[int]]:
-    """The content-search hits that are among a scope's rows, best first, and the index of
-    each one's row."""
-    position = {row.session_id: index for index, row in enumerate(rows)}
+    """The content-search hits that are among a scope's rows (`position`: each one's index,
+    `row_positions`), best first, and the index of each one's row."""
     kept = [hit for hit in hits if hit.session.session_id in position]
     return kept, [position[hit.session.session_id] for hit in kept]
 
