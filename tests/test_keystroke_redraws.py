@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import StoreBuilder, chat, fixed_clock, settle, spy, wait_until
+from test_app_picker import picker
 from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -133,8 +134,7 @@ async def test_moving_the_highlight_redraws_two_rows_not_the_list(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         done.clear()
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         for key in ("down", "down", "up"):
             await pilot.press(key)
             await settle(pilot)
@@ -216,8 +216,7 @@ async def test_moving_the_highlight_shows_its_preview_without_laying_out_the_scr
     app = picker_app(make_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         preview = screen.query_one(SessionPreview)
         assert "Fix parser" in preview.text
         refreshes = spy(monkeypatch, Widget, "refresh")
@@ -241,8 +240,7 @@ async def test_a_query_that_leaves_fewer_rows_redraws_the_lines_it_changed_alone
     app = picker_app(make_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         done.clear()
         await type_keys(pilot, "fi")
         assert [row.session_id for row in screen.session_list.visible_rows()] == [
@@ -261,8 +259,7 @@ async def test_another_preview_redraws_the_lines_that_differ_alone(
     app = picker_app(make_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         preview = screen.query_one(SessionPreview)
         refreshes = spy(monkeypatch, SessionPreview, "refresh")
         lines = spy(monkeypatch, SessionPreview, "refresh_line")
@@ -282,8 +279,7 @@ async def test_a_row_read_before_shows_its_preview_without_reading_it_again(
     app = picker_app(make_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         for key in ("down", "up", "down", "up", "down"):
             await pilot.press(key)
             await settle(pilot)
@@ -399,8 +395,7 @@ async def test_a_burst_of_query_keys_ranks_once_for_the_last_one(
     app = picker_app(make_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         started.clear()
         for char in "find":
             app.post_message(events.Key(char, char))
@@ -422,8 +417,7 @@ async def test_a_big_scope_is_indexed_before_the_first_key(
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: len(built) == 1, "the index prepared, no key typed")
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         assert len(built) == 1
         await type_keys(pilot, "fi")
         assert len(built) == 1
@@ -451,8 +445,7 @@ async def test_key_repeat_on_down_reads_the_preview_of_the_row_it_stops_on(
     loads = spy(monkeypatch, picker_body, "load_preview")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         preview = screen.query_one(SessionPreview)
         assert "Session 00" in preview.text
         loads.clear()
@@ -487,8 +480,7 @@ async def test_content_typing_searches_once_for_the_query_it_rests_on(
     started = spy(monkeypatch, PickerBody, "run_worker")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PickerScreen)
+        screen = picker(pilot)
         await pilot.press("ctrl+t")
         await settle(pilot)
         searches.clear()
