@@ -33,6 +33,7 @@ from zero_tui.picker.state import PickerState
 from zero_tui.search.catalog import SessionCatalog
 from zero_tui.store import SessionStore
 from zero_tui.store.resumable import has_resumable_content
+from zero_tui.store.session_flags import FlagBook, SessionFlags
 from zero_tui.store.store import METADATA_FILE
 from zero_tui.store.token_counts import Tokens
 
@@ -249,6 +250,56 @@ def test_content_queries_over_the_same_rows_prepare_their_scope_once(
     assert (again.order, again.hits) == (typed[-1].order, typed[-1].hits)
     search.search("ospreys", list(rows), scan=state.scan, sessions=state.sessions)
     assert len(placed) == 3  # the fresh search's rows, then other rows here
+
+
+def test_a_query_asked_again_over_the_same_rows_is_answered_from_before(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Backspace asks again what was typed before: over the same rows, the same index and
+    the same flags, the answer kept is given without searching; a write to the index (on
+    another connection, as the picker's index worker writes) or new flags ask anew."""
+    builder = varied_store(make_store)
+    builder.store.append_events("here1", [user("a note on ospreys and osprey nests")])
+    cache = tmp_path / "cache"
+    state, _ = scan(make_loader(builder, cache))
+    with SessionCatalog(builder.store, cache) as catalog:
+        catalog.refresh()
+        catalog.update_content()
+    searched = spy(monkeypatch, content_search, "search")
+    search = ContentSearch(builder.store, cache)
+    rows = state.scopes[HERE].rows
+
+    def found(text: str) -> list[str]:
+        outcome = search.search(text, rows, scan=state.scan, sessions=state.sessions)
+        return [hit.session.session_id for hit in outcome.hits]
+
+    typed = [found(text) for text in ("os", "osp", "ospr", "osp", "os")]
+    assert typed[-2:] == typed[1::-1]
+    assert len(searched) == 3  # os, osp, ospr; then both from before
+    builder.store.append_events("here2", [user("ospreys again, by the river")])
+    with SessionCatalog(builder.store, cache) as catalog:
+        catalog.update_content()
+    assert found("ospr") == ["here2", "here1"]  # the index changed: searched again
+    assert len(searched) == 4
+    search.flags = FlagBook({"here2": SessionFlags(tags=("birds",))})
+    assert found("ospr") == ["here2", "here1"]
+    assert found("ospr tag:birds") == ["here2"]
+    assert len(searched) == 6  # new flags: nothing kept
+
+
+def test_a_cancelled_content_search_is_not_kept(
+    make_store: Callable[..., StoreBuilder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search the next key cancelled may have stopped short: asked again, it runs."""
+    builder = varied_store(make_store)
+    cache = tmp_path / "cache"
+    state, _ = scan(make_loader(builder, cache))
+    searched = spy(monkeypatch, content_search, "search")
+    search = ContentSearch(builder.store, cache)
+    rows = state.scopes[HERE].rows
+    for cancelled in (lambda: True, lambda: False, lambda: False):
+        search.search("here", rows, scan=state.scan, sessions=state.sessions, cancelled=cancelled)
+    assert len(searched) == 2
 
 
 def test_running_now_is_posted_after_each_batch(

@@ -8,7 +8,7 @@ workers call both and post what they return.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from zero_tui.store import Metadata, SessionStore
 from zero_tui.store.session_flags import EMPTY_BOOK, FlagBook
 
 CONTENT_LIMIT = 200  # hits a query shows at the most
+KEPT_ANSWERS = 64  # queries answered over the same rows kept for a backspace or a retyped word
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,9 @@ class SearchedRows:
     sessions: Mapping[str, Metadata] | None
     metadata: list[Metadata]
     position: dict[str, int]
+    answers: dict[str, ContentOutcome] = field(default_factory=dict)
+    """The outcome of each query asked over these rows while the index and the flags stayed
+    as they were (`ContentSearch._answers_valid`): backspace asks one of them again."""
 
     def searched(
         self, rows: Sequence[PickerRow], scan: int, sessions: Mapping[str, Metadata] | None
@@ -72,6 +76,7 @@ class ContentSearch:
         self._catalog: SessionCatalog | None = None
         self._metadata: tuple[int, dict[str, Metadata]] | None = None
         self._searched: SearchedRows | None = None
+        self._answered_under: tuple[FlagBook, tuple[int, int]] | None = None
         self.flags: FlagBook = EMPTY_BOOK  # what tag: and is: match (the picker's, as read)
 
     def search(
@@ -102,9 +107,28 @@ class ContentSearch:
             scope = self._searched = SearchedRows(
                 rows, scan, sessions, metadata, row_positions(rows)
             )
+        answers = scope.answers
+        if not self._answers_valid(catalog):
+            answers.clear()
+        known = answers.get(text)
+        if known is not None:
+            return known
         result = search(catalog, parsed, scope.metadata, limit=CONTENT_LIMIT, cancelled=cancelled)
         hits, order = hits_in_rows(result.hits, scope.position)
-        return ContentOutcome(order, hits, result.matched, None, result.notices)
+        outcome = ContentOutcome(order, hits, result.matched, None, result.notices)
+        if not cancelled():  # a cancelled search may have stopped short
+            if len(answers) >= KEPT_ANSWERS:
+                del answers[next(iter(answers))]
+            answers[text] = outcome
+        return outcome
+
+    def _answers_valid(self, catalog: SessionCatalog) -> bool:
+        """Whether the answers kept still stand: the same flags, and no write to the index
+        since (an update of the text index commits on another connection)."""
+        under = (self.flags, catalog.database.version())
+        kept = self._answered_under
+        self._answered_under = under
+        return kept is not None and kept[0] is under[0] and kept[1] == under[1]
 
     def _scope_metadata(
         self, rows: Sequence[PickerRow], scan: int, catalog: SessionCatalog
