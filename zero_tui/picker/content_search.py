@@ -7,6 +7,7 @@ workers call both and post what they return.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
@@ -56,7 +57,7 @@ class SearchedRows:
     sessions: Mapping[str, Metadata] | None
     metadata: list[Metadata]
     position: dict[str, int]
-    answers: dict[str, ContentOutcome] = field(default_factory=dict)
+    answers: OrderedDict[str, ContentOutcome] = field(default_factory=OrderedDict)
     """The outcome of each query asked over these rows while the index and the flags stayed
     as they were (`ContentSearch._answers_valid`): backspace asks one of them again."""
 
@@ -117,9 +118,9 @@ class ContentSearch:
         hits, order = hits_in_rows(result.hits, scope.position)
         outcome = ContentOutcome(order, hits, result.matched, None, result.notices)
         if not cancelled():  # a cancelled search may have stopped short
-            if len(answers) >= KEPT_ANSWERS:
-                del answers[next(iter(answers))]
             answers[text] = outcome
+            if len(answers) > KEPT_ANSWERS:
+                answers.popitem(last=False)  # one call: a cancelled search may still run beside
         return outcome
 
     def _answers_valid(self, catalog: SessionCatalog) -> bool:
