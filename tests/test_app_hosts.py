@@ -6,13 +6,15 @@ and a mirrored row opened continues on its host (F8 on it refused)."""
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agent_fixtures import write_fake_zero
-from conftest import StoreBuilder, chat, fixed_clock, wait_until
+from conftest import HANG_GUARD_SECONDS, StoreBuilder, chat, fixed_clock, wait_until
 from ssh_host import SshHost, free_port
 from ssh_host import ssh_host as ssh_host  # the fixture
 from test_app_agent import finished, ready, send
@@ -29,10 +31,14 @@ from zero_tui.cli import main
 from zero_tui.hosts.registry import (
     Host,
     SessionRef,
+    SyncStopped,
     load_hosts,
     named_hosts,
+    never,
     save_hosts,
 )
+from zero_tui.hosts.ssh_link import STOP_POLL_SECONDS
+from zero_tui.picker import host_rows
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.remote.host_sessions import refusal, zero_runner_on
 from zero_tui.store.store import EVENTS_FILE
@@ -139,6 +145,40 @@ async def test_a_host_gone_down_is_said_and_its_rows_stay(
         assert "— showing its copy from " in host_status(pilot)
         await wait_until(pilot, lambda: len(tagged_rows(pilot)) == 2, "the rows after ctrl+r")
         assert tagged_rows(pilot) == [("devbox", REMOTE_ID), (None, LOCAL_ID)]
+
+
+async def test_quitting_mid_sync_stops_the_sync(
+    local: StoreBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+q while a host syncs: the sync is asked to stop (tests/test_hosts.py: rsync and
+    ssh then end at once) rather than waited for, however long it would take."""
+    started, ended = threading.Event(), threading.Event()
+    outcome: list[str] = []
+
+    def endless_sync(
+        host: Host, progress: Callable[[int], None] | None = None, stop: Callable[[], bool] = never
+    ) -> None:
+        """A sync that ends only when asked to, polling `stop` as rsync's loop does."""
+        started.set()
+        given_up = time.monotonic() + HANG_GUARD_SECONDS  # a guard, not a budget
+        try:
+            while not stop():
+                if time.monotonic() > given_up:
+                    outcome.append("never asked to stop")
+                    return
+                time.sleep(STOP_POLL_SECONDS)
+            outcome.append("stopped")
+            raise SyncStopped(f"{host.name}: the sync stopped")
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(host_rows, "sync_host", endless_sync)
+    app = make_app(local.store, cwd=W, clock=fixed_clock(), hosts=[Host("devbox", "devbox", "/s")])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, started.is_set, "the sync under way")
+        await pilot.press("ctrl+q")
+    assert ended.wait(HANG_GUARD_SECONDS)
+    assert outcome == ["stopped"]
 
 
 @pytest.fixture

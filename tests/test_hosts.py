@@ -4,19 +4,24 @@ show and export, and the faults, each one line on stderr that harms no other mir
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
 import socket
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import StoreBuilder, assistant, chat, user
+from conftest import HANG_GUARD_SECONDS, StoreBuilder, assistant, chat, user
 from ssh_host import SshHost, free_port
 from ssh_host import ssh_host as ssh_host  # the fixture
 
 from zero_tui.cli import main
 from zero_tui.hosts.mirror import sync_host
-from zero_tui.hosts.registry import load_hosts, load_state, mirror_root
+from zero_tui.hosts.registry import Host, SyncStopped, load_hosts, load_state, mirror_root
 from zero_tui.store import SessionStore
 from zero_tui.store.store import EVENTS_FILE
 
@@ -352,3 +357,76 @@ def test_a_sync_says_how_far_it_is_as_it_goes(
     assert seen[-1] == 100
     assert seen == sorted(seen)
     assert log_bytes(mirror_root("devbox"), REMOTE_ID) == log_bytes(ssh_host.store, REMOTE_ID)
+
+
+def our_ssh_and_rsync(under: Path) -> list[str]:
+    """The command lines of the processes whose arguments name a path under `under` (the
+    ssh connections' private directories live there)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        line = b" ".join(argv).decode(errors="replace")
+        if str(under) in line:
+            found.append(line)
+    return found
+
+
+@pytest.fixture
+def private_temp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The syncs' temporary directories (each ssh connection's socket) made under here: a
+    short path beside the system's, as a Unix socket's path is at most 107 bytes."""
+    temp = Path(tempfile.mkdtemp(prefix="zt-test-"))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    yield temp
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_a_sync_stopped_while_the_host_does_not_answer_ends_its_connection(
+    ssh_host: SshHost, monkeypatch: pytest.MonkeyPatch, private_temp: Path
+) -> None:
+    """The app quits while a host that is down is being reached: the sync does not wait for
+    ConnectTimeout (here longer than a test may take); it ends ssh, leaves no directory
+    behind and the host's state as it was."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # accepts the connection, never says a word of SSH
+        ssh_host.write_config({"slow": silent.getsockname()[1]})
+        monkeypatch.setenv("ZERO_TUI_SSH_TIMEOUT", str(HANG_GUARD_SECONDS))
+        asked: list[bool] = []
+
+        def stop() -> bool:  # False while ssh starts, then True: the quit comes meanwhile
+            asked.append(True)
+            return len(asked) > 1
+
+        state = load_state("slow")
+        with pytest.raises(SyncStopped, match=r"^slow: the sync stopped$"):
+            sync_host(Host("slow", "slow", "/srv/zero/sessions"), stop=stop)
+    assert load_state("slow") == state
+    assert list(private_temp.iterdir()) == []
+    assert our_ssh_and_rsync(private_temp) == []
+
+
+def test_a_sync_stopped_mid_transfer_ends_rsync_and_the_connection(
+    capsys: pytest.CaptureFixture[str], synced: SshHost, private_temp: Path
+) -> None:
+    """Stopped while rsync runs (the host's rsync hangs here): rsync and the ssh master end,
+    the state stays the last sync's, and the next sync goes as usual."""
+    state = load_state("devbox")
+    started = synced.home / "rsync-started"
+    hanging = synced.bin / "rsync"
+    hanging.write_text(f"#!/bin/sh\necho $$ > {started}\nexec sleep {HANG_GUARD_SECONDS}\n")
+    hanging.chmod(0o755)
+    try:
+        with pytest.raises(SyncStopped, match=r"^devbox: the sync stopped$"):
+            sync_host(load_hosts()["devbox"], stop=started.exists)
+    finally:
+        with contextlib.suppress(OSError, ValueError):  # the host's side is the test's
+            os.kill(int(started.read_text()), signal.SIGTERM)
+    assert load_state("devbox") == state
+    assert list(private_temp.iterdir()) == []
+    assert our_ssh_and_rsync(private_temp) == []
+    hanging.unlink()
+    assert run(capsys, "sync", "devbox")[0] == 0

@@ -52,7 +52,7 @@ def mirrors(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert NOW.isoformat().startswith("2026-07-04T12:00")
     monkeypatch.setattr(host_syncer, "last_sync", lambda host: OUTCOMES[host.name])
-    monkeypatch.setattr(host_syncer, "sync_now", lambda host, _progress: OUTCOMES[host.name])
+    monkeypatch.setattr(host_syncer, "sync_now", lambda host, _progress, stop: OUTCOMES[host.name])
 
 
 @pytest.mark.usefixtures("mirrors")

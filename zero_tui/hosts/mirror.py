@@ -33,6 +33,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import select
 import shlex
 import subprocess
 import tempfile
@@ -46,12 +47,20 @@ from zero_tui.hosts.registry import (
     Host,
     HostError,
     SyncState,
+    SyncStopped,
     host_dir,
     load_state,
     mirror_root,
+    never,
     save_state,
 )
-from zero_tui.hosts.ssh_link import SshLink, ssh_failure
+from zero_tui.hosts.ssh_link import (
+    STOP_POLL_SECONDS,
+    SshLink,
+    end,
+    ssh_failure,
+    wait_unless_stopped,
+)
 from zero_tui.store.root import default_root
 from zero_tui.store.store import valid_session_id
 
@@ -139,15 +148,20 @@ def _sync_lock(name: str) -> Iterator[None]:
         os.close(fd)
 
 
-def sync_host(host: Host, progress: Progress | None = None) -> SyncReport:
+def sync_host(
+    host: Host, progress: Progress | None = None, stop: Callable[[], bool] = never
+) -> SyncReport:
     """Mirror `host`'s store; its state records the outcome either way. HostError (one
     line) when the host, ssh, the store or rsync failed: the mirror then holds what the
     last sync left, and no other host's mirror is touched. `progress`: called with rsync's
-    percent done as it moves."""
+    percent done as it moves. `stop`: asked as it goes; True ends the connection or rsync
+    (SyncStopped, the state left as it was)."""
     with _sync_lock(host.name):
         state = load_state(host.name)
         try:
-            report = _sync(host, progress)
+            report = _sync(host, progress, stop)
+        except SyncStopped:
+            raise
         except HostError as error:
             state.error, state.error_at = str(error), _now()
             save_state(host.name, state)
@@ -173,9 +187,9 @@ def sync_session(host: Host, session_id: str) -> dict[str, int]:
             return _rsync(link, host.name, arguments, None)
 
 
-def _sync(host: Host, progress: Progress | None) -> SyncReport:
+def _sync(host: Host, progress: Progress | None, stop: Callable[[], bool]) -> SyncReport:
     mirror = mirror_root(host.name)
-    with SshLink(host.name, host.target) as link:
+    with SshLink(host.name, host.target, stop) as link:
         facts = probe(link, host.store)
         problem = store_problem(host, facts)
         if problem:
@@ -183,7 +197,7 @@ def _sync(host: Host, progress: Progress | None) -> SyncReport:
         source = f"{host.target}:{facts.store.rstrip('/')}/"
         mirror.mkdir(parents=True, exist_ok=True)
         arguments = ["--no-whole-file", "--delete", *_excluded(), source, f"{mirror}/"]
-        stats = _rsync(link, host.name, arguments, progress)
+        stats = _rsync(link, host.name, arguments, progress, stop)
     return SyncReport(host.name, count_sessions(mirror), stats, facts.has_zero)
 
 
@@ -192,46 +206,52 @@ def _excluded() -> list[str]:
 
 
 def _rsync(
-    link: SshLink, name: str, arguments: list[str], progress: Progress | None
+    link: SshLink,
+    name: str,
+    arguments: list[str],
+    progress: Progress | None,
+    stop: Callable[[], bool] = never,
 ) -> dict[str, int]:
     command = ["rsync", "-a", "--stats", "-e", link.rsync_shell(), *arguments]
-    if progress is None:
-        done = subprocess.run(
-            command,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            check=False,
-        )
-        code, output, errors = done.returncode, done.stdout, done.stderr
-    else:
-        code, output, errors = _rsync_with_progress(command, progress)
+    if progress is not None:
+        command.insert(1, "--info=progress2")
+    code, output, errors = _run_rsync(command, name, progress, stop)
     if code not in (0, RSYNC_VANISHED):
         raise HostError(_rsync_failure(name, code, errors))
     return rsync_stats(output)
 
 
-def _rsync_with_progress(command: list[str], progress: Progress) -> tuple[int, str, str]:
-    """rsync with `--info=progress2`: its whole-transfer percent, read as it is written
-    (each update ends with a carriage return), handed to `progress` when it moves."""
+def _run_rsync(
+    command: list[str], name: str, progress: Progress | None, stop: Callable[[], bool]
+) -> tuple[int, str, str]:
+    """rsync's exit status, output and errors. With `--info=progress2`, its whole-transfer
+    percent is read as it is written (each update ends with a carriage return) and handed
+    to `progress` when it moves. `stop()` True ends rsync (SyncStopped)."""
     with tempfile.TemporaryFile() as stderr:
         process = subprocess.Popen(
-            [*command[:1], "--info=progress2", *command[1:]],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr
         )
         assert process.stdout is not None
         output = bytearray()
         shown = -1
-        while chunk := os.read(process.stdout.fileno(), 65536):
-            output += chunk
-            found = _PERCENT.findall(bytes(output[-512:]))
-            if found and int(found[-1]) != shown:
-                shown = int(found[-1])
-                progress(shown)
-        code = process.wait()
+        with process.stdout:
+            while True:
+                if stop():
+                    end(process)
+                    raise SyncStopped(f"{name}: the sync stopped")
+                readable, _, _ = select.select([process.stdout], [], [], STOP_POLL_SECONDS)
+                if not readable:
+                    continue
+                chunk = os.read(process.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                output += chunk
+                if progress is not None:
+                    found = _PERCENT.findall(bytes(output[-512:]))
+                    if found and int(found[-1]) != shown:
+                        shown = int(found[-1])
+                        progress(shown)
+        code = wait_unless_stopped(process, stop, name)
         stderr.seek(0)
         errors = stderr.read().decode(errors="replace")
     return code, output.decode(errors="replace"), errors

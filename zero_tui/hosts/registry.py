@@ -29,6 +29,16 @@ class HostError(Exception):
     """A host or its sync failed; `str()` is the one line the CLI shows."""
 
 
+class SyncStopped(HostError):
+    """A sync stopped before its end because its caller asked (the app quits): the mirror
+    keeps what rsync wrote so far, the host's state what the last sync left."""
+
+
+def never() -> bool:
+    """A `stop` callable for a sync nobody stops (the command line: ctrl+c stops it)."""
+    return False
+
+
 def check_name(name: str) -> str:
     if not _NAME.fullmatch(name) or name.lower() in RESERVED_NAMES:
         raise HostError(

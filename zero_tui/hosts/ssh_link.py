@@ -14,14 +14,16 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from types import TracebackType
 
-from zero_tui.hosts.registry import HostError
+from zero_tui.hosts.registry import HostError, SyncStopped, never
 
 SSH_CONFIG_VARIABLE = "ZERO_TUI_SSH_CONFIG"
 SSH_TIMEOUT_VARIABLE = "ZERO_TUI_SSH_TIMEOUT"
 DEFAULT_TIMEOUT = 10
 CONTROL_PERSIST = 60  # seconds the master outlives its last use if `close` never runs
+STOP_POLL_SECONDS = 0.1  # how often a child of a sync looks whether it is asked to stop
 SSH_FAILED = 255  # ssh's exit status for its own failure (a remote command's is its own)
 
 
@@ -75,14 +77,35 @@ def ssh_options() -> list[str]:
     ]
 
 
+def wait_unless_stopped(
+    process: subprocess.Popen[bytes], stop: Callable[[], bool], name: str
+) -> int:
+    """`process`'s exit status; SyncStopped, once it is ended, if `stop()` says so first."""
+    while True:
+        try:
+            return process.wait(timeout=STOP_POLL_SECONDS)
+        except subprocess.TimeoutExpired:
+            if stop():
+                end(process)
+                raise SyncStopped(f"{name}: the sync stopped") from None
+
+
+def end(process: subprocess.Popen[bytes]) -> None:
+    """Terminate `process` and reap it (rsync ends its own ssh)."""
+    process.terminate()
+    process.wait()
+
+
 class SshLink:
     """`with SshLink(name, target) as link:` opens one master connection (its socket in a
     private temporary directory, short enough for a Unix socket's path); `run` and
-    `rsync_shell` go through it; leaving stops it."""
+    `rsync_shell` go through it; leaving stops it. `stop`: asked while the connection is
+    made (up to ConnectTimeout on a host that is down); True ends it (SyncStopped)."""
 
-    def __init__(self, name: str, target: str) -> None:
+    def __init__(self, name: str, target: str, stop: Callable[[], bool] = never) -> None:
         self.name = name
         self.target = target
+        self.stop = stop
         self.control_dir = ""
 
     def options(self) -> list[str]:
@@ -98,7 +121,7 @@ class SshLink:
         # stderr to a file, not a pipe: the master keeps it open after the foreground ssh
         # returns, and a pipe's reader would wait for the master's end
         with tempfile.TemporaryFile() as stderr:
-            code = subprocess.call(
+            process = subprocess.Popen(
                 [
                     "ssh",
                     *self.options(),
@@ -115,6 +138,11 @@ class SshLink:
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
             )
+            try:
+                code = wait_unless_stopped(process, self.stop, self.name)
+            except SyncStopped:
+                self._remove_control_dir()
+                raise
             if code != 0:
                 stderr.seek(0)
                 message = stderr.read().decode(errors="replace")

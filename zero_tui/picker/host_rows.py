@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
 from zero_tui.hosts.mirror import sync_host
-from zero_tui.hosts.registry import Host, HostError, load_state
+from zero_tui.hosts.registry import Host, HostError, load_state, never
 from zero_tui.picker.live import StoreChanged
 from zero_tui.picker.loader import LoadStage, RememberedRows, ScopeLoaded
 from zero_tui.picker.scopes import HiddenCounts
@@ -122,11 +122,14 @@ def last_sync(host: Host) -> HostSync:
     )
 
 
-def sync_now(host: Host, progress: Callable[[int], None] | None = None) -> HostSync:
+def sync_now(
+    host: Host, progress: Callable[[int], None] | None = None, stop: Callable[[], bool] = never
+) -> HostSync:
     """Sync `host`'s mirror (zero_tui.hosts.mirror), then what it left; a failure is the
     state's error line, and the mirror keeps what the last sync brought. `progress`: the
-    sync's percent done, as it moves."""
+    sync's percent done, as it moves; `stop`: True ends the sync where it is (the app
+    quits: no wait for rsync, no ssh master left behind)."""
     has_zero = host.has_zero
     with suppress(HostError):
-        has_zero = sync_host(host, progress).has_zero
+        has_zero = sync_host(host, progress, stop).has_zero
     return replace(last_sync(host), browse_only=not has_zero)

@@ -63,4 +63,5 @@ class HostSyncer(Widget):
             def moved(percent: int, before: HostSync = before) -> None:
                 self.post_message(HostSynced(replace(before, percent=percent)))
 
-            self.post_message(HostSynced(sync_now(host, moved)))
+            synced = sync_now(host, moved, stop=lambda: worker.is_cancelled)
+            self.post_message(HostSynced(synced))
