@@ -221,19 +221,27 @@ def test_the_text_index_takes_in_new_and_appended_sessions(
         assert [hit.session.session_id for hit in outcome.hits] == [expected]
 
 
+def indexed_osprey_store(
+    make_store: Callable[..., StoreBuilder], cache: Path
+) -> tuple[StoreBuilder, PickerState]:
+    """The varied store with a note on ospreys in here1, scanned, its text indexed."""
+    builder = varied_store(make_store)
+    builder.store.append_events("here1", [user("a note on ospreys and osprey nests")])
+    state, _ = scan(make_loader(builder, cache))
+    with SessionCatalog(builder.store, cache) as catalog:
+        catalog.refresh()
+        catalog.update_content()
+    return builder, state
+
+
 def test_content_queries_over_the_same_rows_prepare_their_scope_once(
     make_store: Callable[..., StoreBuilder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The picker hands the same rows key after key: every query searches the metadata
     list the first one made (the query layer keeps its index of the scope by it) and the
     rows' places it found; other rows make them again. The hits are a fresh search's."""
-    builder = varied_store(make_store)
-    builder.store.append_events("here1", [user("a note on ospreys and osprey nests")])
     cache = tmp_path / "cache"
-    state, _ = scan(make_loader(builder, cache))
-    with SessionCatalog(builder.store, cache) as catalog:
-        catalog.refresh()
-        catalog.update_content()
+    builder, state = indexed_osprey_store(make_store, cache)
     searched = spy(monkeypatch, content_search, "search")
     placed = spy(monkeypatch, content_search, "row_positions")
     search = ContentSearch(builder.store, cache)
@@ -258,13 +266,8 @@ def test_a_query_asked_again_over_the_same_rows_is_answered_from_before(
     """Backspace asks again what was typed before: over the same rows, the same index and
     the same flags, the answer kept is given without searching; a write to the index (on
     another connection, as the picker's index worker writes) or new flags ask anew."""
-    builder = varied_store(make_store)
-    builder.store.append_events("here1", [user("a note on ospreys and osprey nests")])
     cache = tmp_path / "cache"
-    state, _ = scan(make_loader(builder, cache))
-    with SessionCatalog(builder.store, cache) as catalog:
-        catalog.refresh()
-        catalog.update_content()
+    builder, state = indexed_osprey_store(make_store, cache)
     searched = spy(monkeypatch, content_search, "search")
     search = ContentSearch(builder.store, cache)
     rows = state.scopes[HERE].rows
