@@ -96,10 +96,10 @@ async def test_three_rebound_commands_show_and_run_with_the_users_keys(
         assert shown["Export"] == "f9"
         assert shown["Search content"] == "f6"
         page = await help_page(pilot)
-        assert "  f9 " in page
+        assert "  F9 " in page
         assert not key_lines(page, "ctrl+s")
         assert not key_lines(page, "ctrl+t")
-        assert "f6" in page
+        assert "F6" in page
 
         await pilot.press("f1", *"search")  # the palette's help names the user's key
         await wait_until(pilot, lambda: "f6: search what was said" in palette_text(pilot))
@@ -170,3 +170,46 @@ async def test_bad_entries_are_said_once_and_the_app_starts(
         assert "theme 'nrod' is not one of Textual's themes (close: nord" in lines[1]
         assert app.theme == "textual-dark"
         assert app.user_keymap == {"find": "ctrl+t", "fork": "f7"}
+
+
+async def test_the_lines_that_name_a_key_name_the_users_key(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """The picker's status line and query placeholder, and the transcript editor's hint,
+    name a moved key where it was moved (a line that names the default key would send the
+    user to a key that does nothing now)."""
+    keymap = {"scope": "f5", "empty": "ctrl+o", "search_mode": "f6", "focus": "ctrl+l"}
+    builder = make_store()
+    builder.add("s1", title="Fix parser", cwd=W, events=[user("why?"), assistant("because")])
+    builder.add("s2", title="Elsewhere", cwd="/srv/other", updated_at="2026-07-04T09:00:00Z")
+    builder.add("s3", cwd=W, events=[user("hello?")], updated_at="2026-07-04T08:00:00Z")
+    app = make_app(builder.store, cwd=W, clock=fixed_clock(), preferences=Preferences(keymap))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "in other workspaces" in picker_status(pilot))
+        line = picker_status(pilot)
+        assert "1 in other workspaces (F5: all)" in line
+        assert "1 empty run (ctrl+o: show)" in line
+        assert "Tab" not in line
+        assert "ctrl+e" not in line
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        assert screen.composer.placeholder == (
+            "type to filter titles… · F6: what was said · / for commands"
+        )
+        await pilot.press("f5", "ctrl+o")
+        await wait_until(pilot, lambda: "(ctrl+o: hide)" in picker_status(pilot))
+        assert "all workspaces (F5: this workspace)" in picker_status(pilot)
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: screen.composer.placeholder.endswith("F6: titles"))
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: "F6: what was said" in screen.composer.placeholder)
+        await wait_until(pilot, lambda: bool(screen.session_list.visible_rows()))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        transcript = app.screen
+        assert isinstance(transcript, TranscriptScreen)
+        assert str(transcript.composer.placeholder).endswith("· ctrl+l: rows")
+
+
+def picker_status(pilot: Pilot[Any]) -> str:
+    return str(pilot.app.screen.query_one("#status", Static).visual)

@@ -12,8 +12,8 @@ import pytest
 
 from zero_tui.cli import build_parser
 from zero_tui.commands import REGISTRY, Context
+from zero_tui.text.labels import key_name
 from zero_tui.ui.app import ZeroApp
-from zero_tui.ui.screens.dialogs import key_name
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from zero_tui.picker.head_cache import HEAD_ROWS, CachedSession, ScopeHead
+from zero_tui.picker.hint_keys import DEFAULT_HINT_KEYS, HintKeys
 from zero_tui.picker.ranking import PickerItem, RankedIndex, Ranking
 from zero_tui.picker.session_rows import PickerRow
 from zero_tui.search.query import SearchHit
@@ -219,6 +220,7 @@ def empty_list_message(
     query: str,
     all_workspaces: bool,
     include_empty: bool,
+    keys: HintKeys = DEFAULT_HINT_KEYS,
 ) -> str:
     """What the list says when it shows no row; `hidden` None: the scope is not read yet,
     `scanned`: some of its rows are in, or all of it."""
@@ -228,11 +230,11 @@ def empty_list_message(
         return "no matching items"
     if not all_workspaces and hidden.other_workspace:
         return (
-            f"no sessions in this workspace · Tab shows {hidden.other_workspace} "
+            f"no sessions in this workspace · {keys.scope} shows {hidden.other_workspace} "
             "in other workspaces"
         )
     if not include_empty and hidden.empty_runs:
-        return f"only empty runs here · ctrl+e shows {hidden.empty_runs}"
+        return f"only empty runs here · {keys.empty} shows {hidden.empty_runs}"
     return "no sessions to resume"
 
 

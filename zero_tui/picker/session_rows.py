@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from zero_tui.hosts.registry import SessionRef
 from zero_tui.picker.head_cache import CachedSession
+from zero_tui.picker.hint_keys import DEFAULT_HINT_KEYS, HintKeys
 from zero_tui.text.labels import TIME_COLUMN_WIDTH, display_title, one_line, time_label
 from zero_tui.text.sanitize import sanitize_line
 
@@ -208,11 +209,12 @@ def picker_title(workspace: str, *, content_mode: bool = False) -> str:
     return f"Resume a session · {sanitize_line(workspace)}{mode}"
 
 
-def query_placeholder(*, content_mode: bool = False) -> str:
+def query_placeholder(*, content_mode: bool = False, keys: HintKeys = DEFAULT_HINT_KEYS) -> str:
     """What the empty query line says."""
     if content_mode:
-        return 'words, "a phrase", -word, title: model: id: after: before: · ctrl+t: titles'
-    return "type to filter titles… · ctrl+t: what was said · / for commands"
+        syntax = 'words, "a phrase", -word, title: model: id: after: before:'
+        return f"{syntax} · {keys.search_mode}: titles"
+    return f"type to filter titles… · {keys.search_mode}: what was said · / for commands"
 
 
 def status_text(
@@ -232,6 +234,7 @@ def status_text(
     scanned: tuple[int, int] | None = None,
     enclosing: Sequence[tuple[str, int]] = (),
     trashed: int = 0,
+    keys: HintKeys = DEFAULT_HINT_KEYS,
 ) -> str:
     """The line that always says what the picker hides and why (design §3.2, §3.9).
 
@@ -248,14 +251,14 @@ def status_text(
     if running:
         parts.append(f"{running:,} running")
     if all_workspaces:
-        parts.append("all workspaces (Tab: this workspace)")
+        parts.append(f"all workspaces ({keys.scope}: this workspace)")
     elif other_workspace:
-        parts.append(f"{other_workspace:,} in other workspaces (Tab: all)")
+        parts.append(f"{other_workspace:,} in other workspaces ({keys.scope}: all)")
     if include_empty:
-        parts.append("empty runs shown (ctrl+e: hide)")
+        parts.append(f"empty runs shown ({keys.empty}: hide)")
     elif empty_runs:
         noun = "empty run" if empty_runs == 1 else "empty runs"
-        parts.append(f"{empty_runs:,} {noun} (ctrl+e: show)")
+        parts.append(f"{empty_runs:,} {noun} ({keys.empty}: show)")
     if not_resumable:
         noun = "sub-session" if not_resumable == 1 else "sub-sessions"
         parts.append(f"{not_resumable:,} {noun} not resumable")
@@ -265,7 +268,7 @@ def status_text(
         parts.append(f"{trashed:,} in the trash (zero-tui trash)")
     if enclosing and shown == 0 and not query and not all_workspaces:
         folders = ", ".join(f"{one_line(folder)} ({count})" for folder, count in enclosing)
-        parts.insert(1, f"in enclosing folders: {folders} (alt+up: go there)")
+        parts.insert(1, f"in enclosing folders: {folders} ({keys.enclosing_folder}: go there)")
     if loading:
         parts.append(scanning_text(scanned))
     if polling:

@@ -14,6 +14,7 @@ from datetime import datetime, tzinfo
 from typing import assert_never
 
 from zero_tui.agent.running import Running
+from zero_tui.picker.hint_keys import DEFAULT_HINT_KEYS, HintKeys
 from zero_tui.picker.host_rows import HostSync, freshness, hidden_sum, in_zero_order
 from zero_tui.picker.live import RunningFound, StoreChanged
 from zero_tui.picker.loader import (
@@ -99,6 +100,7 @@ class PickerState:
     show_archived: bool = False  # alt+h
     archived_hidden: int = 0  # the scope's archived rows the list leaves out
     marked: frozenset[str] = frozenset()  # ctrl+x: the rows the next action acts on
+    keys: HintKeys = DEFAULT_HINT_KEYS  # the keys its lines name, as the user moved them
 
     @property
     def scope_key(self) -> ScopeKey:
@@ -264,7 +266,7 @@ class PickerState:
         return picker_title(self.workspace, content_mode=self.content_mode)
 
     def placeholder(self) -> str:
-        return query_placeholder(content_mode=self.content_mode)
+        return query_placeholder(content_mode=self.content_mode, keys=self.keys)
 
     def status(self) -> str:
         """The status line: what is shown, what the scope hides and why, how far the scan
@@ -290,6 +292,7 @@ class PickerState:
             scanned=self.scan_progress,
             enclosing=self.enclosing,
             trashed=self.trash_count,
+            keys=self.keys,
         )
         # the archive and the marks right after the count: a narrow screen cuts the end
         first, gap, rest = line.partition(" · ")
@@ -299,11 +302,11 @@ class PickerState:
         """What the status line says of the archive and the marks."""
         parts = []
         if self.show_archived:
-            parts.append("archived shown (alt+h: hide)")
+            parts.append(f"archived shown ({self.keys.archived}: hide)")
         elif self.archived_hidden:
-            parts.append(f"{self.archived_hidden:,} archived (alt+h: show)")
+            parts.append(f"{self.archived_hidden:,} archived ({self.keys.archived}: show)")
         if self.marked:
-            parts.append(f"{len(self.marked):,} marked (Esc: clear)")
+            parts.append(f"{len(self.marked):,} marked ({self.keys.clear}: clear)")
         return "".join(" · " + part for part in parts)
 
     @property
@@ -350,6 +353,7 @@ class PickerState:
             query=self.query,
             all_workspaces=self.all_workspaces,
             include_empty=self.include_empty,
+            keys=self.keys,
         )
 
     def empty_state(self) -> str:
@@ -369,7 +373,7 @@ class PickerState:
             "session shows up here as it is written.\n"
             "Or start one from here: type /new, then your first prompt.\n"
             "Other places: zero-tui --store DIR · a tour with sample sessions: zero-tui --demo\n\n"
-            "ctrl+r scans again · ctrl+q quits"
+            f"{self.keys.rescan} scans again · ctrl+q quits"
         )
 
     # --- the keys on offer ---------------------------------------------------------------

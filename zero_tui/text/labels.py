@@ -1,4 +1,5 @@
-"""Labels every layer shows: Go's time column, titles and text on one line, sizes, paths.
+"""Labels every layer shows: Go's time column, titles and text on one line, sizes, paths,
+keys.
 
 The time column follows Zero's Go picker (spec tui-behaviour §1.3): local time,
 `HH:MM:SS` today, `Mon DD HH:MM` this year, `YYYY-MM-DD` before, padded to 12 columns.
@@ -187,3 +188,24 @@ def cost_label(dollars: float) -> str:
     if 0 < dollars < 0.01:
         return f"${dollars:.6f}"
     return f"${dollars:.4f}"
+
+
+KEY_NAMES = {
+    "tab": "Tab",
+    "shift+tab": "shift+Tab",
+    "escape": "Esc",
+    "enter": "Enter",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+    "home": "Home",
+    "end": "End",
+    "up/down": "↑ ↓",
+}
+_FUNCTION_KEY = re.compile(r"f\d{1,2}", re.IGNORECASE)
+
+
+def key_name(key: str) -> str:
+    """A key as the user guide and the footer spell it (`Tab`, `Esc`, `F2`, `ctrl+e`)."""
+    if _FUNCTION_KEY.fullmatch(key):
+        return key.upper()
+    return KEY_NAMES.get(key, key)

@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 from zero_tui.agent.settings import RunSettings
 from zero_tui.demo import demo_environment
 from zero_tui.hosts.registry import Host, mirror_root, sync_interval
+from zero_tui.picker.hint_keys import hint_keys
 from zero_tui.preferences import (
     Preferences,
     RememberedTheme,
@@ -197,6 +198,7 @@ class ZeroApp(App[None]):
                 settings=self.run_settings,
                 hosts=self.hosts,
                 sync_seconds=self.sync_seconds,
+                keys=hint_keys(self.user_keymap),
             )
         )
         if self.resume is not None:

@@ -20,6 +20,7 @@ from zero_tui.commands import REGISTRY, Context, ExportRequest
 from zero_tui.preferences import effective_keys, said_with_user_keys
 from zero_tui.store.session_flags import parse_tag_changes
 from zero_tui.store.store import UnreadableSession
+from zero_tui.text.labels import key_name
 from zero_tui.text.sanitize import sanitize_line
 from zero_tui.transcript.answers import CodeBlock
 from zero_tui.transcript.export_formats import EXPORT_FORMATS, FORMAT_CONTENTS
@@ -229,27 +230,6 @@ EDITING_KEYS: dict[Context, tuple[tuple[str, str], ...]] = {
         ("up/down", "move the highlight"),
     ),
 }
-
-
-KEY_NAMES = {
-    "tab": "Tab",
-    "shift+tab": "shift+Tab",
-    "escape": "Esc",
-    "enter": "Enter",
-    "pageup": "PgUp",
-    "pagedown": "PgDn",
-    "home": "Home",
-    "end": "End",
-    "f1": "F1",
-    "f2": "F2",
-    "f8": "F8",
-    "up/down": "↑ ↓",
-}
-
-
-def key_name(key: str) -> str:
-    """A key as the user guide and the footer spell it (`Tab`, `Esc`, `F2`, `ctrl+e`)."""
-    return KEY_NAMES.get(key, key)
 
 
 def _without_key(text: str, key: str) -> str:

@@ -36,6 +36,7 @@ from zero_tui.commands import (
     export_many,
 )
 from zero_tui.hosts.registry import Host, mirror_root
+from zero_tui.picker.hint_keys import DEFAULT_HINT_KEYS, HintKeys
 from zero_tui.picker.host_rows import HostSync
 from zero_tui.picker.live import StoreChanged
 from zero_tui.picker.loader import (
@@ -101,6 +102,7 @@ class PickerScreen(CommandScreen):
         settings: RunSettings | None = None,
         hosts: Sequence[Host] = (),
         sync_seconds: float = 0,
+        keys: HintKeys = DEFAULT_HINT_KEYS,
         name: str | None = None,
     ) -> None:
         super().__init__(name=name)
@@ -124,6 +126,7 @@ class PickerScreen(CommandScreen):
             },
             syncs={host.name: HostSync(host.name) for host in hosts},
             host_time=local_now(clock) if hosts else None,
+            keys=keys,
         )
         self.set_reactive(PickerScreen.state, first)
 
@@ -270,14 +273,22 @@ class PickerScreen(CommandScreen):
                 yield Static("", id="host-status", markup=False)
         yield SessionTrash(self.store, id="trash")
         yield SessionKeeper(self.store, id="keeper")
+        rescan_key = self.state.keys.rescan
         yield StoreFeed(
             self.store,
             cache_dir=self._cache_dir,
             clock=self._clock,
+            rescan_key=rescan_key,
             id="feed",
         )
         for name, mirror in self.host_stores.items():
-            yield StoreFeed(mirror, cache_dir=self._cache_dir, clock=self._clock, host=name)
+            yield StoreFeed(
+                mirror,
+                cache_dir=self._cache_dir,
+                clock=self._clock,
+                host=name,
+                rescan_key=rescan_key,
+            )
         if self.hosts:
             yield HostSyncer(self.hosts, interval=self._sync_seconds, id="host-syncer")
         yield SteadyFooter()

@@ -32,6 +32,7 @@ from zero_tui.commands import (
     parse_no_args,
 )
 from zero_tui.hosts.registry import Host
+from zero_tui.preferences import said_with_user_keys
 from zero_tui.remote.host_runs import RemoteEngine
 from zero_tui.remote.host_sessions import refusal, zero_runner_on
 from zero_tui.store import Metadata, SessionStore
@@ -168,7 +169,7 @@ class TranscriptScreen(CommandScreen):
         yield FindBar(id="find-bar")
         yield SlashComplete(id="slash-complete")
         yield RunStatusLine(id="run-status").data_bind(status=TranscriptScreen.run_status)
-        yield PromptEditor(Context.TRANSCRIPT, placeholder=EDITOR_HINT, id="composer")
+        yield PromptEditor(Context.TRANSCRIPT, placeholder=self.editor_hint(), id="composer")
         yield SteadyFooter()
         yield self.answer_copy
         yield self.turn_actions
@@ -176,6 +177,15 @@ class TranscriptScreen(CommandScreen):
     @property
     def session_id(self) -> str | None:
         return self.transcript_log.follower.session_id
+
+    def editor_hint(self, browse_only: str | None = None) -> str:
+        """What the empty editor says (`browse_only`: why the session cannot be continued
+        here), naming Tab as the user's config.toml moved it."""
+        keymap = getattr(self.app, "user_keymap", {})
+        if browse_only is None:
+            return said_with_user_keys(EDITOR_HINT, keymap, "focus", "tab")
+        hint = said_with_user_keys(BROWSE_ONLY_HINT, keymap, "focus", "tab")
+        return hint.format(why=browse_only)  # the reason after the keys: it names a path
 
     @property
     def view(self) -> TranscriptView:
@@ -438,9 +448,8 @@ class TranscriptScreen(CommandScreen):
 
     def on_agent_pane_state_changed(self, message: AgentPane.StateChanged) -> None:
         self.run_status = RunStatus.of(self.settings, message.state)
-        hint = EDITOR_HINT
-        if message.state.browse_only:
-            hint = BROWSE_ONLY_HINT.format(why=message.state.browse_only_status)
+        state = message.state
+        hint = self.editor_hint(state.browse_only_status if state.browse_only else None)
         if self.composer.placeholder != hint:
             self.composer.placeholder = hint
 

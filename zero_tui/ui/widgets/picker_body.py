@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.agent.running import Running
 from zero_tui.picker.content_search import StoresContentSearch
+from zero_tui.picker.hint_keys import DEFAULT_HINT_KEYS
 from zero_tui.picker.loader import load_preview
 from zero_tui.picker.pinned_rows import PinnedRows, split_flag_words
 from zero_tui.picker.preview_data import PreviewData
@@ -83,9 +84,11 @@ class PreviewPane(SessionPreview):
         *,
         clock: Callable[[], datetime] | None = None,
         host_stores: Mapping[str, SessionStore] | None = None,
+        archive_key: str = DEFAULT_HINT_KEYS.archived,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self.archive_key = archive_key
         self._store = store
         self._host_stores = host_stores or {}  # each host's mirror, for its rows
         self._clock = clock
@@ -273,7 +276,11 @@ class PickerBody(Horizontal):
     def compose(self) -> ComposeResult:
         yield SessionList(id="sessions")
         yield PreviewPane(
-            self._store, clock=self._clock, host_stores=self._host_stores, id="preview"
+            self._store,
+            clock=self._clock,
+            host_stores=self._host_stores,
+            archive_key=self.state.keys.archived,
+            id="preview",
         )
 
     @property

@@ -14,6 +14,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 
 from zero_tui.agent.running import Running
+from zero_tui.picker.hint_keys import DEFAULT_HINT_KEYS
 from zero_tui.picker.preview_data import PreviewData, PreviewExchange
 from zero_tui.store.session_flags import NO_FLAGS, PIN_MARK, SessionFlags
 from zero_tui.store.token_counts import Tokens
@@ -74,9 +75,11 @@ def preview_content(
     running: Running | None = None,
     tokens: Tokens | None = None,
     kept: tuple[SessionFlags, str] = (NO_FLAGS, ""),
+    archive_key: str = DEFAULT_HINT_KEYS.archived,
 ) -> Content:
     """The preview's text; `tokens`: the session's usage (None: not known yet); `kept`:
-    its pins and tags, and its fork parent's tags (` (tags: work)`)."""
+    its pins and tags, and its fork parent's tags (` (tags: work)`); `archive_key`: the key
+    that shows the archive, as the user moved it."""
     flags, parent_note = kept
     parts: list[Content | str | tuple[str, str]] = [
         (preview.title, "bold"),
@@ -102,7 +105,7 @@ def preview_content(
     if preview.lineage:
         parts.append(_field("lineage", preview.lineage + parent_note))
     if flags.pinned or flags.archived:
-        parts.append(_field("kept", " · ".join(_kept_words(flags))))
+        parts.append(_field("kept", " · ".join(_kept_words(flags, archive_key))))
     if flags.tags:
         parts.append(_field("tags", " ".join(f"#{tag}" for tag in flags.tags)))
     parts.append("\n")
@@ -115,9 +118,9 @@ def preview_content(
     return Content.assemble(*parts)
 
 
-def _kept_words(flags: SessionFlags) -> list[str]:
+def _kept_words(flags: SessionFlags, archive_key: str) -> list[str]:
     words = [f"{PIN_MARK} pinned"] if flags.pinned else []
-    return words + (["archived (alt+h shows the archive)"] if flags.archived else [])
+    return words + ([f"archived ({archive_key} shows the archive)"] if flags.archived else [])
 
 
 class SessionPreview(ScrollView, can_focus=False):
@@ -147,6 +150,7 @@ class SessionPreview(ScrollView, can_focus=False):
     _shown_running: Running | None = None
     _shown_tokens: Tokens | None = None
     _shown_kept: tuple[SessionFlags, str] = (NO_FLAGS, "")
+    archive_key = DEFAULT_HINT_KEYS.archived  # the key that shows the archive
 
     def show(
         self,
@@ -182,7 +186,11 @@ class SessionPreview(ScrollView, can_focus=False):
         if self._preview is not None:
             self._set_content(
                 preview_content(
-                    self._preview, self._shown_running, self._shown_tokens, self._shown_kept
+                    self._preview,
+                    self._shown_running,
+                    self._shown_tokens,
+                    self._shown_kept,
+                    self.archive_key,
                 )
             )
 

@@ -31,6 +31,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from zero_tui.picker.content_search import build_index
+from zero_tui.picker.hint_keys import DEFAULT_HINT_KEYS
 from zero_tui.picker.host_rows import on_host
 from zero_tui.picker.live import RunningFound
 from zero_tui.picker.loader import (
@@ -69,10 +70,12 @@ class StoreFeed(Widget):
         cache_dir: Path | None = None,
         clock: Callable[[], datetime] | None = None,
         host: str | None = None,
+        rescan_key: str = DEFAULT_HINT_KEYS.rescan,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self.host = host  # `store` mirrors this host's: its messages say so, its rows too
+        self._rescan_key = rescan_key  # the key that scans again, as the user moved it
         self._store = store
         self._cache_dir = cache_dir
         self._clock = clock
@@ -227,8 +230,9 @@ class StoreFeed(Widget):
             self.post_message(ScanStage(self._scan, failed, self.host))
         elif event.state == WorkerState.ERROR and event.worker.group == "follow":
             self._following = False
+            again = f"{self._rescan_key} scans again"
             self.notify(
-                f"could not follow the store: {event.worker.error} (ctrl+r scans again)",
+                f"could not follow the store: {event.worker.error} ({again})",
                 title="Sessions",
                 severity="warning",
                 markup=False,
