@@ -1,6 +1,6 @@
 """The keys the picker's own lines name — the status line, the query's placeholder, the
-empty list and the preview — spelled as the footer's and moved where the user's
-config.toml (`[keys]`) moved them."""
+empty list and the preview — spelled as the user guide spells them (`Tab`, `ctrl+e`,
+`F5`) and moved where the user's config.toml (`[keys]`) moved them."""
 
 from __future__ import annotations
 
