@@ -57,7 +57,7 @@ from zero_tui.hosts.registry import (
 from zero_tui.hosts.ssh_link import (
     STOP_POLL_SECONDS,
     SshLink,
-    end,
+    end_stopped,
     ssh_failure,
     wait_unless_stopped,
 )
@@ -237,8 +237,7 @@ def _run_rsync(
         with process.stdout:
             while True:
                 if stop():
-                    end(process)
-                    raise SyncStopped(f"{name}: the sync stopped")
+                    end_stopped(process, name)
                 readable, _, _ = select.select([process.stdout], [], [], STOP_POLL_SECONDS)
                 if not readable:
                     continue

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from types import TracebackType
+from typing import NoReturn
 
 from zero_tui.hosts.registry import HostError, SyncStopped, never
 
@@ -85,15 +86,17 @@ def wait_unless_stopped(
         try:
             return process.wait(timeout=STOP_POLL_SECONDS)
         except subprocess.TimeoutExpired:
-            if stop():
-                end(process)
-                raise SyncStopped(f"{name}: the sync stopped") from None
+            pass
+        if stop():
+            end_stopped(process, name)
 
 
-def end(process: subprocess.Popen[bytes]) -> None:
-    """Terminate `process` and reap it (rsync ends its own ssh)."""
+def end_stopped(process: subprocess.Popen[bytes], name: str) -> NoReturn:
+    """Terminate `process` and reap it (rsync ends its own ssh): host `name`'s sync was
+    asked to stop (SyncStopped)."""
     process.terminate()
     process.wait()
+    raise SyncStopped(f"{name}: the sync stopped")
 
 
 class SshLink:
