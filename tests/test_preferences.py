@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from textual.app import App
 
 from zero_tui.commands import REGISTRY, Context
+from zero_tui.picker.hint_keys import DEFAULT_HINT_KEYS
 from zero_tui.preferences import (
     EDITING_KEYS,
     RememberedTheme,
     check_keys,
     check_theme,
     chosen_theme,
+    hint_keys,
     load_preferences,
     normalize_key,
     remember_theme,
@@ -216,3 +219,12 @@ def test_a_broken_state_file_is_no_remembered_theme(tmp_path: Path) -> None:
     for text in ("{", "[]", '{"theme": 3}'):
         state.write_text(text)
         assert remembered_theme(state) is None
+
+
+def test_the_pickers_hint_keys_are_the_registrys_as_the_keymap_moves_them() -> None:
+    """HintKeys' defaults (what the picker's lines say with no config.toml) are the
+    registry's keys, spelled as the user guide spells them; a moved key is named by its
+    first key."""
+    assert hint_keys({}) == DEFAULT_HINT_KEYS
+    moved = hint_keys({"scope": "f5", "clear": "ctrl+g,escape", "export": "f9"})
+    assert moved == replace(DEFAULT_HINT_KEYS, scope="F5", clear="ctrl+g")

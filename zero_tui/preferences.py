@@ -41,13 +41,15 @@ import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from zero_tui.atomic import AtomicWriteError, write_atomic
 from zero_tui.commands import REGISTRY, Context, KeyBinding
 from zero_tui.paths import default_config_dir, default_data_dir
+from zero_tui.picker.hint_keys import HintKeys
+from zero_tui.text.labels import key_name
 
 CONFIG_FILE = "config.toml"
 STATE_FILE = "preferences.json"
@@ -328,6 +330,21 @@ def binding_rows(keymap: Mapping[str, str]) -> list[BindingRow]:
 def effective_keys(keymap: Mapping[str, str], binding_id: str, default: str) -> list[str]:
     """The keys a binding has with the user's keymap applied."""
     return keymap[binding_id].split(",") if binding_id in keymap else [default]
+
+
+def hint_keys(keymap: Mapping[str, str]) -> HintKeys:
+    """The keys the picker's lines name (`HintKeys`: a field per binding id), each the
+    registry's key with the user's `keymap` applied; a binding with several keys is named
+    by its first."""
+    defaults: dict[str, str] = {}
+    for action, key in REGISTRY.action_keys(Context.PICKER):
+        defaults.setdefault(action.binding_id, key.key)
+    return HintKeys(
+        **{
+            name: key_name(effective_keys(keymap, name, defaults[name])[0].strip())
+            for name in (field.name for field in fields(HintKeys))
+        }
+    )
 
 
 def said_with_user_keys(text: str, keymap: Mapping[str, str], binding_id: str, default: str) -> str:

@@ -22,12 +22,12 @@ from textual.worker import get_current_worker
 from zero_tui.agent.settings import RunSettings
 from zero_tui.demo import demo_environment
 from zero_tui.hosts.registry import Host, mirror_root, sync_interval
-from zero_tui.picker.hint_keys import hint_keys
 from zero_tui.preferences import (
     Preferences,
     RememberedTheme,
     check_theme,
     chosen_theme,
+    hint_keys,
     remember_theme,
 )
 from zero_tui.store import SessionStore, StoreError
