@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import HANG_GUARD_SECONDS, StoreBuilder, assistant, chat, user
+from process_tree import left_alive
 from ssh_host import SshHost, free_port
 from ssh_host import ssh_host as ssh_host  # the fixture
 
@@ -359,21 +360,6 @@ def test_a_sync_says_how_far_it_is_as_it_goes(
     assert log_bytes(mirror_root("devbox"), REMOTE_ID) == log_bytes(ssh_host.store, REMOTE_ID)
 
 
-def our_ssh_and_rsync(under: Path) -> list[str]:
-    """The command lines of the processes whose arguments name a path under `under` (the
-    ssh connections' private directories live there)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        line = b" ".join(argv).decode(errors="replace")
-        if str(under) in line:
-            found.append(line)
-    return found
-
-
 @pytest.fixture
 def private_temp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The syncs' temporary directories (each ssh connection's socket) made under here: a
@@ -406,7 +392,7 @@ def test_a_sync_stopped_while_the_host_does_not_answer_ends_its_connection(
             sync_host(Host("slow", "slow", "/srv/zero/sessions"), stop=stop)
     assert load_state("slow") == state
     assert list(private_temp.iterdir()) == []
-    assert our_ssh_and_rsync(private_temp) == []
+    assert left_alive(str(private_temp).encode()) == []
 
 
 def test_a_sync_stopped_mid_transfer_ends_rsync_and_the_connection(
@@ -427,6 +413,7 @@ def test_a_sync_stopped_mid_transfer_ends_rsync_and_the_connection(
             os.kill(int(started.read_text()), signal.SIGTERM)
     assert load_state("devbox") == state
     assert list(private_temp.iterdir()) == []
-    assert our_ssh_and_rsync(private_temp) == []
+    # the master exits on its own time after `ssh -O exit` answers
+    assert left_alive(str(private_temp).encode()) == []
     hanging.unlink()
     assert run(capsys, "sync", "devbox")[0] == 0
