@@ -232,6 +232,31 @@ async def test_moving_the_highlight_shows_its_preview_without_laying_out_the_scr
         assert laid_out == []
 
 
+async def test_a_preview_longer_than_the_pane_beside_a_short_one_lays_nothing_out(
+    make_store: Callable[..., StoreBuilder], done: Counter[str]
+) -> None:
+    """The preview's scrollbar keeps its place, its track the pane's colour: a session
+    whose preview scrolls beside one whose preview fits moves the thumb alone, where a
+    scrollbar that came and went laid out the screen at every ↓."""
+    builder = make_store()
+    answer = "\n".join(f"step {n}" for n in range(12))
+    builder.add("s-long", title="Long one", cwd=W, events=chat("why?", answer) * 4)
+    builder.add("s-short", title="Short one", cwd=W, updated_at="2026-07-03T11:00:00Z")
+    app = make_app(builder.store, cwd=W, clock=fixed_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        preview = picker(pilot).query_one(SessionPreview)
+        assert "Long one" in preview.text
+        assert preview.max_scroll_y > 0
+        done.clear()
+        for key in ("down", "up", "down"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert "Short one" in preview.text
+        assert preview.max_scroll_y == 0
+        assert done["layout"] == 0
+
+
 async def test_a_query_that_leaves_fewer_rows_redraws_the_lines_it_changed_alone(
     make_store: Callable[..., StoreBuilder], done: Counter[str]
 ) -> None:

@@ -127,13 +127,17 @@ class SessionPreview(ScrollView, can_focus=False):
     """Shows one session; `show` swaps its text (placeholder text while loading).
 
     A line-API view: a new text is cut into lines at the view's width and drawn line by
-    line; its height changes with no layout of the screen (see virtual_height.py)."""
+    line; its height changes with no layout of the screen (see virtual_height.py). Its
+    scrollbar is always there, its track the pane's colour: a text that fits shows none
+    and lays nothing out, where one that came and went laid out the screen at every ↓."""
 
     DEFAULT_CSS = """
     SessionPreview {
         overflow-x: hidden;
-        overflow-y: auto;
-        scrollbar-gutter: stable;
+        overflow-y: scroll;
+        scrollbar-background: $background;
+        scrollbar-background-hover: $background;
+        scrollbar-background-active: $background;
     }
     """
 
