@@ -17,6 +17,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 
@@ -255,6 +256,37 @@ async def test_a_preview_longer_than_the_pane_beside_a_short_one_lays_nothing_ou
         assert "Short one" in preview.text
         assert preview.max_scroll_y == 0
         assert done["layout"] == 0
+
+
+async def test_previews_that_fit_leave_the_scrollbar_undrawn(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three short previews of different heights: the scrollbar beside them has no thumb
+    before or after a move, and is not drawn again (its new length changes nothing)."""
+    builder = make_store()
+    for number, exchanges in enumerate((1, 3, 2)):
+        moment = f"2026-07-0{4 - number}T11:00:00Z"
+        builder.add(
+            f"s{number}",
+            title=f"Short {number}",
+            cwd=W,
+            updated_at=moment,
+            events=chat() * exchanges,
+        )
+    app = make_app(builder.store, cwd=W, clock=fixed_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        preview = picker(pilot).query_one(SessionPreview)
+        heights = {preview.virtual_size.height}
+        drawn = spy(monkeypatch, ScrollBar, "render")
+        for key in ("down", "down", "up"):
+            await pilot.press(key)
+            await settle(pilot)
+            heights.add(preview.virtual_size.height)
+        assert "Short 1" in preview.text
+        assert len(heights) == 3
+        assert max(heights) < preview.size.height
+        assert [args[0] for args, _ in drawn if args[0].parent is preview] == []
 
 
 async def test_a_query_that_leaves_fewer_rows_redraws_the_lines_it_changed_alone(

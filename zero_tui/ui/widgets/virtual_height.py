@@ -5,8 +5,9 @@ Textual's `virtual_size` asks for a layout of the whole screen at every change (
 with `layout=True`): at every key of a query for the session list, at every highlighted
 row for the preview. Only a scrollbar that comes or goes changes what the layout places
 (the width of the lines); otherwise the new height is kept without one, the scrollbar told
-its new length, and the view scrolled back within the content if it now ends above. The
-view's lines are the caller's to redraw: only those whose content changed.
+its new length (unless it has no thumb before or after: nothing of it changes), and the
+view scrolled back within the content if it now ends above. The view's lines are the
+caller's to redraw: only those whose content changed.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ def set_virtual_height(view: ScrollView, lines: int) -> None:
         return
     view.set_reactive(Widget.virtual_size, size)
     if view.show_vertical_scrollbar:
-        view.vertical_scrollbar.window_virtual_size = lines
+        bar = view.vertical_scrollbar
+        if max(lines, bar.window_virtual_size) > bar.window_size:
+            bar.window_virtual_size = lines  # a bar with no thumb before or after: not drawn
     if view.scroll_y > view.max_scroll_y:
         view.scroll_to(y=view.max_scroll_y, animate=False)
 
