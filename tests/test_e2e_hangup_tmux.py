@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from process_tree import alive
 from test_e2e_tmux import Tmux, isolated_env, zero_tui_command
 
 from benchmarks.store_bench import generate_store
@@ -66,11 +67,7 @@ class Launch:
 
     def running(self) -> bool:
         """Alive and not a zombie (tmux may not have reaped it yet)."""
-        try:
-            state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, IndexError):
-            return False
-        return state != "Z"
+        return alive(self.pid)
 
     def ends_within(self, seconds: float) -> bool:
         deadline = time.monotonic() + seconds
