@@ -4,7 +4,6 @@ the fake `zero` (tests/fake_zero.py): streaming, crashes, bad output, cancel, ki
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
 import stat
@@ -22,6 +21,7 @@ from fake_zero import (
     SCENARIOS,
     UNREACHABLE_MESSAGE,
 )
+from process_tree import alive
 
 from zero_tui.agent.engine import (
     ARGV_PROMPT_LIMIT,
@@ -432,21 +432,9 @@ def test_hints_name_zero_tui_commands() -> None:
 # --- runs of the fake agent ---------------------------------------------------------------
 
 
-def process_gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
 def wait_until_gone(pid: int, timeout: float = 20.0) -> bool:
     deadline = time.monotonic() + timeout
-    while not process_gone(pid):
+    while alive(pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
@@ -705,7 +693,7 @@ async def test_a_process_that_ignores_sigint_is_killed_with_its_group(
     assert "did not stop in time" in outcome.message
     assert run.killed
     assert wait_until_gone(child)
-    assert process_gone(run.pid)
+    assert not alive(run.pid)
 
 
 async def test_a_second_cancel_kills_at_once(fake_agent: AgentSandbox) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import HANG_SECONDS
 from host_fixtures import SESSION, remote_log, synced_host
+from process_tree import alive
 from ssh_host import SshHost
 from ssh_host import ssh_host as ssh_host  # the fixture
 
@@ -41,15 +42,6 @@ def mirrored_log(host: Host) -> bytes:
 def remote_pid(run: RemoteRun) -> int:
     assert run.remote_pid is not None
     return run.remote_pid
-
-
-def gone(pid: int) -> bool:
-    """The process has exited (a zombie counts: it runs nothing)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
-    except OSError:
-        return True
 
 
 async def wait_for(condition: Callable[[], bool], what: str) -> None:
@@ -111,7 +103,7 @@ async def test_esc_interrupts_zero_on_the_host_and_leaves_nothing_there(
     assert rest[-1] == RunEnd("interrupted", 130)
     outcome = await run.wait()
     assert (outcome.status, outcome.message) == ("interrupted", "Run cancelled.")
-    assert gone(pid)
+    assert not alive(pid)
     assert b"interrupted" in remote_log(ssh_host)  # zero recorded the cancel there
     assert mirrored_log(host) == remote_log(ssh_host)
 
@@ -122,11 +114,11 @@ async def test_a_dropped_link_or_a_dead_zero_tui_leaves_nothing_on_the_host(
 ) -> None:
     run = await RemoteEngine(host, grace_seconds=1.0).start(request(host, ssh_host, "hang"))
     pid = remote_pid(run)
-    assert not gone(pid)
+    assert alive(pid)
     await first_delta(run.events())
     # the ssh client killed (the link drops), or its supervisor (as when zero-tui dies)
     os.kill(run.pid if which == "ssh" else run.supervisor_pid, signal.SIGKILL)
-    await wait_for(lambda: gone(pid), "the remote zero gone")
+    await wait_for(lambda: not alive(pid), "the remote zero gone")
     outcome = await run.wait()
     assert not outcome.ok
 
@@ -230,7 +222,7 @@ async def test_the_host_dropping_the_link_mid_run_is_one_line_and_nothing_is_lef
     await first_delta(run.events())
     for session in sshd_sessions(ssh_host):  # the host's end of the connection dies
         os.kill(session, signal.SIGKILL)
-    await wait_for(lambda: gone(pid), "the remote zero gone")
+    await wait_for(lambda: not alive(pid), "the remote zero gone")
     outcome = await run.wait()
     assert outcome.message.startswith("devbox: the connection dropped"), outcome
     assert run.resync_error == "devbox: not synced after the run (the link failed)"
