@@ -3,6 +3,8 @@ host's PATH: for the tests that continue, rewind or refuse a host's session."""
 
 from __future__ import annotations
 
+import os
+
 from agent_fixtures import write_fake_zero
 from conftest import StoreBuilder, chat
 from ssh_host import SshHost
@@ -11,7 +13,12 @@ from zero_tui.hosts.mirror import sync_host
 from zero_tui.hosts.registry import Host
 from zero_tui.store.store import EVENTS_FILE
 
-SESSION = "zero_20260704100000_1783159200000000000_1"
+# one id per xdist worker: the host is this machine, and a run's `zero` (or a process a
+# test starts to hold the session) naming the same id in another worker's test would make
+# the host refuse this one's run as already running
+SESSION = "zero_20260704100000_1783159200000000000_" + os.environ.get(
+    "PYTEST_XDIST_WORKER", "gw0"
+).removeprefix("gw")
 
 
 def remote_session(ssh_host: SshHost) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from agent_fixtures import write_fake_zero
 from conftest import HANG_GUARD_SECONDS, StoreBuilder, chat, fixed_clock, wait_until
+from host_fixtures import SESSION
 from ssh_host import SshHost, free_port
 from ssh_host import ssh_host as ssh_host  # the fixture
 from test_app_agent import finished, ready, send
@@ -47,7 +48,7 @@ from zero_tui.ui.screens.picker import PickerScreen
 from zero_tui.ui.screens.zero_dialogs import PermissionsDialog
 
 SIZE = (120, 30)
-REMOTE_ID = "zero_20260704100000_1783159200000000000_1"
+REMOTE_ID = SESSION  # one id per xdist worker (host_fixtures says why)
 LATER_ID = "zero_20260704110000_1783162800000000000_4"
 LOCAL_ID = "zero_20260704080000_1783152000000000000_3"
 

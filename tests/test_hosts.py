@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import HANG_GUARD_SECONDS, StoreBuilder, assistant, chat, user
+from host_fixtures import SESSION
 from process_tree import left_alive
 from ssh_host import SshHost, free_port
 from ssh_host import ssh_host as ssh_host  # the fixture
@@ -26,7 +27,7 @@ from zero_tui.hosts.registry import Host, SyncStopped, load_hosts, load_state, m
 from zero_tui.store import SessionStore
 from zero_tui.store.store import EVENTS_FILE
 
-REMOTE_ID = "zero_20260704100000_1783159200000000000_1"
+REMOTE_ID = SESSION  # one id per xdist worker (host_fixtures says why)
 OTHER_ID = "zero_20260704090000_1783155600000000000_2"
 LOCAL_ID = "zero_20260704080000_1783152000000000000_3"
 
