@@ -224,7 +224,7 @@ async def test_a_fork_s_row_names_its_parent_and_the_preview_its_turn(
         assert row.lineage == "⑂ fork of “Plan the parser” at event #2"
         line = session_list.shown.order.index(session_list.shown.rows.index(row))
         drawn = "".join(segment.text for segment in session_list.render_line(line))
-        assert "Another way  ⑂ fork of “Plan the parser” at…" in drawn  # cut to fit
+        assert "Another way  ⑂ fork of “Plan the parser” a…" in drawn  # cut to fit
         await pilot.resize_terminal(200, 60)
         await settle(pilot)
         drawn = "".join(segment.text for segment in session_list.render_line(line))

@@ -412,8 +412,9 @@ async def test_fewer_rows_under_the_scrollbar_tell_it_without_a_layout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Fewer rows that still overflow the list: the scrollbar gets their number and the
-    view stays within them, with no layout of the screen; rows that fit take the
-    scrollbar away (then a layout: the lines get its column)."""
+    view stays within them, with no layout of the screen; rows that fit keep the
+    scrollbar's column (a track with no thumb), again with no layout, and more rows than
+    fit bring its thumb back the same way."""
     app = ListApp()
     async with app.run_test(size=(80, 10)) as pilot:
         session_list = app.query_one(SessionList)
@@ -437,9 +438,13 @@ async def test_fewer_rows_under_the_scrollbar_tell_it_without_a_layout(
         assert session_list.scroll_y == session_list.max_scroll_y == 20 - 10
         session_list.set_rows(many, list(range(3)), show_workspace=False)
         await pilot.pause()
-        assert [scroll for scroll in layouts if not scroll] != []
-        assert not session_list.show_vertical_scrollbar
-        assert session_list.scroll_y == 0
+        assert session_list.show_vertical_scrollbar
+        assert session_list.vertical_scrollbar.window_virtual_size == 3
+        assert session_list.scroll_y == session_list.max_scroll_y == 0
+        session_list.set_rows(many, show_workspace=False)
+        await pilot.pause()
+        assert session_list.vertical_scrollbar.window_virtual_size == 40
+        assert [scroll for scroll in layouts if not scroll] == []
 
 
 async def test_a_burst_of_query_keys_ranks_once_for_the_last_one(

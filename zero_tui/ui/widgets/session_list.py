@@ -38,12 +38,18 @@ picker's CSS then hides the preview, so the titles get the room."""
 
 
 class SessionList(ScrollView, can_focus=False):
-    """A virtual list of sessions; the picker's query Input keeps the focus."""
+    """A virtual list of sessions; the picker's query Input keeps the focus. Its scrollbar
+    is always there, its track the list's colour: a query whose rows come to fit (or no
+    longer fit) lays nothing out, where a scrollbar that came and went did, at most keys of
+    a content search on a small terminal."""
 
     DEFAULT_CSS = """
     SessionList {
         overflow-x: hidden;
-        overflow-y: auto;
+        overflow-y: scroll;
+        scrollbar-background: $surface;
+        scrollbar-background-hover: $surface;
+        scrollbar-background-active: $surface;
     }
     """
 
