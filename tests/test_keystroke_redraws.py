@@ -561,3 +561,34 @@ async def test_content_typing_searches_once_for_the_query_it_rests_on(
         assert [args[1] for args, _ in searches] == ["leaks"]
         assert [kwargs["group"] for _, kwargs in started] == ["content-pause", "content"]
         assert [row.session_id for row in screen.session_list.visible_rows()] == ["s-fix"]
+
+
+async def test_a_content_query_deleted_within_the_pause_shows_the_whole_scope(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+t, a word typed then deleted before the keys rest: the search that was due
+    finds no query and starts none, and the list keeps every session of the workspace
+    (it searched for "" and showed no row, saying the workspace had none)."""
+    builder = make_store()
+    builder.add("s-fix", title="Fix parser", cwd=W, events=chat("the parser leaks", "fixed"))
+    builder.add("s-doc", title="Write docs", cwd=W, events=chat("write the docs", "done"))
+    app = make_app(builder.store, cwd=W, clock=fixed_clock())
+    searches = spy(monkeypatch, StoresContentSearch, "search")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = picker(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        searches.clear()
+        resting = asyncio.Event()
+
+        async def held(_seconds: float) -> None:
+            await resting.wait()
+
+        monkeypatch.setattr(picker_body, "sleep", held, raising=False)
+        await pilot.press("p", "a", "backspace", "backspace")
+        resting.set()
+        await settle(pilot)
+        assert searches == []
+        shown = sorted(row.session_id for row in screen.session_list.visible_rows())
+        assert shown == ["s-doc", "s-fix"]

@@ -568,8 +568,8 @@ class PickerBody(Horizontal):
                 break
         self._content_due = False
         state = self.state
-        if state.scope is None or not state.content_mode:
-            return
+        if state.scope is None or not state.content_mode or not state.query:
+            return  # a query deleted meanwhile: the scope shows in recency order
         self._content_search(
             state.scope_key,
             state.query,
