@@ -31,8 +31,9 @@ def set_virtual_height(view: ScrollView, lines: int) -> None:
     view.set_reactive(Widget.virtual_size, size)
     if view.show_vertical_scrollbar:
         bar = view.vertical_scrollbar
+        # no thumb before nor after (both fit the window): nothing of the bar to redraw
         if max(lines, bar.window_virtual_size) > bar.window_size:
-            bar.window_virtual_size = lines  # a bar with no thumb before or after: not drawn
+            bar.window_virtual_size = lines
     if view.scroll_y > view.max_scroll_y:
         view.scroll_to(y=view.max_scroll_y, animate=False)
 
