@@ -489,6 +489,26 @@ async def test_a_big_scope_is_indexed_before_the_first_key(
         ]
 
 
+def hold_the_pause(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The picker's pauses (before a preview is read, before a content search) last until
+    the event returned is set: keys pressed meanwhile all come within them."""
+    resting = asyncio.Event()
+
+    async def held(_seconds: float) -> None:
+        await resting.wait()
+
+    monkeypatch.setattr(picker_body, "sleep", held, raising=False)
+    return resting
+
+
+def content_app(make_store: Callable[..., StoreBuilder]) -> ZeroApp:
+    """The picker over two sessions, one of which said "the parser leaks"."""
+    builder = make_store()
+    builder.add("s-fix", title="Fix parser", cwd=W, events=chat("the parser leaks", "fixed"))
+    builder.add("s-doc", title="Write docs", cwd=W, events=chat("write the docs", "done"))
+    return make_app(builder.store, cwd=W, clock=fixed_clock())
+
+
 async def test_key_repeat_on_down_reads_the_preview_of_the_row_it_stops_on(
     make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -511,12 +531,7 @@ async def test_key_repeat_on_down_reads_the_preview_of_the_row_it_stops_on(
         preview = screen.query_one(SessionPreview)
         assert "Session 00" in preview.text
         loads.clear()
-        resting = asyncio.Event()
-
-        async def held(_seconds: float) -> None:
-            await resting.wait()
-
-        monkeypatch.setattr(picker_body, "sleep", held, raising=False)
+        resting = hold_the_pause(monkeypatch)
         for expected in range(1, 11):
             await pilot.press("down")  # handled before the next key, as key repeat's are
             highlighted = screen.session_list.highlighted_row
@@ -534,10 +549,7 @@ async def test_content_typing_searches_once_for_the_query_it_rests_on(
 ) -> None:
     """ctrl+t: keys typed within the pause start no search each (no worker per key); the
     one search is for the query the last key made."""
-    builder = make_store()
-    builder.add("s-fix", title="Fix parser", cwd=W, events=chat("the parser leaks", "fixed"))
-    builder.add("s-doc", title="Write docs", cwd=W, events=chat("write the docs", "done"))
-    app = make_app(builder.store, cwd=W, clock=fixed_clock())
+    app = content_app(make_store)
     searches = spy(monkeypatch, StoresContentSearch, "search")
     started = spy(monkeypatch, PickerBody, "run_worker")
     async with app.run_test(size=SIZE) as pilot:
@@ -547,12 +559,7 @@ async def test_content_typing_searches_once_for_the_query_it_rests_on(
         await settle(pilot)
         searches.clear()
         started.clear()
-        resting = asyncio.Event()
-
-        async def held(_seconds: float) -> None:
-            await resting.wait()
-
-        monkeypatch.setattr(picker_body, "sleep", held, raising=False)
+        resting = hold_the_pause(monkeypatch)
         for key in "leaks":
             await pilot.press(key)  # handled before the next key
         assert searches == []
@@ -569,10 +576,7 @@ async def test_a_content_query_deleted_within_the_pause_shows_the_whole_scope(
     """ctrl+t, a word typed then deleted before the keys rest: the search that was due
     finds no query and starts none, and the list keeps every session of the workspace
     (it searched for "" and showed no row, saying the workspace had none)."""
-    builder = make_store()
-    builder.add("s-fix", title="Fix parser", cwd=W, events=chat("the parser leaks", "fixed"))
-    builder.add("s-doc", title="Write docs", cwd=W, events=chat("write the docs", "done"))
-    app = make_app(builder.store, cwd=W, clock=fixed_clock())
+    app = content_app(make_store)
     searches = spy(monkeypatch, StoresContentSearch, "search")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -580,12 +584,7 @@ async def test_a_content_query_deleted_within_the_pause_shows_the_whole_scope(
         await pilot.press("ctrl+t")
         await settle(pilot)
         searches.clear()
-        resting = asyncio.Event()
-
-        async def held(_seconds: float) -> None:
-            await resting.wait()
-
-        monkeypatch.setattr(picker_body, "sleep", held, raising=False)
+        resting = hold_the_pause(monkeypatch)
         await pilot.press("p", "a", "backspace", "backspace")
         resting.set()
         await settle(pilot)
