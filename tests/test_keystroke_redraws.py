@@ -189,6 +189,36 @@ async def test_keys_coming_and_going_neither_recompose_the_footer_nor_make_keys(
         assert done["footer_key"] == 0
 
 
+async def test_the_footers_keys_mount_styled_as_they_stay(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key made compact, then told it is not (as `Footer.compose` makes them), or made
+    shown, then hidden, is styled again after it mounts, its two parts with it: the
+    footer makes each key as it is to be shown (the picker's start). A key shown once the
+    rows come is a change of what is offered, and allowed."""
+    restyled: list[tuple[str, str]] = []
+    set_class = FooterKey.set_class
+
+    def watched(self: FooterKey, add: bool, *names: str, update: bool = True) -> FooterKey:
+        for name in names:
+            changes = self.is_mounted and (name in self.classes) != add
+            if changes and (name == "-compact" or (name == "-unavailable" and add)):
+                restyled.append((str(self.description), name))
+        return set_class(self, add, *names, update=update)
+
+    monkeypatch.setattr(FooterKey, "set_class", watched)
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(SteadyFooter)
+        keys = [key for key in footer.query(FooterKey) if "-command-palette" not in key.classes]
+        assert "Delete" in footer_keys(pilot)
+        assert "Clear" not in footer_keys(pilot)  # made hidden: no query yet
+        assert all(key.compact == footer.compact for key in keys)
+        assert all(key.has_class("-compact") == footer.compact for key in keys)
+        assert restyled == []
+
+
 async def test_a_composer_key_neither_recomposes_the_footer_nor_lays_out_the_screen(
     make_store: Callable[..., StoreBuilder], done: Counter[str]
 ) -> None:

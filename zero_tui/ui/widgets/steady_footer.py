@@ -81,11 +81,23 @@ class SteadyFooter(Footer):
             yield from super().compose()
             return
         palette = self.app.COMMAND_PALETTE_BINDING
-        for key, binding, key_display, tooltip in self._layout:
+        active = self.screen.active_bindings
+        shown = self.shown(active, self._layout)
+        for (key, binding, key_display, tooltip), on in zip(self._layout, shown, strict=True):
             if key != palette:
-                yield FooterKey(
-                    binding.key, key_display, binding.description, binding.action, tooltip=tooltip
-                ).data_bind(compact=Footer.compact)
+                # Made as `_show_available` would leave it, and compact as the footer is: a
+                # key restyled after it mounts is styled again, its two parts with it.
+                footer_key = FooterKey(
+                    binding.key,
+                    key_display,
+                    binding.description,
+                    binding.action,
+                    disabled=on and not active[key].enabled,
+                    tooltip=tooltip,
+                    classes="" if on else "-unavailable",
+                )
+                footer_key.set_reactive(FooterKey.compact, self.compact)
+                yield footer_key.data_bind(compact=Footer.compact)
             elif self.app.ENABLE_COMMAND_PALETTE:
                 yield FooterKey(
                     binding.key,
