@@ -15,8 +15,9 @@ For ungrouped items (session rows) it goes beyond Go (design §3, issue 10):
   real match ("linter" would match most titles letter by letter): they are kept only when
   nothing better matched, and the rapidfuzz typo tier fills in only when the exact tiers
   and the words found fewer than `TYPO_FILL_BELOW` rows. A typo match is a row with a field
-  (a title word, the model, the provider, the id) close to each word typed; its `Match.reason`
-  says which (`≈ sonnet (model)`), and a loose match is not listed beside it.
+  (a title word, the model, the provider, the id) close to each word typed
+  (`picker.typo_tier`); its `Match.reason` says which (`≈ sonnet (model)`), and a loose
+  match is not listed beside it.
 
 No textual or rich import here: the UI turns `Match.positions` into highlight spans.
 """
@@ -27,7 +28,7 @@ import operator
 import re
 import threading
 from bisect import bisect_right
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -35,34 +36,17 @@ from functools import lru_cache
 from itertools import chain, compress, repeat
 from typing import overload
 
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Indel
+from zero_tui.picker.typo_tier import TYPO_MIN_QUERY_LENGTH, TypoTier
+from zero_tui.store.gotext import GO_SPACE, go_lower
 
-from zero_tui.store.gotext import GO_SPACE
-
-# Python's lower() is not one code point per code point for these two, Go's ToLower is:
-# U+0130 lowers to "i" + U+0307 in Python, and a final capital sigma becomes "ς".
-_GO_LOWER_FIXUPS = str.maketrans({"\u0130": "i", "\u03a3": "\u03c3"})
-
-TYPO_MIN_QUERY_LENGTH = 3
 # The typo tier fills in only when the exact tiers (and the words tier) found fewer rows.
 TYPO_FILL_BELOW = 3
 FILTER_NAMES = ("model", "provider")
 _GO_SPACE_RUN = re.compile(f"[{re.escape(GO_SPACE)}]+")
 _FILTER_WORD = re.compile(rf"(?i)(?<!\S)({'|'.join(FILTER_NAMES)}):(\S*)")
-# rapidfuzz similarity (0-100) a row needs to enter the typo tier: about one typo per four
-# characters ("exprot" vs "export" scores 83, "snnet" vs "sonnet" 80-91).
-TYPO_SIMILARITY_CUTOFF = 75.0
-# A query word and a row word this similar make the row a typo-tier candidate.
-_WORD_SIMILARITY_CUTOFF = 75.0
-_TERM_CACHE_SIZE = 256
 # Go rankings remembered per index, for recent queries and for one-character queries
 # apart (typing extends one, backspace returns to one).
 _REMEMBERED_QUERIES = 16
-_WORD_PATTERN = re.compile(r"\w+")
-# Padding for rapidfuzz's partial_ratio (see _Vocabulary): a noncharacter no one types.
-_PAD = "\uffff" * 8
-_UNMATCHED = (0.0, -9)  # the typo tier's key of a field that did not match
 
 
 class Tier(IntEnum):
@@ -116,13 +100,6 @@ class Match:
     score: float
     positions: tuple[int, ...]
     reason: str = ""  # why a `Tier.TYPO` row matched: `≈ sonnet (model)`
-
-
-def go_lower(text: str) -> str:
-    """Go's strings.ToLower: one code point per code point, no final-sigma rule."""
-    if text.isascii():
-        return text.lower()
-    return text.translate(_GO_LOWER_FIXUPS).lower()
 
 
 def normalize_query(query: str) -> str:
@@ -334,8 +311,8 @@ class _Remembered:
 class RankedIndex:
     """Items prepared once for ranking; `rank(query)` is then called per keystroke.
 
-    Holds the lowered labels and haystacks, an exact-label table and a word vocabulary for
-    the typo tier (built here, or on the first typo search with `build_vocabulary=False`).
+    Holds the lowered labels and haystacks, an exact-label table and the typo tier's words
+    (`TypoTier`: built here, or on the first typo search with `build_vocabulary=False`).
     The walks and Go rankings of recent queries are kept: a query that equals one (backspace)
     reuses it, and one that extends one (typing) starts from it, because every Go tier
     implies a subsequence match of the haystack, so only the rows matched before can match
@@ -361,9 +338,9 @@ class RankedIndex:
         ]
         self._models = [go_lower(item.model) for item in items]
         self._providers = [go_lower(item.provider) for item in items]
-        self._vocabulary: _Vocabulary | None = None
+        self._typos: TypoTier | None = None
         if build_vocabulary:
-            self._vocabulary = self._new_vocabulary()
+            self._typos = self._typo_tier()
         # Every search starts with one character: those are remembered apart, so typing
         # other queries does not push them out.
         self._first_chars: OrderedDict[str, _Remembered] = OrderedDict()
@@ -722,99 +699,24 @@ class RankedIndex:
         *,
         include_loose: bool = False,
     ) -> tuple[list[int], list[float]]:
-        """Rows no Go tier matched with a field within a typo or two of the query.
+        """Rows no Go tier matched (nor `exclude`; loose matches only with `include_loose`)
+        with a field within a typo or two of the query: `TypoTier.rank`."""
+        excluded = set(walk.rows).union(exclude or ())
+        if not include_loose:
+            excluded.update(walk.loose_rows)
+        # Ids all look alike ("zero_<time>_<nanos>_<n>"): next to a real match, a
+        # neighbouring id would be noise (and Go leaves exactly one row for a full id).
+        ids_too = not (walk.rows or walk.loose_rows)
+        return self._typo_tier().rank(query, excluded, ids_too=ids_too)
 
-        A row is a candidate when each query word of three or more characters is close to
-        one of its words: of the title, the model, the provider or the id (a rapidfuzz pass
-        over the vocabulary, cached per word). Only the candidates are scored, with
-        `partial_ratio` against the label, the model and the provider, and against the id
-        when no Go tier matched at all; at equal scores a title match goes first.
-        """
-        terms = {term for term in _WORD_PATTERN.findall(query) if len(term) >= 3}
-        if not terms:
-            return [], []
-        vocabulary = self._typo_vocabulary()
-        near = [vocabulary.rows_near(term) for term in terms]
-        candidates = set.intersection(*(set(rows) for rows, _ in near))
-        if candidates:
-            candidates.difference_update(walk.rows)
-            if not include_loose:
-                candidates.difference_update(walk.loose_rows)
-            if exclude:
-                candidates.difference_update(exclude)
-        if not candidates:
-            return [], []
-        rows = sorted(candidates)
-        # Each row's best field as (similarity, -its rank): title, model, provider, id.
-        keys: list[list[tuple[float, int]]] = []
-        # A title is scored only where each word typed is close to one of its words.
-        titled = sorted(candidates.intersection(*(title_rows for _, title_rows in near)))
-        searched = [(0, titled, vocabulary.padded_labels)]
-        if not (walk.rows or walk.loose_rows):
-            # Ids all look alike ("zero_<time>_<nanos>_<n>"): next to a real match, a
-            # neighbouring id would be noise (and Go leaves exactly one row for a full id).
-            searched.append((3, rows, vocabulary.padded_values))
-        for rank, scored, strings in searched:
-            found = process.extract(
-                query,
-                list(map(strings.__getitem__, scored)),
-                scorer=fuzz.partial_ratio,
-                processor=None,
-                score_cutoff=TYPO_SIMILARITY_CUTOFF,
-                limit=None,
-            )
-            by_row = {scored[position]: (similarity, -rank) for _, similarity, position in found}
-            keys.append(list(map(by_row.get, rows, repeat(_UNMATCHED))))
-        for rank, values in ((1, self._models), (2, self._providers)):
-            # Models and providers repeat: each distinct one is scored once.
-            by_value = {
-                value: (similarity, -rank)
-                for value, similarity in _similarities(query, {values[row] for row in rows})
-            }
-            if by_value:
-                keys.append(
-                    list(map(by_value.get, map(values.__getitem__, rows), repeat(_UNMATCHED)))
-                )
-        best = list(map(max, *keys)) if len(keys) > 1 else keys[0]
-        matched = list(map(operator.gt, best, repeat(_UNMATCHED)))
-        rows = list(compress(rows, matched))
-        best = list(compress(best, matched))
-        # Stable: at equal keys the rows stay in their order.
-        order = sorted(range(len(rows)), key=best.__getitem__, reverse=True)
-        return list(map(rows.__getitem__, order)), [best[at][0] for at in order]
-
-    def _new_vocabulary(self) -> _Vocabulary:
-        return _Vocabulary([self._labels, self._values, self._models, self._providers])
-
-    def _typo_vocabulary(self) -> _Vocabulary:
-        if self._vocabulary is None:
-            self._vocabulary = self._new_vocabulary()
-        return self._vocabulary
+    def _typo_tier(self) -> TypoTier:
+        if self._typos is None:
+            self._typos = TypoTier(self._labels, self._values, self._models, self._providers)
+        return self._typos
 
     def typo_reason(self, index: int, query: str) -> str:
-        """Why item `index` is a typo match of `query`: the closest word of one of its
-        fields for each word typed, `≈ sonnet (model)`."""
-        fields = (
-            ("title", self._labels[index]),
-            ("model", self._models[index]),
-            ("provider", self._providers[index]),
-            ("id", self._values[index]),
-        )
-        found: list[str] = []
-        for term in dict.fromkeys(_WORD_PATTERN.findall(query)):
-            if len(term) < TYPO_MIN_QUERY_LENGTH:
-                continue
-            closest = max(
-                (
-                    (_word_similarity(term, word), -rank, word, name)
-                    for rank, (name, text) in enumerate(fields)
-                    for word in _WORD_PATTERN.findall(text)
-                ),
-                default=None,
-            )
-            if closest is not None and closest[0] >= _WORD_SIMILARITY_CUTOFF:
-                found.append(f"{closest[2]} ({closest[3]})")
-        return f"≈ {', '.join(dict.fromkeys(found))}" if found else ""
+        """Why item `index` is a typo match of `query`, `≈ sonnet (model)`."""
+        return self._typo_tier().reason(index, query)
 
     def positions(self, index: int, tier: Tier, query: str) -> tuple[int, ...]:
         """Label code-point indices to highlight for item `index` matched by `tier`."""
@@ -837,132 +739,9 @@ class RankedIndex:
                 if at >= 0:
                     found.update(range(at, at + len(word)))
             return tuple(sorted(found))
-        if tier is Tier.TYPO and self._vocabulary is not None:
-            return _typo_positions(query, self._vocabulary.padded_labels[index])
+        if tier is Tier.TYPO and self._typos is not None:
+            return self._typos.positions(index, query)
         return ()
-
-
-class _Vocabulary:
-    """What the typo tier searches: the distinct words of the labels and ids, each with the
-    rows holding it, and every label, id and word padded with `_PAD`.
-
-    The padding stops `partial_ratio` from rewarding a window cut off at a string's edge:
-    unpadded, "rev" scores 80 against "store" (its last two characters, "re").
-    """
-
-    def __init__(self, fields: list[list[str]]) -> None:
-        """`fields`: the labels, the ids, then other texts of the same rows (models, ...)."""
-        labels, values = fields[0], fields[1]
-        word_rows: defaultdict[str, list[int]] = defaultdict(list)
-        title_rows: defaultdict[str, list[int]] = defaultdict(list)
-        # Titles (and models) repeat their pieces: split on whitespace (never inside a
-        # word) and find the words of each distinct piece once.
-        piece_words: dict[str, list[str]] = {}
-
-        def words_of(text: str) -> set[str]:
-            words: set[str] = set()
-            for piece in text.split():
-                found = piece_words.get(piece)
-                if found is None:
-                    found = piece_words[piece] = _WORD_PATTERN.findall(piece)
-                words.update(found)
-            return words
-
-        for row, (label, *others) in enumerate(zip(*fields, strict=True)):
-            in_title = words_of(label)
-            for word in in_title:
-                title_rows[word].append(row)
-            for word in in_title.union(*map(words_of, others)):
-                word_rows[word].append(row)
-        self._word_rows = word_rows
-        self._title_rows = title_rows
-        self._words = sorted(word_rows, key=len)
-        self._padded_words = [f"{_PAD}{word}{_PAD}" for word in self._words]
-        self._lengths = list(map(len, self._words))
-        self.padded_labels = [f"{_PAD}{label}{_PAD}" for label in labels]
-        self.padded_values = [f"{_PAD}{value}{_PAD}" for value in values]
-        self._near: OrderedDict[str, tuple[frozenset[int], frozenset[int]]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def rows_near(self, term: str) -> tuple[frozenset[int], frozenset[int]]:
-        """Rows with a word close to `term` (similar as a whole, or a longer word with a
-        close part: "exprot" reaches "exporter"), and those of them where it is a title's.
-        Cached: typing changes only the last word."""
-        with self._lock:
-            cached = self._near.get(term)
-        if cached is not None:
-            return cached
-        near = process.extract(
-            term,
-            self._words,
-            scorer=fuzz.ratio,
-            processor=None,
-            score_cutoff=_WORD_SIMILARITY_CUTOFF,
-            limit=None,
-        )
-        low = bisect_right(self._lengths, len(term) + 1)
-        high = bisect_right(self._lengths, 4 * len(term))
-        longer = process.extract(
-            term,
-            self._padded_words[low:high],
-            scorer=fuzz.partial_ratio,
-            processor=None,
-            score_cutoff=_WORD_SIMILARITY_CUTOFF,
-            limit=None,
-        )
-        words = [word for word, _, _ in near]
-        words += [self._words[low + position] for _, _, position in longer]
-        title_rows = self._title_rows
-        found = (
-            frozenset().union(*map(self._word_rows.__getitem__, words)),
-            frozenset().union(*(title_rows[word] for word in words if word in title_rows)),
-        )
-        with self._lock:
-            self._near[term] = found
-            if len(self._near) > _TERM_CACHE_SIZE:
-                self._near.popitem(last=False)
-        return found
-
-
-def _similarities(query: str, texts: Iterable[str]) -> Iterator[tuple[str, float]]:
-    """Those of `texts` that score at least the cutoff against `query`, as the typo tier
-    scores a label (padded, see _Vocabulary), with their scores."""
-    for text in texts:
-        if text:
-            similarity = fuzz.partial_ratio(
-                query, f"{_PAD}{text}{_PAD}", processor=None, score_cutoff=TYPO_SIMILARITY_CUTOFF
-            )
-            if similarity:
-                yield text, similarity
-
-
-def _word_similarity(term: str, word: str) -> float:
-    """How close a typed word is to a row's word, as `_Vocabulary.rows_near` finds them:
-    as a whole, or a close part of a longer word."""
-    similarity = fuzz.ratio(term, word, processor=None)
-    if len(term) + 1 < len(word) <= 4 * len(term):
-        part = fuzz.partial_ratio(term, f"{_PAD}{word}{_PAD}", processor=None)
-        similarity = max(similarity, part)
-    return similarity
-
-
-def _typo_positions(query: str, padded_label: str) -> tuple[int, ...]:
-    """The label characters rapidfuzz aligned with query characters (none when the id won)."""
-    alignment = fuzz.partial_ratio_alignment(
-        query, padded_label, processor=None, score_cutoff=TYPO_SIMILARITY_CUTOFF
-    )
-    if alignment is None:
-        return ()
-    source = query[alignment.src_start : alignment.src_end]
-    target = padded_label[alignment.dest_start : alignment.dest_end]
-    label_length = len(padded_label) - 2 * len(_PAD)
-    positions: list[int] = []
-    for opcode in Indel.opcodes(source, target):
-        if opcode.tag == "equal":
-            start = alignment.dest_start + opcode.dest_start - len(_PAD)
-            stop = alignment.dest_start + opcode.dest_end - len(_PAD)
-            positions.extend(range(max(start, 0), min(stop, label_length)))
-    return tuple(positions)
 
 
 class Ranking(Sequence[Match]):
