@@ -219,6 +219,71 @@ async def test_the_footers_keys_mount_styled_as_they_stay(
         assert restyled == []
 
 
+async def test_opening_a_transcript_makes_its_footers_keys_once(
+    make_store: Callable[..., StoreBuilder], done: Counter[str]
+) -> None:
+    """A screen's bindings change several times as it opens (the focus lands on one widget,
+    then on the prompt): its footer makes one set of keys, for the bindings it settles on
+    — not one per change (it made six sets of 14 keys per transcript opened)."""
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        done.clear()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        await settle(pilot)
+        footer = app.screen.query_one(SteadyFooter)
+        made = list(footer.query(FooterKey))
+        assert footer.possible_keys(app.screen) == footer._layout
+        assert done["recompose"] == 1
+        assert done["footer_key"] == len(made)
+        assert "Back" in footer_keys(pilot)
+
+
+async def test_keys_that_move_the_focus_while_the_footer_recomposes_are_shown_after(
+    make_store: Callable[..., StoreBuilder],
+) -> None:
+    """Tab pressed as the transcript opens, and again, before its footer's keys are made:
+    the footer ends showing what the bindings offer then, as Textual's `Footer` would."""
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter", "tab", "tab", "tab")
+        await wait_until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        await settle(pilot)
+        footer = app.screen.query_one(SteadyFooter)
+        offered = footer.footer_shows(app.screen.active_bindings)
+        assert footer_keys(pilot) == [str(binding.description) for binding in offered]
+
+
+async def test_a_focus_moved_while_the_footers_keys_mount_is_shown_after(
+    make_store: Callable[..., StoreBuilder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bindings change while the footer's keys are being made (a key handled as they
+    mount): the footer looks again once they are, and shows what is offered then."""
+    recompose = SteadyFooter.recompose
+    moved: list[str] = []
+
+    async def recompose_and_move(self: SteadyFooter) -> None:
+        await recompose(self)
+        if isinstance(self.screen, TranscriptScreen) and not moved:
+            moved.append(type(self.screen.focused).__name__)
+            self.screen.focus_next()
+
+    monkeypatch.setattr(SteadyFooter, "recompose", recompose_and_move)
+    app = picker_app(make_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        await settle(pilot)
+        assert moved
+        assert type(app.screen.focused).__name__ != moved[0]  # the focus did move
+        footer = app.screen.query_one(SteadyFooter)
+        offered = footer.footer_shows(app.screen.active_bindings)
+        assert footer_keys(pilot) == [str(binding.description) for binding in offered]
+
+
 async def test_a_composer_key_neither_recomposes_the_footer_nor_lays_out_the_screen(
     make_store: Callable[..., StoreBuilder], done: Counter[str]
 ) -> None:

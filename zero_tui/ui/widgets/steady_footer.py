@@ -6,7 +6,8 @@ may do on every keystroke. `SteadyFooter` makes a `FooterKey` for every binding 
 could show, available or not, and when only their availability changes (the picker's first
 query key offers Esc, a query matching nothing takes the row's keys away) it hides, shows
 or dims those keys in place. Only another set of commands (the focus on another widget, a
-keymap change) recomposes it.
+keymap change) recomposes it, once for all the changes made before it runs (a screen's
+focus lands on one widget, then on another, as it opens).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class SteadyFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self._layout: Layout | None = None  # None: composed as `Footer` composes
+        self._recompose_due = False  # a recompose is due: it reads the bindings then
 
     def possible_keys(self, screen: Screen[object]) -> Layout:
         """Every key the footer may show on `screen`, in the binding chain's order (a key
@@ -130,15 +132,30 @@ class SteadyFooter(Footer):
             super().bindings_changed(screen)
             return
         self._bindings_ready = True
+        if not self._recompose_due and not self._shows(screen):
+            self._recompose_due = True
+            self.call_after_refresh(self._recompose_then_show, screen)
+
+    def _wanted_layout(self, screen: Screen[object]) -> Layout | None:
+        """The keys to make for `screen`; None when some are grouped (made as `Footer`
+        makes them)."""
         layout = self.possible_keys(screen)
-        grouped = any(binding.group is not None for _, binding, _, _ in layout)
-        if not grouped and layout == self._layout and self._show_available(screen):
-            return
-        self._layout = None if grouped else layout
-        self.call_after_refresh(self._recompose_then_show, screen)
+        return None if any(binding.group is not None for _, binding, _, _ in layout) else layout
+
+    def _shows(self, screen: Screen[object]) -> bool:
+        """Whether the keys made (for `self._layout`) show what `screen` offers now, once
+        hidden, shown or dimmed in place; False when only new keys can."""
+        wanted = self._wanted_layout(screen)
+        return wanted is not None and wanted == self._layout and self._show_available(screen)
 
     async def _recompose_then_show(self, screen: Screen[object]) -> None:
-        await self.recompose()
-        if self._layout is not None and not self._show_available(screen):
-            self._layout = None  # shown as `Footer` shows it
+        # Bindings that change again and again as a screen opens (its focus, then the
+        # widget it settles on) make one set of keys, for the bindings as they are now.
+        if self.is_attached and not self._shows(screen):
+            self._layout = self._wanted_layout(screen)
             await self.recompose()
+            # The bindings may have changed again as the keys mounted: shown as they are now.
+            if self._layout is not None and not self._show_available(screen):
+                self._layout = None  # shown as `Footer` shows it
+                await self.recompose()
+        self._recompose_due = False
