@@ -19,11 +19,11 @@ from zero_tui.picker.ranking import (
     Tier,
     apply_query,
     fuzzy_subsequence_gap,
-    go_lower,
     normalize_query,
     score_picker_item,
     selection_after_query,
 )
+from zero_tui.store.gotext import go_lower
 
 SESSION_ID = "zero_20260604100000_1780567200000000000_17"
 
