@@ -29,7 +29,7 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
@@ -701,9 +701,9 @@ class RankedIndex:
     ) -> tuple[list[int], list[float]]:
         """Rows no Go tier matched (nor `exclude`; loose matches only with `include_loose`)
         with a field within a typo or two of the query: `TypoTier.rank`."""
-        excluded = set(walk.rows).union(exclude or ())
+        excluded: list[Collection[int]] = [walk.rows, exclude or ()]
         if not include_loose:
-            excluded.update(walk.loose_rows)
+            excluded.append(walk.loose_rows)
         # Ids all look alike ("zero_<time>_<nanos>_<n>"): next to a real match, a
         # neighbouring id would be noise (and Go leaves exactly one row for a full id).
         ids_too = not (walk.rows or walk.loose_rows)

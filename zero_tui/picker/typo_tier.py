@@ -78,10 +78,10 @@ class TypoTier:
         self._lock = threading.Lock()
 
     def rank(
-        self, query: str, excluded: Collection[int], *, ids_too: bool
+        self, query: str, excluded: Iterable[Collection[int]], *, ids_too: bool
     ) -> tuple[list[int], list[float]]:
-        """The rows not `excluded` with a field close to `query`, best first, and their
-        similarities.
+        """The rows in none of `excluded` with a field close to `query`, best first, and
+        their similarities (the rows excluded are read only when some are close).
 
         A row is a candidate when each query word of three or more characters is close to
         one of its words: of the title, the model, the provider or the id (a rapidfuzz pass
@@ -94,7 +94,9 @@ class TypoTier:
             return [], []
         near = [self._rows_near(term) for term in terms]
         candidates = set.intersection(*(set(rows) for rows, _ in near))
-        candidates.difference_update(excluded)
+        if candidates:
+            for rows in excluded:
+                candidates.difference_update(rows)
         if not candidates:
             return [], []
         rows = sorted(candidates)
