@@ -132,7 +132,7 @@ class SteadyFooter(Footer):
             super().bindings_changed(screen)
             return
         self._bindings_ready = True
-        if not self._recompose_due and not self._shows(screen):
+        if not self._recompose_due and not self._shows(screen, self._wanted_layout(screen)):
             self._recompose_due = True
             self.call_after_refresh(self._recompose_then_show, screen)
 
@@ -142,20 +142,22 @@ class SteadyFooter(Footer):
         layout = self.possible_keys(screen)
         return None if any(binding.group is not None for _, binding, _, _ in layout) else layout
 
-    def _shows(self, screen: Screen[object]) -> bool:
-        """Whether the keys made (for `self._layout`) show what `screen` offers now, once
-        hidden, shown or dimmed in place; False when only new keys can."""
-        wanted = self._wanted_layout(screen)
+    def _shows(self, screen: Screen[object], wanted: Layout | None) -> bool:
+        """Whether the keys made (for `self._layout`) show what `screen` offers now (its
+        `wanted` layout), once hidden, shown or dimmed in place; False when only new keys
+        can."""
         return wanted is not None and wanted == self._layout and self._show_available(screen)
 
     async def _recompose_then_show(self, screen: Screen[object]) -> None:
         # Bindings that change again and again as a screen opens (its focus, then the
         # widget it settles on) make one set of keys, for the bindings as they are now.
-        if self.is_attached and not self._shows(screen):
-            self._layout = self._wanted_layout(screen)
-            await self.recompose()
-            # The bindings may have changed again as the keys mounted: shown as they are now.
-            if self._layout is not None and not self._show_available(screen):
-                self._layout = None  # shown as `Footer` shows it
+        if self.is_attached:
+            wanted = self._wanted_layout(screen)
+            if not self._shows(screen, wanted):
+                self._layout = wanted
                 await self.recompose()
+                # The bindings may have changed again as the keys mounted: shown as they are.
+                if self._layout is not None and not self._show_available(screen):
+                    self._layout = None  # shown as `Footer` shows it
+                    await self.recompose()
         self._recompose_due = False
